@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A thin front for meson, the way QEMU's tree puts configure + Makefile in
+# front of it.  The two commands a newcomer needs:
+#   make demo    deps, build, then the main job on the default profile
+#   make check   deps, build, every test suite
+# Everything lands under build/: our meson build, build/qemu (QEMU's build),
+# build/qemu-src (the pinned Debian source with our overlay), build/guest.
+
+SHELL := /bin/sh
+BUILD := build
+MESON ?= meson
+NINJA ?= ninja
+
+.PHONY: all deps qemu nvmimic guest check demo test clean distclean help
+
+all: qemu nvmimic guest
+
+help:
+	@echo "make demo      install deps, build everything, run the demo job"
+	@echo "make check     install deps, build everything, run every test suite"
+	@echo "make deps      install the Debian packages nvmimic needs (root)"
+	@echo "make qemu      fetch, overlay and build build/qemu/qemu-system-x86_64"
+	@echo "make nvmimic   build the model, the CLI and the tests (build/)"
+	@echo "make guest     build the minimal Linux guest (build/guest/)"
+	@echo "make test      run the test suites without the deps/build steps"
+
+deps:
+	@sh scripts/deps.sh
+
+qemu: deps
+	@sh scripts/qemu-build.sh
+
+$(BUILD)/build.ninja:
+	$(MESON) setup $(BUILD) .
+
+nvmimic: deps $(BUILD)/build.ninja
+	$(NINJA) -C $(BUILD)
+
+guest: deps
+	@sh vm-images/build-guest.sh $(BUILD)/guest
+
+test:
+	@sh scripts/run-tests.sh $(BUILD)
+
+check: all
+	@sh scripts/run-tests.sh $(BUILD)
+
+demo: all
+	@sh scripts/demo.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)/meson-* $(BUILD)/build.ninja $(BUILD)/guest
+
+distclean:
+	rm -rf $(BUILD)

@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Fetch the pinned Debian QEMU source, overlay nvmimic's hw/ and backends/,
+# apply qemu/patches/, configure for x86_64-softmmu and build
+# build/qemu/qemu-system-x86_64.  Every step is skipped when already done, so
+# touching one file under hw/ recompiles only that file.
+#
+# Layout under build/:
+#   qemu-dl/     the downloaded .dsc/.orig/.debian files (apt checks them
+#                against the signed .dsc)
+#   qemu-src/    the unpacked source with Debian's patches and ours
+#   qemu/        QEMU's build directory
+set -eu
+
+QEMU_PKG_VERSION=1:10.0.13+ds-0+deb13u1
+QEMU_DIR_NAME=qemu-10.0.13+ds
+
+die() { echo "qemu-build: $*" >&2; exit 1; }
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=$ROOT/build
+DL=$B/qemu-dl
+SRC=$B/qemu-src
+OBJ=$B/qemu
+mkdir -p "$B"
+
+# 1. Source: fetch and unpack once.
+if [ ! -e "$SRC/.nvmimic-unpacked" ]; then
+    command -v apt-get >/dev/null || die "apt-get not found; run 'make deps' on Debian"
+    apt-cache showsrc qemu 2>/dev/null | grep -qx "Version: $QEMU_PKG_VERSION" ||
+        die "pinned source qemu $QEMU_PKG_VERSION is no longer served by the configured trixie deb-src suites (run 'make deps'; if it still fails, the pin in scripts/qemu-build.sh needs moving)"
+    rm -rf "$DL" "$SRC"
+    mkdir -p "$DL"
+    echo "qemu-build: fetching Debian source qemu $QEMU_PKG_VERSION"
+    (cd "$DL" && apt-get source -qq --download-only "qemu=$QEMU_PKG_VERSION" 2>&1 |
+        grep -v 'Download is performed unsandboxed' || true)
+    dsc=$(ls "$DL"/qemu_*.dsc 2>/dev/null | head -n 1)
+    [ -n "$dsc" ] || die "apt-get source qemu=$QEMU_PKG_VERSION downloaded nothing"
+    # apt has checked the files' hashes against the archive's signed Sources
+    # index; dpkg-source checks them against the .dsc (the uploader's own
+    # signature can only be checked with debian-keyring, which we do not
+    # install, so its "no public key" notice goes to the log).
+    echo "qemu-build: unpacking with Debian's patches"
+    (cd "$DL" && dpkg-source -x "$dsc" "$SRC" >"$DL/unpack.log" 2>&1) || {
+        tail -n 5 "$DL/unpack.log" >&2
+        die "dpkg-source could not verify or unpack $dsc (log: build/qemu-dl/unpack.log)"
+    }
+    touch "$SRC/.nvmimic-unpacked"
+fi
+
+# 2. Our patch series.  The applied copy is kept, so a changed series is
+#    reverted and re-applied; files no patch touches keep their mtimes.
+APPLIED=$SRC/.nvmimic-patches
+new_sum=$(cat "$ROOT"/qemu/patches/*.patch 2>/dev/null | sha256sum | cut -d' ' -f1)
+old_sum=$(cat "$APPLIED"/*.patch 2>/dev/null | sha256sum | cut -d' ' -f1)
+if [ "$new_sum" != "$old_sum" ]; then
+    if [ -d "$APPLIED" ]; then
+        for p in $(ls "$APPLIED"/*.patch 2>/dev/null | sort -r); do
+            patch -s -R -p1 -d "$SRC" <"$p" || die "could not revert $(basename "$p")"
+        done
+    fi
+    rm -rf "$APPLIED"
+    mkdir -p "$APPLIED"
+    for p in $(ls "$ROOT"/qemu/patches/*.patch 2>/dev/null | sort); do
+        patch -s -p1 --no-backup-if-mismatch -d "$SRC" <"$p" ||
+            die "qemu/patches/$(basename "$p") does not apply to $QEMU_DIR_NAME"
+        cp "$p" "$APPLIED/"
+    done
+fi
+
+# 3. Overlay: our directories are linked into the tree, so edits are seen
+#    directly and ninja rebuilds only what changed.
+ln -sfn "$ROOT/hw" "$SRC/hw/nvme/nvmimic"
+ln -sfn "$ROOT/backends" "$SRC/hw/nvme/nvmimic-model"
+
+# 4. Configure once (again if the options change).
+CONFIGURE_ARGS="--target-list=x86_64-softmmu --python=/usr/bin/python3
+    --disable-download --disable-install-blobs --disable-docs --disable-tools
+    --disable-user --disable-guest-agent --disable-werror --enable-virtfs
+    --enable-fdt=system --disable-rust
+    --with-pkgversion=nvmimic-deb13u1"
+args_now=$(echo $CONFIGURE_ARGS)
+if [ ! -e "$OBJ/build.ninja" ] || [ "$(cat "$OBJ/.nvmimic-configure" 2>/dev/null)" != "$args_now" ]; then
+    rm -rf "$OBJ"
+    mkdir -p "$OBJ"
+    echo "qemu-build: configuring ($args_now)"
+    (cd "$OBJ" && "$SRC/configure" $CONFIGURE_ARGS >configure.log 2>&1) || {
+        tail -n 20 "$OBJ/configure.log" >&2
+        die "configure failed; full log in build/qemu/configure.log"
+    }
+    echo "$args_now" >"$OBJ/.nvmimic-configure"
+fi
+
+# 5. Build.
+echo "qemu-build: building qemu-system-x86_64"
+ninja -C "$OBJ" qemu-system-x86_64 ||
+    die "build failed; see the errors above (tree: build/qemu-src, objects: build/qemu)"
+echo "qemu-build: ok: build/qemu/qemu-system-x86_64"
