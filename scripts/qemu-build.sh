@@ -77,8 +77,7 @@ ln -sfn "$ROOT/backends" "$SRC/hw/nvme/nvmimic-model"
 CONFIGURE_ARGS="--target-list=x86_64-softmmu --python=/usr/bin/python3
     --disable-download --disable-install-blobs --disable-docs --disable-tools
     --disable-user --disable-guest-agent --disable-werror --enable-virtfs
-    --enable-fdt=system --disable-rust
-    --with-pkgversion=nvmimic-deb13u1"
+    --enable-fdt=system --disable-rust"
 args_now=$(echo $CONFIGURE_ARGS)
 if [ ! -e "$OBJ/build.ninja" ] || [ "$(cat "$OBJ/.nvmimic-configure" 2>/dev/null)" != "$args_now" ]; then
     rm -rf "$OBJ"
