@@ -11,7 +11,8 @@
 #      written block of the raw file carries fio's verify header for its offset.
 # The last line of output is the summary `make demo` shows.
 #
-# Environment: NVMIMIC_SMOKE_KEEP=DIR keeps the work files (console log etc.) in DIR;
+# Environment: PYTHON (default /usr/bin/python3) runs the checker;
+# NVMIMIC_SMOKE_KEEP=DIR keeps the work files (console log etc.) in DIR;
 # NVMIMIC_SMOKE_TIMEOUT (default 300) bounds the guest run, in seconds.
 set -eu
 
@@ -26,6 +27,7 @@ qemu=$1 guest=$2
     fail "guest $guest is missing: build it first ('make', or vm-images/build-guest.sh $guest)"
 
 verify_bytes=$((64 << 20)) block_bytes=$((128 << 10))
+python=${PYTHON:-/usr/bin/python3}        # the system one: stdlib json is all it needs
 
 if [ -n "${NVMIMIC_SMOKE_KEEP:-}" ]; then
     work=$NVMIMIC_SMOKE_KEEP
@@ -94,17 +96,17 @@ grep -q 'nvme0n1' "$work/results/nvme-list.txt" ||
 # whose verify job reports an error and half the bytes.
 mkdir -p "$work/bad"
 cp "$work/results/rc" "$work/results/randread.json" "$work/bad/"
-python3 - "$work/results/verify.json" "$work/bad/verify.json" <<'EOF'
+"$python" - "$work/results/verify.json" "$work/bad/verify.json" <<'EOF'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 doc["jobs"][0]["error"] = 84
 doc["jobs"][0]["read"]["io_bytes"] //= 2
 json.dump(doc, open(sys.argv[2], "w"))
 EOF
-if python3 "$here/check_smoke.py" "$work/bad" "$work/disk.raw" "$verify_bytes" "$block_bytes" >/dev/null; then
+if "$python" "$here/check_smoke.py" "$work/bad" "$work/disk.raw" "$verify_bytes" "$block_bytes" >/dev/null; then
     fail "the result checker accepted a verify job with errors"
 fi
 
 echo "smoke: boot-to-job $(cat "$work/results/boot-to-job-s") s, whole run $(cat "$work/results/wall-s") s ($(cat "$work/results/accel"))"
-python3 "$here/check_smoke.py" "$work/results" "$work/disk.raw" "$verify_bytes" "$block_bytes" ||
+"$python" "$here/check_smoke.py" "$work/results" "$work/disk.raw" "$verify_bytes" "$block_bytes" ||
     { [ -n "${NVMIMIC_SMOKE_KEEP:-}" ] || trap - EXIT; fail "results did not pass (kept in $work)"; }
