@@ -68,10 +68,18 @@ if [ "$new_sum" != "$old_sum" ]; then
     done
 fi
 
-# 3. Overlay: our directories are linked into the tree, so edits are seen
-#    directly and ninja rebuilds only what changed.
-ln -sfn "$ROOT/hw" "$SRC/hw/nvme/nvmimic"
-ln -sfn "$ROOT/backends" "$SRC/hw/nvme/nvmimic-model"
+# 3. Overlay: each of our files is linked into hw/nvme/nvmimic/, a real
+#    directory (so "../" means the same to meson, the compiler and the
+#    kernel), and edits are seen directly: ninja rebuilds only what changed.
+OV=$SRC/hw/nvme/nvmimic
+[ -L "$OV" ] && rm -f "$OV"
+mkdir -p "$OV"
+find "$OV" -maxdepth 1 -type l ! -exec test -e {} \; -delete
+for f in "$ROOT"/hw/*.c "$ROOT"/hw/*.h "$ROOT"/hw/meson.build \
+         "$ROOT"/backends/*.c "$ROOT"/backends/*.h; do
+    if [ -e "$f" ]; then ln -sfn "$f" "$OV/$(basename "$f")"; fi
+done
+ln -sfn "$ROOT/hw/qapi/nvmimic.json" "$SRC/qapi/nvmimic.json"
 
 # 4. Configure once (again if the options change).
 CONFIGURE_ARGS="--target-list=x86_64-softmmu --python=/usr/bin/python3

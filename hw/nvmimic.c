@@ -1,0 +1,799 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvmimic: QEMU's NVMe controller presenting a specific real drive.
+ *
+ * The controller loads a drive profile (profile= property), takes its
+ * identity from it, and asks the drive model (backends/, no QEMU types)
+ * when each I/O command completes.  Data still goes to the block backend
+ * at once; only the completion queue entry waits for the model's deadline,
+ * on QEMU_CLOCK_VIRTUAL, so qtest and icount runs are exact.
+ *
+ * Copyright (c) 2026 the nvmimic authors
+ */
+
+#include "qemu/osdep.h"
+#include <math.h>
+#include "qapi/error.h"
+#include "qapi/qapi-commands-nvmimic.h"
+#include "qemu/timer.h"
+#include "qemu/cutils.h"
+#include "system/cpu-timers.h"
+#include "hw/pci/pci.h"
+#include "qom/object.h"
+
+#include "../nvme.h"
+#include "nvmimic-model.h"
+
+/*
+ * While a timed command's data transfer is still running past its
+ * deadline under icount, virtual time is only let forward in steps this
+ * small, so it cannot warp to the next guest timer meanwhile.
+ */
+#define NVMIMIC_GUARD_NS 200
+
+typedef struct NvmimicHeapEntry {
+    int64_t deadline_ns;
+    uint64_t seq;
+    NvmeRequest *req;
+} NvmimicHeapEntry;
+
+typedef struct NvmimicLate {
+    uint64_t posted;
+    uint64_t late;
+    uint64_t late_sum_ns;
+    uint64_t late_max_ns;
+} NvmimicLate;
+
+struct NvmimicCtrl {
+    NvmProfile *profile;
+    NvmModel *model;
+    QEMUTimer *timer;
+    GArray *heap;               /* binary min-heap of NvmimicHeapEntry */
+    uint64_t next_seq;
+    unsigned overdue;           /* requests in NVMIMIC_REQ_OVERDUE */
+    NvmimicLate late[NVM_CLASS_COUNT];
+    int64_t stats_since_ns;
+    bool apst_enabled;
+    uint8_t apst_table[NVMIMIC_APST_BYTES];
+};
+
+static int64_t nvmimic_now(void)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+/* ---- the deadline heap ------------------------------------------------ */
+
+static bool heap_less(const NvmimicHeapEntry *a, const NvmimicHeapEntry *b)
+{
+    return a->deadline_ns < b->deadline_ns ||
+           (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
+}
+
+static NvmimicHeapEntry *heap_at(NvmimicCtrl *s, guint i)
+{
+    return &g_array_index(s->heap, NvmimicHeapEntry, i);
+}
+
+static void heap_swap(NvmimicCtrl *s, guint i, guint j)
+{
+    NvmimicHeapEntry t = *heap_at(s, i);
+
+    *heap_at(s, i) = *heap_at(s, j);
+    *heap_at(s, j) = t;
+}
+
+static void heap_sift_down(NvmimicCtrl *s, guint i)
+{
+    guint n = s->heap->len;
+
+    for (;;) {
+        guint l = 2 * i + 1, r = l + 1, m = i;
+
+        if (l < n && heap_less(heap_at(s, l), heap_at(s, m))) {
+            m = l;
+        }
+        if (r < n && heap_less(heap_at(s, r), heap_at(s, m))) {
+            m = r;
+        }
+        if (m == i) {
+            return;
+        }
+        heap_swap(s, i, m);
+        i = m;
+    }
+}
+
+static void heap_push(NvmimicCtrl *s, const NvmimicHeapEntry *e)
+{
+    guint i = s->heap->len;
+
+    g_array_append_val(s->heap, *e);
+    while (i > 0 && heap_less(heap_at(s, i), heap_at(s, (i - 1) / 2))) {
+        heap_swap(s, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+}
+
+static void heap_pop(NvmimicCtrl *s)
+{
+    guint last = s->heap->len - 1;
+
+    if (last) {
+        *heap_at(s, 0) = *heap_at(s, last);
+    }
+    g_array_set_size(s->heap, last);
+    heap_sift_down(s, 0);
+}
+
+/* An entry is live while its request is still in the use it was made for. */
+static bool heap_entry_live(const NvmimicHeapEntry *e)
+{
+    return e->req->nvmimic.seq == e->seq &&
+           (e->req->nvmimic.state == NVMIMIC_REQ_INFLIGHT ||
+            e->req->nvmimic.state == NVMIMIC_REQ_HELD);
+}
+
+static void nvmimic_arm(NvmimicCtrl *s, int64_t now)
+{
+    int64_t next = INT64_MAX;
+
+    while (s->heap->len && !heap_entry_live(heap_at(s, 0))) {
+        heap_pop(s);
+    }
+    if (s->heap->len) {
+        next = heap_at(s, 0)->deadline_ns;
+    }
+    if (s->overdue && icount_enabled()) {
+        next = MIN(next, now + NVMIMIC_GUARD_NS);
+    }
+    if (next == INT64_MAX) {
+        timer_del(s->timer);
+    } else {
+        timer_mod_ns(s->timer, next);
+    }
+}
+
+static void nvmimic_account(NvmimicCtrl *s, NvmeRequest *req, int64_t now)
+{
+    NvmimicLate *l = &s->late[req->nvmimic.op];
+
+    l->posted++;
+    if (now > req->nvmimic.deadline_ns) {
+        uint64_t d = now - req->nvmimic.deadline_ns;
+
+        l->late++;
+        l->late_sum_ns += d;
+        l->late_max_ns = MAX(l->late_max_ns, d);
+    }
+}
+
+static void nvmimic_timer_cb(void *opaque)
+{
+    NvmeCtrl *n = opaque;
+    NvmimicCtrl *s = n->nvmimic;
+    int64_t now = nvmimic_now();
+
+    while (s->heap->len && heap_at(s, 0)->deadline_ns <= now) {
+        NvmimicHeapEntry e = *heap_at(s, 0);
+
+        heap_pop(s);
+        if (!heap_entry_live(&e)) {
+            continue;
+        }
+        if (e.req->nvmimic.state == NVMIMIC_REQ_INFLIGHT) {
+            /* the host has not finished the data transfer yet */
+            e.req->nvmimic.state = NVMIMIC_REQ_OVERDUE;
+            s->overdue++;
+            continue;
+        }
+        e.req->nvmimic.state = NVMIMIC_REQ_UNTIMED;
+        nvmimic_account(s, e.req, now);
+        nvme_post_req_completion(e.req, true);
+    }
+    nvmimic_arm(s, now);
+}
+
+/* ---- profile, identity ------------------------------------------------ */
+
+static char *nvmimic_default_profile_dir(void)
+{
+    const char *env = g_getenv("NVMIMIC_PROFILE_DIR");
+    g_autofree char *exe = NULL;
+    g_autofree char *dir = NULL;
+
+    if (env && *env) {
+        return g_strdup(env);
+    }
+    /* build/qemu/qemu-system-x86_64 -> <checkout>/profiles */
+    exe = g_file_read_link("/proc/self/exe", NULL);
+    if (!exe) {
+        return g_strdup("profiles");
+    }
+    dir = g_path_get_dirname(exe);
+    return g_build_filename(dir, "..", "..", "profiles", NULL);
+}
+
+bool nvmimic_realize(NvmeCtrl *n, Error **errp)
+{
+    NvmimicCtrl *s;
+    NvmProfile *p;
+    g_autofree char *dir = NULL;
+    GError *err = NULL;
+
+    if (!n->params.nvmimic_profile) {
+        return true;
+    }
+    if (pci_is_vf(PCI_DEVICE(n)) || n->params.sriov_max_vfs) {
+        error_setg(errp, "nvme: profile= cannot be combined with SR-IOV");
+        return false;
+    }
+    if (!n->namespace.blkconf.blk) {
+        error_setg(errp, "nvme: profile=%s needs drive= on the controller "
+                   "(the drive's namespace)", n->params.nvmimic_profile);
+        return false;
+    }
+
+    dir = nvmimic_default_profile_dir();
+    p = nvm_profile_load(n->params.nvmimic_profile, dir, &err);
+    if (!p) {
+        error_setg(errp, "nvme: profile=%s: %s (profiles are looked up in "
+                   "%s; set NVMIMIC_PROFILE_DIR or give a path)",
+                   n->params.nvmimic_profile, err->message, dir);
+        g_error_free(err);
+        return false;
+    }
+
+    s = g_new0(NvmimicCtrl, 1);
+    s->profile = p;
+    s->model = nvm_model_new(p, n->params.nvmimic_seed);
+    s->heap = g_array_new(false, false, sizeof(NvmimicHeapEntry));
+    s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, nvmimic_timer_cb, n);
+    s->stats_since_ns = nvmimic_now();
+    n->nvmimic = s;
+
+    if (!n->params.serial) {
+        n->params.serial = g_strdup(p->serial);
+    }
+    n->params.mdts = p->mdts;
+    return true;
+}
+
+void nvmimic_init_pci(NvmeCtrl *n, PCIDevice *pci_dev)
+{
+    NvmProfile *p;
+    uint8_t *conf = pci_dev->config;
+
+    if (!n->nvmimic) {
+        return;
+    }
+    p = n->nvmimic->profile;
+    pci_config_set_vendor_id(conf, p->pci_vendor_id);
+    pci_config_set_device_id(conf, p->pci_device_id);
+    pci_set_word(conf + PCI_SUBSYSTEM_VENDOR_ID, p->pci_subsys_vendor_id);
+    pci_set_word(conf + PCI_SUBSYSTEM_ID, p->pci_subsys_id);
+}
+
+static void nvmimic_psd(NvmePSD *psd, const NvmPowerState *ps, unsigned i)
+{
+    uint8_t flags = ps->non_operational ? 0x2 : 0;
+    double mp = ps->max_power_w * 100.0;
+
+    if (mp < 1.0) {
+        /* below 0.01 W: Max Power Scale 1, units of 0.0001 W */
+        flags |= 0x1;
+        mp = ps->max_power_w * 10000.0;
+    }
+    psd->mp = cpu_to_le16((uint16_t)MIN(mp + 0.5, 65535.0));
+    psd->reserved = cpu_to_le16((uint16_t)flags << 8);
+    psd->enlat = cpu_to_le32(ps->entry_lat_us);
+    psd->exlat = cpu_to_le32(ps->exit_lat_us);
+    /* relative read/write throughput and latency: rank of the state */
+    psd->rrt = psd->rrl = psd->rwt = psd->rwl = i;
+}
+
+/* The profile's transitions, as a table the guest can read back. */
+static void nvmimic_default_apst(NvmimicCtrl *s)
+{
+    const NvmProfile *p = s->profile;
+    unsigned from = 0, i, j;
+    uint32_t prev_ms = 0;
+
+    memset(s->apst_table, 0, sizeof(s->apst_table));
+    for (i = 1; i < p->n_power_states; i++) {
+        const NvmPowerState *ps = &p->ps[i];
+        uint64_t e;
+
+        if (!ps->non_operational || !ps->idle_before_entry_ms ||
+            ps->idle_before_entry_ms <= prev_ms) {
+            continue;
+        }
+        e = ((uint64_t)(ps->idle_before_entry_ms - prev_ms) << 8) |
+            (i << 3);
+        for (j = from; j < i; j++) {
+            stq_le_p(s->apst_table + 8 * j, e);
+        }
+        from = i;
+        prev_ms = ps->idle_before_entry_ms;
+    }
+    s->apst_enabled = p->apst_enabled;
+}
+
+void nvmimic_init_ctrl(NvmeCtrl *n)
+{
+    NvmimicCtrl *s = n->nvmimic;
+    NvmeIdCtrl *id = &n->id_ctrl;
+    const NvmProfile *p;
+    bool any_nops = false;
+    unsigned i;
+
+    if (!s) {
+        return;
+    }
+    p = s->profile;
+
+    strpadcpy((char *)id->mn, sizeof(id->mn), p->model_number, ' ');
+    strpadcpy((char *)id->fr, sizeof(id->fr), p->firmware, ' ');
+    id->ver = cpu_to_le32(p->nvme_version);
+    stl_le_p(&n->bar.vs, p->nvme_version);
+
+    id->vwc = p->volatile_write_cache ?
+        (NVME_VWC_NSID_BROADCAST_SUPPORT | NVME_VWC_PRESENT) : 0;
+
+    memset(id->psd, 0, sizeof(id->psd));
+    for (i = 0; i < p->n_power_states; i++) {
+        nvmimic_psd(&id->psd[i], &p->ps[i], i);
+        any_nops |= p->ps[i].non_operational;
+    }
+    id->npss = p->n_power_states - 1;
+    id->apsta = any_nops ? 1 : 0;
+
+    id->wctemp = cpu_to_le16(p->temp_warn_c + 273);
+    id->cctemp = cpu_to_le16(p->temp_crit_c + 273);
+    n->temperature = p->temp_idle_c + 273;
+    n->features.temp_thresh_hi = p->temp_warn_c + 273;
+
+    nvmimic_default_apst(s);
+}
+
+int nvmimic_ns_init_blk(NvmeNamespace *ns, Error **errp)
+{
+    NvmeCtrl *n = ns->ctrl;
+    const NvmProfile *p;
+
+    if (!n || !n->nvmimic || ns != &n->namespace) {
+        return 0;
+    }
+    p = n->nvmimic->profile;
+    if (ns->blkconf.logical_block_size != p->lba_bytes) {
+        error_setg(errp, "nvme: profile %s formats %u-byte LBAs but "
+                   "logical_block_size is %u", p->name, p->lba_bytes,
+                   ns->blkconf.logical_block_size);
+        return -1;
+    }
+    if ((uint64_t)ns->size < p->capacity_bytes) {
+        error_setg(errp, "nvme: drive holds %" PRId64 " bytes but profile "
+                   "%s needs %" PRIu64 " (make it sparse: truncate -s %"
+                   PRIu64 " FILE, or null-co with size=%" PRIu64 ")",
+                   ns->size, p->name, p->capacity_bytes, p->capacity_bytes,
+                   p->capacity_bytes);
+        return -1;
+    }
+    ns->size = p->capacity_bytes;
+    return 0;
+}
+
+void nvmimic_exit(NvmeCtrl *n)
+{
+    NvmimicCtrl *s = n->nvmimic;
+
+    if (!s) {
+        return;
+    }
+    timer_free(s->timer);
+    g_array_free(s->heap, true);
+    nvm_model_free(s->model);
+    nvm_profile_free(s->profile);
+    g_free(s);
+    n->nvmimic = NULL;
+}
+
+/* ---- timing ----------------------------------------------------------- */
+
+bool nvmimic_sync_doorbell(NvmeCtrl *n)
+{
+    return n->nvmimic && icount_enabled();
+}
+
+/* Does [slba, slba + nlb) lie inside namespace @nsid? */
+static bool nvmimic_range_ok(NvmeCtrl *n, uint32_t nsid, uint64_t slba,
+                             uint64_t nlb)
+{
+    NvmeNamespace *ns = nvme_ns(n, nsid);
+    uint64_t nsze;
+
+    if (!ns || !nlb) {
+        return false;
+    }
+    nsze = le64_to_cpu(ns->id_ns.nsze);
+    return slba < nsze && nlb <= nsze - slba;
+}
+
+/*
+ * Deallocate: the model wants the ranges.  They are read from the first
+ * data page only (up to 256 ranges of 16 bytes fit in it when the list
+ * is page aligned); a list that is not readable there is timed as one
+ * command of its first range.  The controller itself validates them again.
+ */
+static int64_t nvmimic_submit_dsm(NvmeCtrl *n, NvmeRequest *req, int64_t now)
+{
+    NvmimicCtrl *s = n->nvmimic;
+    uint32_t nsid = le32_to_cpu(req->cmd.nsid);
+    uint32_t nr = (le32_to_cpu(req->cmd.cdw10) & 0xff) + 1;
+    uint64_t prp1 = le64_to_cpu(req->cmd.dptr.prp1);
+    uint32_t room = n->page_size - (prp1 & (n->page_size - 1));
+    NvmeDsmRange range[256];
+    int64_t deadline = -1;
+    uint32_t i;
+
+    nr = MIN(nr, room / sizeof(NvmeDsmRange));
+    if (!nr || pci_dma_read(PCI_DEVICE(n), prp1, range,
+                            nr * sizeof(NvmeDsmRange))) {
+        return -1;
+    }
+    for (i = 0; i < nr; i++) {
+        NvmCmd c = {
+            .op = NVM_OP_DISCARD,
+            .slba = le64_to_cpu(range[i].slba),
+            .nlb = le32_to_cpu(range[i].nlb),
+        };
+
+        if (!nvmimic_range_ok(n, nsid, c.slba, c.nlb)) {
+            continue;
+        }
+        deadline = MAX(deadline,
+                       (int64_t)nvm_model_submit(s->model, &c, now));
+    }
+    return deadline;
+}
+
+void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
+{
+    NvmimicCtrl *s = n->nvmimic;
+    NvmeRwCmd *rw = (NvmeRwCmd *)&req->cmd;
+    uint32_t nsid = le32_to_cpu(req->cmd.nsid);
+    int64_t now, deadline = -1;
+    NvmimicHeapEntry e;
+    NvmCmd c = { 0 };
+
+    req->nvmimic.state = NVMIMIC_REQ_UNTIMED;
+    if (!s) {
+        return;
+    }
+    now = nvmimic_now();
+
+    switch (req->cmd.opcode) {
+    case NVME_CMD_READ:
+    case NVME_CMD_WRITE:
+    case NVME_CMD_WRITE_ZEROES:
+        c.op = req->cmd.opcode == NVME_CMD_READ ? NVM_OP_READ :
+               req->cmd.opcode == NVME_CMD_WRITE ? NVM_OP_WRITE :
+               NVM_OP_WRITE_ZEROES;
+        c.slba = le64_to_cpu(rw->slba);
+        c.nlb = (uint32_t)le16_to_cpu(rw->nlb) + 1;
+        if (!nvmimic_range_ok(n, nsid, c.slba, c.nlb)) {
+            return;             /* the controller fails it, untimed */
+        }
+        deadline = nvm_model_submit(s->model, &c, now);
+        break;
+    case NVME_CMD_FLUSH:
+        c.op = NVM_OP_FLUSH;
+        deadline = nvm_model_submit(s->model, &c, now);
+        break;
+    case NVME_CMD_DSM:
+        if (!(le32_to_cpu(req->cmd.cdw11) & NVME_DSMGMT_AD)) {
+            return;
+        }
+        c.op = NVM_OP_DISCARD;
+        deadline = nvmimic_submit_dsm(n, req, now);
+        break;
+    default:
+        return;
+    }
+    if (deadline < 0) {
+        return;
+    }
+
+    req->nvmimic.seq = ++s->next_seq;
+    req->nvmimic.submit_ns = now;
+    req->nvmimic.deadline_ns = deadline;
+    req->nvmimic.op = c.op;
+    req->nvmimic.state = NVMIMIC_REQ_INFLIGHT;
+
+    e.deadline_ns = deadline;
+    e.seq = req->nvmimic.seq;
+    e.req = req;
+    heap_push(s, &e);
+    if (heap_at(s, 0)->seq == e.seq) {
+        nvmimic_arm(s, now);
+    }
+}
+
+NvmimicPost nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
+{
+    NvmimicCtrl *s = n->nvmimic;
+    NvmimicPost how = icount_enabled() ? NVMIMIC_POST_NOW : NVMIMIC_POST_BH;
+    int64_t now;
+
+    if (!s || req->nvmimic.state == NVMIMIC_REQ_UNTIMED) {
+        return NVMIMIC_POST_BH;
+    }
+    now = nvmimic_now();
+
+    switch (req->nvmimic.state) {
+    case NVMIMIC_REQ_INFLIGHT:
+        if (now < req->nvmimic.deadline_ns) {
+            /*
+             * The I/O is done; only the completion waits.  Its aiocb is
+             * gone, so a queue deletion must not try to cancel it.
+             */
+            req->aiocb = NULL;
+            req->nvmimic.state = NVMIMIC_REQ_HELD;
+            return NVMIMIC_POST_HELD;
+        }
+        break;
+    case NVMIMIC_REQ_OVERDUE:
+        s->overdue--;
+        break;
+    default:
+        /* HELD twice cannot happen: the controller completes a request once */
+        g_assert_not_reached();
+    }
+    req->nvmimic.state = NVMIMIC_REQ_UNTIMED;
+    nvmimic_account(s, req, now);
+    nvmimic_arm(s, now);
+    return how;
+}
+
+void nvmimic_sq_freed(NvmeCtrl *n, NvmeSQueue *sq)
+{
+    NvmimicCtrl *s = n->nvmimic;
+    guint i, kept = 0;
+
+    if (!s) {
+        return;
+    }
+    /* compare addresses only: entries may be stale */
+    for (i = 0; i < s->heap->len; i++) {
+        NvmimicHeapEntry *e = heap_at(s, i);
+
+        if (e->req >= sq->io_req && e->req < sq->io_req + sq->size) {
+            continue;
+        }
+        *heap_at(s, kept++) = *e;
+    }
+    g_array_set_size(s->heap, kept);
+    for (i = kept / 2; i-- > 0;) {
+        heap_sift_down(s, i);
+    }
+    for (i = 0; i < sq->size; i++) {
+        if (sq->io_req[i].nvmimic.state == NVMIMIC_REQ_OVERDUE) {
+            s->overdue--;
+        }
+        sq->io_req[i].nvmimic.state = NVMIMIC_REQ_UNTIMED;
+    }
+    nvmimic_arm(s, nvmimic_now());
+}
+
+/* ---- Autonomous Power State Transition -------------------------------- */
+
+uint32_t nvmimic_get_apst(NvmeCtrl *n, uint8_t *table)
+{
+    NvmimicCtrl *s = n->nvmimic;
+
+    memcpy(table, s->apst_table, NVMIMIC_APST_BYTES);
+    return s->apst_enabled ? 1 : 0;
+}
+
+uint16_t nvmimic_set_apst(NvmeCtrl *n, uint32_t dw11, const uint8_t *table)
+{
+    NvmimicCtrl *s = n->nvmimic;
+    const NvmProfile *p = s->profile;
+    uint32_t idle_ms[NVM_MAX_POWER_STATES] = { 0 };
+    uint64_t elapsed_ms = 0;
+    unsigned i, from = 0, hops = 0;
+    bool enable = dw11 & 1;
+    GError *err = NULL;
+
+    /* every entry must name a non-operational state, or be empty */
+    for (i = 0; i < 32; i++) {
+        uint64_t e = ldq_le_p(table + 8 * i);
+        unsigned itps = (e >> 3) & 0x1f;
+        uint32_t itpt = (e >> 8) & 0xffffff;
+
+        if (!itpt) {
+            continue;
+        }
+        if (i >= p->n_power_states || itps >= p->n_power_states ||
+            !p->ps[itps].non_operational) {
+            return NVME_INVALID_FIELD | NVME_DNR;
+        }
+    }
+
+    /* the chain from PS0 gives the idle time before each state is reached */
+    while (hops++ < p->n_power_states) {
+        uint64_t e = ldq_le_p(table + 8 * from);
+        unsigned itps = (e >> 3) & 0x1f;
+        uint32_t itpt = (e >> 8) & 0xffffff;
+
+        if (!itpt || itps <= from) {
+            break;
+        }
+        elapsed_ms += itpt;
+        idle_ms[itps] = MIN(elapsed_ms, UINT32_MAX);
+        from = itps;
+    }
+
+    if (!nvm_model_set_apst(s->model, enable, idle_ms, p->n_power_states,
+                            &err)) {
+        g_error_free(err);
+        return NVME_INVALID_FIELD | NVME_DNR;
+    }
+    memcpy(s->apst_table, table, NVMIMIC_APST_BYTES);
+    s->apst_enabled = enable;
+    return NVME_SUCCESS;
+}
+
+/* ---- SMART ------------------------------------------------------------ */
+
+void nvmimic_smart_info(NvmeCtrl *n, NvmeSmartLog *smart)
+{
+    NvmimicCtrl *s = n->nvmimic;
+    NvmStats st;
+    uint64_t duw;
+
+    if (!s) {
+        return;
+    }
+    nvm_model_get_stats(s->model, nvmimic_now(), &st);
+
+    /* data units are thousands of 512-byte units, rounded up */
+    duw = DIV_ROUND_UP(st.total_host_bytes_written, 512 * 1000);
+    smart->data_units_written[0] = cpu_to_le64(
+        MAX(le64_to_cpu(smart->data_units_written[0]), duw));
+    smart->percentage_used = (uint8_t)MIN(ceil(st.wear_pct), 255.0);
+    smart->available_spare = 100;
+    smart->available_spare_threshold = 10;
+}
+
+/* ---- QMP ---------------------------------------------------------------- */
+
+static NvmeCtrl *nvmimic_find(const char *id, Error **errp)
+{
+    bool ambiguous = false;
+    Object *obj = object_resolve_path_type(id, TYPE_NVME, &ambiguous);
+    NvmeCtrl *n;
+
+    if (!obj) {
+        g_autofree char *path = g_strdup_printf("/machine/peripheral/%s", id);
+
+        obj = object_resolve_path_type(path, TYPE_NVME, NULL);
+    }
+    if (!obj) {
+        error_setg(errp, "%s: no nvme device with this id%s", id,
+                   ambiguous ? " (the path is ambiguous)" : "");
+        return NULL;
+    }
+    n = NVME(obj);
+    if (!n->nvmimic) {
+        error_setg(errp, "%s: this nvme device has no profile", id);
+        return NULL;
+    }
+    return n;
+}
+
+static const char *const nvmimic_class_names[NVM_CLASS_COUNT] = {
+    [NVM_OP_READ] = "read",
+    [NVM_OP_WRITE] = "write",
+    [NVM_OP_FLUSH] = "flush",
+    [NVM_OP_DISCARD] = "discard",
+    [NVM_OP_WRITE_ZEROES] = "write-zeroes",
+};
+
+NvmimicStats *qmp_query_nvmimic_stats(const char *id, Error **errp)
+{
+    NvmeCtrl *n = nvmimic_find(id, errp);
+    NvmimicStats *r;
+    NvmimicCtrl *s;
+    NvmStats st;
+    int64_t now;
+    int i;
+
+    if (!n) {
+        return NULL;
+    }
+    s = n->nvmimic;
+    now = nvmimic_now();
+    nvm_model_get_stats(s->model, now, &st);
+
+    r = g_new0(NvmimicStats, 1);
+    r->id = object_get_canonical_path(OBJECT(n));
+    r->profile = g_strdup(s->profile->name);
+    r->model_number = g_strdup(s->profile->model_number);
+    r->interval_ns = now - s->stats_since_ns;
+    for (i = NVM_CLASS_COUNT - 1; i >= 0; i--) {
+        NvmimicClassStats *c = g_new0(NvmimicClassStats, 1);
+        const NvmimicLate *l = &s->late[i];
+
+        c->q_class = g_strdup(nvmimic_class_names[i]);
+        c->count = st.cls[i].count;
+        c->bytes = st.cls[i].bytes;
+        c->mean_us = st.cls[i].mean_us;
+        c->p50_us = st.cls[i].p50_us;
+        c->p99_us = st.cls[i].p99_us;
+        c->p999_us = st.cls[i].p999_us;
+        c->max_us = st.cls[i].max_us;
+        c->posted = l->posted;
+        c->late = l->late;
+        c->late_mean_us = l->late ? l->late_sum_ns / 1000.0 / l->late : 0;
+        c->late_max_us = l->late_max_ns / 1000.0;
+        QAPI_LIST_PREPEND(r->classes, c);
+    }
+    r->fill_pct = st.fill_pct;
+    r->slc_used_bytes = st.slc_used_bytes;
+    r->slc_size_bytes = st.slc_size_bytes;
+    r->write_amplification = st.write_amplification;
+    r->wear_pct = st.wear_pct;
+    r->host_written_bytes = st.host_bytes_written;
+    r->nand_written_bytes = st.nand_bytes_written;
+    r->map_misses = st.map_misses;
+    r->power_state = st.power_state;
+    for (i = s->profile->n_power_states - 1; i >= 0; i--) {
+        QAPI_LIST_PREPEND(r->power_state_ns, st.ps_time_ns[i]);
+    }
+    r->power_exits = st.power_exits;
+    return r;
+}
+
+void qmp_nvmimic_set_state(const char *id,
+                           bool has_secure_erase, bool secure_erase,
+                           bool has_fill_pct, double fill_pct,
+                           bool has_slc_used_bytes, uint64_t slc_used_bytes,
+                           bool has_wear_pct, double wear_pct,
+                           bool has_reset_stats, bool reset_stats,
+                           Error **errp)
+{
+    NvmeCtrl *n = nvmimic_find(id, errp);
+    NvmimicCtrl *s;
+    GError *err = NULL;
+    bool ok = true;
+
+    if (!n) {
+        return;
+    }
+    s = n->nvmimic;
+    if (has_secure_erase && secure_erase) {
+        nvm_model_secure_erase(s->model);
+    }
+    if (has_fill_pct) {
+        ok = nvm_model_set_fill(s->model, fill_pct, &err);
+    }
+    if (ok && has_slc_used_bytes) {
+        ok = nvm_model_set_slc_used(s->model, slc_used_bytes, &err);
+    }
+    if (ok && has_wear_pct) {
+        ok = nvm_model_set_wear(s->model, wear_pct, &err);
+    }
+    if (!ok) {
+        error_setg(errp, "%s: %s", id, err->message);
+        g_error_free(err);
+        return;
+    }
+    if (has_reset_stats && reset_stats) {
+        int64_t now = nvmimic_now();
+
+        nvm_model_reset_stats(s->model, now);
+        memset(s->late, 0, sizeof(s->late));
+        s->stats_since_ns = now;
+    }
+}

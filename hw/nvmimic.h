@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvmimic hooks in QEMU's NVMe controller: identity from a drive profile,
+ * and I/O completions posted when the drive model says (QEMU_CLOCK_VIRTUAL).
+ *
+ * hw/nvme/ctrl.c and ns.c call these at a handful of points (see
+ * qemu/patches/); everything else lives in nvmimic.c.  With no profile=
+ * property every hook is a no-op and the controller is upstream's.
+ */
+#ifndef HW_NVME_NVMIMIC_H
+#define HW_NVME_NVMIMIC_H
+
+/* Feature Identifier of Autonomous Power State Transition (NVMe 1.4 5.21.1) */
+#define NVMIMIC_FID_APST 0x0c
+#define NVMIMIC_APST_BYTES 256
+
+typedef enum NvmimicReqState {
+    NVMIMIC_REQ_UNTIMED = 0,    /* admin, unknown opcode, or no profile */
+    NVMIMIC_REQ_INFLIGHT,       /* data transfer still running */
+    NVMIMIC_REQ_HELD,           /* data done, waiting for its deadline */
+    NVMIMIC_REQ_OVERDUE,        /* deadline passed, data still running */
+} NvmimicReqState;
+
+/* Per-request state, embedded in NvmeRequest. */
+typedef struct NvmimicReq {
+    uint64_t seq;               /* matches heap entries to this use of req */
+    int64_t submit_ns;
+    int64_t deadline_ns;
+    uint8_t op;                 /* NvmOp */
+    uint8_t state;              /* NvmimicReqState */
+} NvmimicReq;
+
+/* How nvme_enqueue_req_completion should go on. */
+typedef enum NvmimicPost {
+    NVMIMIC_POST_BH,            /* as upstream: the CQ's bottom half */
+    NVMIMIC_POST_NOW,           /* post synchronously (icount: no warp) */
+    NVMIMIC_POST_HELD,          /* nvmimic posts it at its deadline */
+} NvmimicPost;
+
+typedef struct NvmimicCtrl NvmimicCtrl;
+struct NvmeCtrl;
+struct NvmeRequest;
+struct NvmeSQueue;
+struct NvmeNamespace;
+struct NvmeSmartLog;
+
+/* realize: load the profile named by the profile= property, if any. */
+bool nvmimic_realize(struct NvmeCtrl *n, Error **errp);
+/* After nvme_init_pci(): PCI vendor/device/subsystem IDs. */
+void nvmimic_init_pci(struct NvmeCtrl *n, PCIDevice *pci_dev);
+/* After nvme_init_ctrl(): Identify Controller fields, temperatures. */
+void nvmimic_init_ctrl(struct NvmeCtrl *n);
+/* After the namespace's backend size is known: capacity and LBA size. */
+int nvmimic_ns_init_blk(struct NvmeNamespace *ns, Error **errp);
+void nvmimic_exit(struct NvmeCtrl *n);
+
+/* Process submission queues synchronously from the doorbell write. */
+bool nvmimic_sync_doorbell(struct NvmeCtrl *n);
+/* An I/O command was taken off an SQ: ask the model for its deadline. */
+void nvmimic_submit(struct NvmeCtrl *n, struct NvmeRequest *req);
+/* Its data transfer is done: post now, or hold it until its deadline. */
+NvmimicPost nvmimic_complete(struct NvmeCtrl *n, struct NvmeRequest *req);
+/* @sq's requests are about to be freed: forget any held ones. */
+void nvmimic_sq_freed(struct NvmeCtrl *n, struct NvmeSQueue *sq);
+
+/* Get/Set Features, Autonomous Power State Transition. */
+uint32_t nvmimic_get_apst(struct NvmeCtrl *n, uint8_t *table);
+uint16_t nvmimic_set_apst(struct NvmeCtrl *n, uint32_t dw11,
+                          const uint8_t *table);
+/* SMART / Health log: wear, data units, temperature. */
+void nvmimic_smart_info(struct NvmeCtrl *n, struct NvmeSmartLog *smart);
+
+/* Provided by ctrl.c: move @req to its CQ and post it. */
+void nvme_post_req_completion(struct NvmeRequest *req, bool now);
+
+#endif
