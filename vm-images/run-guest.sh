@@ -26,6 +26,9 @@
 #   --append ARGS     extra kernel command line
 #   --results-size S  size of the results disk (default 256M, sparse)
 #   --verbose         copy the guest console to stdout as it runs
+#   --device-stats ID after the guest powers off, save query-nvmimic-stats of the
+#                     nvmimic device ID in RESULTS_DIR/device-stats.json (QEMU runs
+#                     with -no-shutdown and a QMP socket; vm-images/qmp-stats.py)
 #
 # Exit status: 0 the job ran and exited 0; 1 the job ran and failed (its status is in
 # RESULTS_DIR/rc); 2 the guest did not deliver results (timeout, crash, QEMU error).
@@ -46,6 +49,7 @@ me=run-guest
 die() { echo "$me: $*" >&2; exit 2; }
 
 icount=0 accel=${NVMIMIC_ACCEL:-auto} mem=512M smp=1 append_extra= results_size=256M verbose=0
+stats_dev=
 while [ $# -gt 0 ]; do
     case $1 in
         --icount) icount=1; shift ;;
@@ -56,6 +60,7 @@ while [ $# -gt 0 ]; do
         --append) append_extra=${2?}; shift 2 ;;
         --results-size) results_size=${2:?}; shift 2 ;;
         --verbose) verbose=1; shift ;;
+        --device-stats) stats_dev=${2:?--device-stats needs a device id}; shift 2 ;;
         --) shift; break ;;
         -*) die "unknown option $1" ;;
         *) break ;;
@@ -77,12 +82,14 @@ results=$(cd "$results" && pwd)
 guest=$(cd "$guest" && pwd)
 console=$results/console.log
 # Nothing from an earlier run may pass for this run's results.
-(cd "$results" && rm -f console.log qemu.log accel wall-s rc job.log dmesg.txt boot-to-job-s fio.json)
+(cd "$results" && rm -f console.log qemu.log accel wall-s rc job.log dmesg.txt boot-to-job-s fio.json \
+    device-stats.json)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/nvmimic-guest.XXXXXX")
-qpid=
+qpid= spid=
 cleanup() {
     [ -n "$qpid" ] && kill "$qpid" 2>/dev/null
+    [ -n "$spid" ] && kill "$spid" 2>/dev/null
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -148,6 +155,10 @@ truncate -s "$results_size" "$work/results.img" || die "cannot create the result
 
 # --- boot -------------------------------------------------------------------------------
 append="console=ttyS0 panic=-1 $append_extra"
+stats_args=()
+if [ -n "$stats_dev" ]; then
+    stats_args=(-no-shutdown -qmp "unix:$work/qmp.sock,server=on,wait=off")
+fi
 start=$(date +%s.%N)
 timeout -k 5 "$timeout_s" "$qemu" "${firmware[@]}" "${accel_args[@]}" \
     -m "$mem" -smp "$smp" -nodefaults -no-user-config -nographic -no-reboot \
@@ -157,8 +168,13 @@ timeout -k 5 "$timeout_s" "$qemu" "${firmware[@]}" "${accel_args[@]}" \
     -device virtio-blk-pci,drive=nvmimic-job,serial=nvmimic-job \
     -drive "file=$work/results.img,if=none,id=nvmimic-results,format=raw" \
     -device virtio-blk-pci,drive=nvmimic-results,serial=nvmimic-results \
-    "$@" </dev/null >"$results/qemu.log" 2>&1 &
+    "${stats_args[@]}" "$@" </dev/null >"$results/qemu.log" 2>&1 &
 qpid=$!
+if [ -n "$stats_dev" ]; then
+    "$(dirname "$0")/qmp-stats.py" "$work/qmp.sock" "$stats_dev" \
+        "$results/device-stats.json" "$timeout_s" 2>"$work/qmp-stats.err" &
+    spid=$!
+fi
 if [ "$verbose" = 1 ]; then
     while [ ! -e "$console" ] && kill -0 "$qpid" 2>/dev/null; do sleep 0.1; done
     [ -e "$console" ] && tail -n +1 -f --pid="$qpid" "$console" &
@@ -166,6 +182,10 @@ fi
 set +e
 wait "$qpid"
 qrc=$?
+if [ -n "$spid" ]; then
+    wait "$spid" || echo "$me: device statistics not collected: $(head -n 1 "$work/qmp-stats.err")" >&2
+    spid=
+fi
 set -e
 qpid=
 wall=$(echo "$start $(date +%s.%N)" | awk '{ printf "%.1f", $2 - $1 }')
