@@ -14,11 +14,19 @@ Three layers, stdlib only:
 
 A timing test is a few lines:
 
-    with Machine(['-drive', 'if=none,id=d,driver=null-co,size=1G',
-                  '-device', 'nvme,drive=d,serial=s1,addr=04.0']) as m:
-        ctrl = NvmeController(m).enable()
-        ctrl.create_io_queue_pair(qid=1, entries=256)
-        lat_ns = ctrl.latency_ns(ctrl.read_cmd(slba=0, nlb=8))
+    args = null_drive_args(2 << 40) + nvme_device_args(profile='NAME')
+    with Machine(args) as m:
+        ctrl = NvmeController.open(m)                 # admin + I/O queue 1
+        lat_ns = ctrl.latency_ns(ctrl.read_cmd(slba=0, nlb=8))   # QD1 4 KiB
+        burst = ctrl.submit_and_time([ctrl.read_cmd(8 * i, 8)
+                                      for i in range(128)])
+        worst_ns = max(c.latency_ns for c in burst)
+
+Completion times are exact when the device posts CQEs from
+QEMU_CLOCK_VIRTUAL timers: the harness steps the clock from one timer
+deadline to the next and polls the CQ after each step.  Work the device does
+in host time (bottom halves, block I/O) is given settle_polls unchanged CQ
+reads before time is stepped.
 """
 
 import base64
@@ -180,6 +188,9 @@ class QTest:
             resp = self._raw_cmd('clock_step')
             if resp.startswith('FAIL cannot advance clock'):
                 return None
+            if resp.startswith('FAIL could not advance time'):
+                # The next deadline is now: a timer due but not yet run.
+                return self.now_ns
         else:
             if ns <= 0:
                 return self.now_ns
@@ -365,6 +376,25 @@ class Machine:
         return self.proc is not None and self.proc.poll() is None
 
 
+def null_drive_args(size_bytes, drive_id='d'):
+    """-drive for a null-co backend: no data, any capacity, no host I/O."""
+    return ['-drive', 'if=none,id=%s,driver=null-co,size=%d'
+            % (drive_id, size_bytes)]
+
+
+def raw_drive_args(path, drive_id='d'):
+    return ['-drive', 'if=none,id=%s,format=raw,file=%s' % (drive_id, path)]
+
+
+def nvme_device_args(drive_id='d', serial='nvmeqtest', addr='04.0',
+                     device='nvme', **props):
+    """-device for an NVMe controller; props become ',key=value' as given
+    (QEMU spells some with '-': pass those as **{'use-intel-id': 'on'})."""
+    opts = ''.join(',%s=%s' % (k, v) for k, v in props.items())
+    return ['-device', '%s,drive=%s,serial=%s,addr=%s%s'
+            % (device, drive_id, serial, addr, opts)]
+
+
 # --------------------------------------------------------------------------
 # Guest memory allocator.
 
@@ -512,13 +542,22 @@ class NvmeController:
     PCI_CLASS_NVME = 0x010802
 
     def __init__(self, machine, devfn=None, bar0=0xfe000000, alloc=None,
-                 timeout_s=DEFAULT_TIMEOUT_S, settle_polls=2):
+                 timeout_s=DEFAULT_TIMEOUT_S, settle_polls=4,
+                 max_virtual_ns=60 * 10**9):
         self.m = machine
         self.qt = machine.qtest
         self.timeout_s = timeout_s
-        # Polls of an unchanged CQ before virtual time is stepped (host-side
-        # work - bottom halves, block I/O - must be given time to finish).
+        # Unchanged CQ reads before virtual time is stepped, so host-side
+        # work (bottom halves, block I/O) finishes at the current virtual
+        # time.  Every qtest round trip makes QEMU's main loop iterate at
+        # least once; stock hw/nvme on null-co needs a chain of three bottom
+        # halves (SQ, block completion, CQ) and was seen to need up to two
+        # empty reads under host load, hence 4.  A device that posts CQEs from
+        # its virtual-clock timer callbacks needs fewer: lower it for speed.
         self.settle_polls = settle_polls
+        # wait() gives up when this much virtual time passes without the
+        # awaited completions (periodic machine timers keep deadlines coming).
+        self.max_virtual_ns = max_virtual_ns
         self.alloc = alloc or GuestAlloc()
         self.devfn = self._find(devfn)
         self.bar0 = bar0
@@ -531,6 +570,16 @@ class NvmeController:
         self.admin = None
         self.nsze = {}
         self.lba_bytes = {}
+
+    @classmethod
+    def open(cls, machine, io_queues=1, io_entries=256, **kw):
+        """Enabled controller with io_queues polled queue pairs (qid 1..n)
+        and namespace 1 identified: ready for read_cmd()/submit_and_time()."""
+        ctrl = cls(machine, **kw).enable()
+        for qid in range(1, io_queues + 1):
+            ctrl.create_io_queue_pair(qid, io_entries)
+        ctrl.identify_namespace(1)
+        return ctrl
 
     # ---- PCI ------------------------------------------------------------
     def pci_cfg_read(self, offset, devfn=None):
@@ -687,13 +736,17 @@ class NvmeController:
                 q.completed[c.cid] = c
         return found
 
-    def wait(self, cids, qid=1, step=True, timeout_s=None):
+    def wait(self, cids, qid=1, step=True, timeout_s=None,
+             max_virtual_ns=None):
         """Poll until every cid in cids has completed; return {cid: Completion}.
 
         After settle_polls unchanged polls, virtual time is stepped to the
         next timer deadline (when step is True), so each Completion's
-        complete_ns is the first virtual time at which its CQE was seen."""
+        complete_ns is the first virtual time at which its CQE was seen.
+        Gives up after timeout_s of host time or max_virtual_ns of virtual
+        time (default self.max_virtual_ns) from the call."""
         q = self.queues[qid]
+        vlimit = self.qt.now_ns + (max_virtual_ns or self.max_virtual_ns)
         pending = set(cids)
         done = {}
         for cid in cids:
@@ -712,14 +765,17 @@ class NvmeController:
                 idle = 0
                 continue
             idle += 1
-            if time.monotonic() > deadline:
-                raise NvmeError('queue %d: cids %s not completed within %.0f s'
-                                ' (virtual time %d ns)%s'
-                                % (qid, sorted(pending)[:8],
+            if time.monotonic() > deadline or self.qt.now_ns > vlimit:
+                raise NvmeError('queue %d: %d commands (cids %s) not completed'
+                                ' within %.0f s host / %d ns virtual time'
+                                ' (virtual time now %d ns)%s'
+                                % (qid, len(pending), sorted(pending)[:8],
                                    timeout_s or self.timeout_s,
+                                   max_virtual_ns or self.max_virtual_ns,
                                    self.qt.now_ns, self._state()))
             if idle >= self.settle_polls:
-                if not step or self.qt.clock_step() is None:
+                before = self.qt.now_ns
+                if not step or self.qt.clock_step() in (None, before):
                     time.sleep(0.0005)
                 idle = 0
         return done
@@ -737,12 +793,14 @@ class NvmeController:
         except QemuError as e:
             return '; ' + str(e)
 
-    def submit_and_time(self, cmds, qid=1, timeout_s=None):
+    def submit_and_time(self, cmds, qid=1, timeout_s=None,
+                        max_virtual_ns=None):
         """Submit cmds as one batch at the current virtual time; return a
         Completion per command, in order, each with submit_ns/complete_ns."""
         submit_ns = self.submit(cmds, qid)
         cids = [c.cid for c in cmds]
-        done = self.wait(cids, qid, timeout_s=timeout_s)
+        done = self.wait(cids, qid, timeout_s=timeout_s,
+                         max_virtual_ns=max_virtual_ns)
         out = []
         for cid in cids:
             c = done[cid]

@@ -165,9 +165,12 @@ class StockNvme(DeviceTest):
         ctrl = self.start(null_drive() + nvme_device()).enable()
         ctrl.create_io_queue_pair(1, 256)
         qd1 = [ctrl.latency_ns(ctrl.read_cmd(8 * i, 8)) for i in range(16)]
-        burst = ctrl.submit_and_time([ctrl.read_cmd(8 * i, 8) for i in range(128)])
+        cmds = [ctrl.read_cmd(8 * i, 8) for i in range(128)]
+        burst = []
+        for _ in range(20):
+            burst += ctrl.submit_and_time(cmds)
         burst_lat = [c.latency_ns for c in burst]
-        print('stock nvme + null-co, 4K read: QD1 latency %s ns; burst of 128: '
+        print('stock nvme + null-co, 4K read: QD1 latency %s ns; 20 bursts of 128: '
               'min %d max %d ns (virtual time)'
               % (sorted(set(qd1)), min(burst_lat), max(burst_lat)))
         self.assertTrue(all(c.ok for c in burst))
@@ -182,6 +185,22 @@ class StockNvme(DeviceTest):
         c = ctrl.execute(ctrl.read_cmd(0, 8))
         self.assertEqual(c.submit_ns, before + 1000000)
         self.assertEqual(c.latency_ns, qd1[0])
+
+    def test_io_queue_wraps_and_phase_flips_without_losing_completions(self):
+        ctrl = self.start(null_drive() + nvme_device()).enable()
+        q = ctrl.create_io_queue_pair(1, 16)
+        seen = 0
+        for batch in (7, 15, 9, 15, 1, 12):      # wraps the 16-entry rings
+            done = ctrl.submit_and_time([ctrl.read_cmd(8 * i, 8)
+                                         for i in range(batch)])
+            self.assertEqual(len(done), batch)
+            self.assertTrue(all(c.ok and c.sqid == 1 for c in done), done)
+            self.assertEqual(len({c.cid for c in done}), batch)
+            seen += batch
+            self.assertEqual(done[-1].sqhd, seen % 16)
+        self.assertEqual((q.sq_tail, q.cq_head), (seen % 16, seen % 16))
+        self.assertEqual(q.phase, 1 - (seen // 16) % 2)
+        self.assertEqual(q.outstanding, {})
 
     # ---- Windows stornvme behaviour (issue 4 item 5) ---------------------------
     def test_admin_queue_registers_read_back_while_enabled(self):
