@@ -1,0 +1,174 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Check what a guest saw of a profiled nvme device (tests/vm/profile.sh).
+
+usage: check_profile.py PROFILE_INI RESULTS_DIR
+       check_profile.py --capacity PROFILE_INI
+
+Prints one summary line and exits 0 when every check holds; otherwise one
+"profile: FAIL ..." line per failed check, exit 1.
+"""
+import configparser
+import json
+import os
+import sys
+
+# Guest CPU time between the device's completion and fio's clock, under
+# -icount shift=0 (1 instruction = 1 ns): the nvme driver, libaio, fio.
+# DESIGN.md measured ~12.6 us to submit; allow completion handling too.
+GUEST_OVERHEAD_MAX_US = 60.0
+
+
+def load_ini(path):
+    # GKeyFile: "#" comments on their own lines, no interpolation.
+    cp = configparser.ConfigParser(interpolation=None, comment_prefixes=('#',),
+                                   inline_comment_prefixes=None, strict=True)
+    cp.optionxform = str
+    with open(path) as f:
+        cp.read_file(f)
+    return cp
+
+
+def num(cp, group, key):
+    v = cp.get(group, key).strip()
+    return int(v, 0) if v.lower().startswith('0x') else float(v)
+
+
+def load_json(results, name, failures):
+    try:
+        with open(os.path.join(results, name)) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        failures.append(f"{name}: not readable JSON ({e})")
+        return None
+
+
+def check(ini, results):
+    cp = load_ini(ini)
+    failures = []
+
+    def expect(what, got, want):
+        if got != want:
+            failures.append(f"{what}: guest saw {got!r}, profile says {want!r}")
+
+    ident = cp['identity']
+    idc = load_json(results, 'id-ctrl.json', failures)
+    if idc:
+        expect('model number', idc['mn'].strip(), ident['model-number'].strip())
+        expect('firmware', idc['fr'].strip(), ident['firmware'].strip())
+        expect('serial', idc['sn'].strip(), ident['serial'].strip())
+        expect('Identify vid', idc['vid'], int(num(cp, 'identity', 'pci-vendor-id')))
+        expect('Identify ssvid', idc['ssvid'],
+               int(num(cp, 'identity', 'pci-subsystem-vendor-id')))
+        expect('warning temperature (K)', idc['wctemp'],
+               int(num(cp, 'identity', 'temp-warn-c')) + 273)
+        expect('critical temperature (K)', idc['cctemp'],
+               int(num(cp, 'identity', 'temp-crit-c')) + 273)
+        mdts_pages = int(num(cp, 'identity', 'mdts-pages'))
+        expect('MDTS (pages)', 1 << idc['mdts'], mdts_pages)
+        nstates = int(num(cp, 'power', 'states'))
+        expect('power states (NPSS + 1)', idc['npss'] + 1, nstates)
+        nops_any = False
+        for i in range(nstates):
+            g = f'power-state-{i}'
+            psd = idc['psds'][i]
+            expect(f'PS{i} entry latency', psd['entry_lat'],
+                   int(num(cp, g, 'entry-latency-us')))
+            expect(f'PS{i} exit latency', psd['exit_lat'],
+                   int(num(cp, g, 'exit-latency-us')))
+            nops = cp.getboolean(g, 'non-operational')
+            nops_any |= nops
+            expect(f'PS{i} non-operational', bool(psd['flags'] & 2), nops)
+            scale = 0.0001 if psd['flags'] & 1 else 0.01
+            want_w = num(cp, g, 'max-power-w')
+            if abs(psd['max_power'] * scale - want_w) > max(0.00005, want_w * 0.01):
+                failures.append(f"PS{i} max power: guest saw {psd['max_power'] * scale} W, "
+                                f"profile says {want_w} W")
+        expect('APSTA', idc['apsta'], 1 if nops_any else 0)
+
+    try:
+        with open(os.path.join(results, 'pci-ids.txt')) as f:
+            ids = dict(line.split() for line in f if line.strip())
+        for key, pkey in (('vendor', 'pci-vendor-id'), ('device', 'pci-device-id'),
+                          ('subsystem_vendor', 'pci-subsystem-vendor-id'),
+                          ('subsystem_device', 'pci-subsystem-id')):
+            expect(f'PCI {key}', int(ids[key], 16), int(num(cp, 'identity', pkey)))
+    except (OSError, KeyError, ValueError) as e:
+        failures.append(f"pci-ids.txt: {e}")
+
+    try:
+        with open(os.path.join(results, 'size.txt')) as f:
+            sectors, lbs = (int(x) for x in f.read().split())
+        expect('capacity (bytes)', sectors * 512, int(num(cp, 'identity', 'capacity-bytes')))
+        expect('logical block size', lbs, int(num(cp, 'identity', 'lba-bytes')))
+    except (OSError, ValueError) as e:
+        failures.append(f"size.txt: {e}")
+
+    before = load_json(results, 'smart-before.json', failures)
+    after = load_json(results, 'smart-after.json', failures)
+    if before and after:
+        expect('SMART temperature (K)', before['temperature'],
+               int(num(cp, 'identity', 'temp-idle-c')) + 273)
+        expect('SMART available spare', before['avail_spare'], 100)
+        expect('SMART percentage used on a new drive', before['percent_used'], 0)
+        written = after['data_units_written'] - before['data_units_written']
+        # 8 MiB = 16.8 units of 512,000 bytes; the counter rounds up
+        if not 16 <= written <= 18:
+            failures.append(f"SMART data units written grew by {written} for 8 MiB, want 16..18")
+        if after['host_write_commands'] - before['host_write_commands'] < 64:
+            failures.append("SMART host write commands did not count the 64 writes")
+
+    try:
+        with open(os.path.join(results, 'apst.txt')) as f:
+            apst = f.read()
+        cur = int(apst.split('Current value:')[1].split()[0], 16)
+        if idc and idc['apsta'] and not cur & 1:
+            failures.append(f"APST: Linux did not enable it (Current value {cur:#x})")
+        if os.path.getsize(os.path.join(results, 'apst.bin')) < 256:
+            failures.append("APST: the 256-byte table did not come back")
+    except (OSError, IndexError, ValueError) as e:
+        failures.append(f"apst.txt: {e}")
+
+    rr = load_json(results, 'randread.json', failures)
+    dev = load_json(results, 'device-stats.json', failures)
+    summary = ''
+    if rr and dev:
+        job = rr['jobs'][0]['read']
+        fio_mean_us = job['clat_ns']['mean'] / 1000.0
+        cls = {c['class']: c for c in dev['classes']}
+        dev_mean_us = cls['read']['mean-us']
+        if job['total_ios'] < 2000 or rr['jobs'][0]['error']:
+            failures.append(f"fio read {job['total_ios']} I/Os, error {rr['jobs'][0]['error']}")
+        if cls['read']['count'] < 2000:
+            failures.append(f"device counted {cls['read']['count']} reads, fio did 2000")
+        if cls['read']['late'] != 0:
+            failures.append(f"{cls['read']['late']} reads completed after their scheduled "
+                            "time on null-co (the icount guard should prevent it)")
+        over = fio_mean_us - dev_mean_us
+        if not 0.0 <= over <= GUEST_OVERHEAD_MAX_US:
+            failures.append(f"guest QD1 read latency {fio_mean_us:.1f} us vs device "
+                            f"{dev_mean_us:.1f} us: the guest should see the model's latency "
+                            f"plus at most {GUEST_OVERHEAD_MAX_US} us of its own")
+        summary = (f"QD1 4K read: guest {fio_mean_us:.1f} us, device {dev_mean_us:.1f} us "
+                   f"(guest overhead {over:.1f} us), {job['iops']:.0f} IOPS in virtual time")
+
+    if failures:
+        for f in failures:
+            print(f"profile: FAIL {f}")
+        return 1
+    print(f"profile: {os.path.basename(ini)[:-4]}: identity, PCI IDs, capacity, power "
+          f"states, APST, SMART as profiled; {summary}")
+    return 0
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == '--capacity':
+        print(int(num(load_ini(sys.argv[2]), 'identity', 'capacity-bytes')))
+        return 0
+    if len(sys.argv) != 3:
+        sys.exit(__doc__.strip().splitlines()[2])
+    return check(sys.argv[1], sys.argv[2])
+
+
+if __name__ == '__main__':
+    sys.exit(main())
