@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvmimic drive model: says when a specific real NVMe SSD, described by a
+ * profile, completes each command.  Plain C, no QEMU types, never reads a clock.
+ */
+#ifndef NVMIMIC_MODEL_H
+#define NVMIMIC_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+
+#define NVM_MAX_POWER_STATES 8
+#define NVM_MAX_CORES 16
+#define NVM_MAX_CHANNELS 32
+#define NVM_MAX_DIES 512
+#define NVM_MAX_PLANES 8
+#define NVM_HIST_BUCKETS 336
+
+/* Cell modes, numbered by bits per cell. */
+typedef enum NvmCellMode {
+    NVM_CELL_SLC = 1,
+    NVM_CELL_TLC = 3,
+    NVM_CELL_QLC = 4,
+} NvmCellMode;
+
+typedef enum NvmMapKind {
+    NVM_MAP_DRAM,        /* mapping table in on-board DRAM */
+    NVM_MAP_HMB,         /* DRAM-less: part of the map cached in host memory */
+} NvmMapKind;
+
+typedef enum NvmReviewState {
+    NVM_REVIEW_FILLED,   /* whole drive written, then a span is tested */
+    NVM_REVIEW_ERASED,   /* secure erase, then only the span is written */
+} NvmReviewState;
+
+typedef struct NvmPowerState {
+    double max_power_w;
+    uint32_t entry_lat_us;
+    uint32_t exit_lat_us;
+    bool non_operational;
+    /* APST default: idle time before autonomous entry, 0 = never entered */
+    uint32_t idle_before_entry_ms;
+} NvmPowerState;
+
+/*
+ * A drive profile, loaded from profiles/<name>.ini.  Identity fields are for
+ * the device (Identify Controller, PCI config space, SMART); the rest drives
+ * the model.  Times are as in the file (us/ms), sizes in bytes.
+ */
+typedef struct NvmProfile {
+    char *name;                 /* file name without .ini */
+    char *path;
+    char *description;
+
+    /* [identity] */
+    char *vendor;
+    char *model_number;         /* as Identify Controller MN reports it */
+    char *firmware;
+    char *serial;
+    uint32_t pci_vendor_id;
+    uint32_t pci_device_id;
+    uint32_t pci_subsys_vendor_id;
+    uint32_t pci_subsys_id;
+    uint64_t capacity_bytes;
+    uint32_t lba_bytes;
+    uint32_t mdts_pages;        /* in 4 KiB pages; mdts = log2 of it */
+    uint32_t mdts;
+    uint32_t nvme_version;      /* VS register: major << 16 | minor << 8 */
+    bool volatile_write_cache;
+    uint64_t endurance_tbw;
+    int32_t temp_warn_c;
+    int32_t temp_crit_c;
+    int32_t temp_idle_c;
+
+    /* [host-interface] */
+    uint32_t pcie_gen;
+    uint32_t pcie_lanes;
+    uint32_t max_payload_bytes;
+    uint32_t tlp_overhead_bytes;
+    uint32_t cmd_overhead_bytes;
+
+    /* [controller] */
+    uint32_t cores;
+    double read_cmd_ns;
+    double write_cmd_ns;
+    double flush_cmd_ns;
+    double trim_cmd_ns;
+    double read_path_mbps;
+    double write_path_mbps;
+
+    /* [nand] */
+    NvmCellMode cell_mode;      /* native mode: TLC or QLC */
+    uint32_t channels;
+    uint32_t dies_per_channel;
+    uint32_t planes;
+    uint32_t page_bytes;
+    uint32_t pages_per_block;
+    double channel_mbps;
+    uint64_t raw_bytes;
+    double read_us_slc;
+    double read_us_native;
+    double program_us_slc;
+    double program_us_native;
+    double erase_us;
+    bool independent_plane_reads;
+    bool program_suspend;
+    double suspend_us;
+
+    /* [cache] */
+    uint64_t write_buffer_bytes;
+    uint64_t slc_static_bytes;
+    uint64_t slc_dynamic_max_bytes;
+    uint32_t fold_idle_ms;
+
+    /* [map] */
+    NvmMapKind map_kind;
+    uint64_t map_cache_bytes;
+    uint32_t map_entry_bytes;
+    uint32_t map_unit_bytes;
+    uint32_t map_chunk_bytes;
+    bool map_miss_blocks_core;
+
+    /* [gc] */
+    uint64_t gc_reserved_bytes;
+
+    /* [power] */
+    uint32_t n_power_states;
+    NvmPowerState ps[NVM_MAX_POWER_STATES];
+    bool apst_enabled;
+    double link_l1_idle_us;
+    double link_l1_exit_us;
+
+    /* [variability] */
+    double nand_jitter_pct;
+    double read_retry_ppm;
+    double read_retry_ppm_eol;
+    double read_retry_us;
+
+    /* [review] */
+    NvmReviewState review_state;
+    double review_span_pct;
+    uint32_t review_threads_4k_random_write;
+    uint32_t review_threads_64k_seq_write;
+} NvmProfile;
+
+/*
+ * Load @name_or_path: a path if it contains '/' or ends in ".ini", else
+ * "<search_dir>/<name>.ini".  Returns NULL with a one-line error naming the
+ * file, the key and the problem for any invalid profile.
+ */
+NvmProfile *nvm_profile_load(const char *name_or_path, const char *search_dir,
+                             GError **errp);
+void nvm_profile_free(NvmProfile *p);
+/* Sorted profile names found in @dir (free with g_strfreev). */
+char **nvm_profile_list(const char *dir, GError **errp);
+
+/* The key reference, for generated documentation. */
+typedef struct NvmProfileKeyInfo {
+    const char *group;
+    const char *key;
+    const char *type;
+    bool required;
+    const char *doc;
+} NvmProfileKeyInfo;
+unsigned nvm_profile_key_count(void);
+bool nvm_profile_key_info(unsigned i, NvmProfileKeyInfo *out);
+
+typedef enum NvmOp {
+    NVM_OP_READ,
+    NVM_OP_WRITE,
+    NVM_OP_FLUSH,
+    NVM_OP_DISCARD,             /* Dataset Management, deallocate */
+    NVM_OP_WRITE_ZEROES,
+} NvmOp;
+
+#define NVM_CLASS_COUNT 5
+
+typedef struct NvmCmd {
+    NvmOp op;
+    uint64_t slba;
+    uint32_t nlb;               /* number of logical blocks (not 0-based) */
+} NvmCmd;
+
+typedef struct NvmModel NvmModel;
+
+/* The model copies what it needs from @p; @p may be freed afterwards. */
+NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed);
+void nvm_model_free(NvmModel *m);
+size_t nvm_model_memory_bytes(const NvmModel *m);
+
+/*
+ * Submit @cmd at @now_ns (non-decreasing across calls); returns its
+ * completion time in ns, >= now_ns.  Completions may be out of order.
+ */
+uint64_t nvm_model_submit(NvmModel *m, const NvmCmd *cmd, uint64_t now_ns);
+
+/* State injection.  Out-of-range arguments: false and @errp set. */
+bool nvm_model_set_fill(NvmModel *m, double pct, GError **errp);
+bool nvm_model_set_slc_used(NvmModel *m, uint64_t bytes, GError **errp);
+bool nvm_model_set_wear(NvmModel *m, double pct, GError **errp);
+void nvm_model_secure_erase(NvmModel *m);
+void nvm_model_reset_stats(NvmModel *m, uint64_t now_ns);
+
+/*
+ * Autonomous power state transitions as the guest sets them (Set Features
+ * APST): @idle_ms[i] is the idle time before entering state i, 0 = never.
+ * @n must equal the profile's state count.  nvm_model_reset_apst restores
+ * the profile's values.
+ */
+bool nvm_model_set_apst(NvmModel *m, bool enabled, const uint32_t *idle_ms,
+                        unsigned n, GError **errp);
+void nvm_model_reset_apst(NvmModel *m);
+
+typedef struct NvmClassStats {
+    uint64_t count;
+    uint64_t bytes;
+    double mean_us;
+    double p50_us;
+    double p99_us;
+    double p999_us;
+    double max_us;
+    uint64_t hist[NVM_HIST_BUCKETS];    /* see nvm_hist_bucket_upper_ns */
+} NvmClassStats;
+
+typedef struct NvmStats {
+    NvmClassStats cls[NVM_CLASS_COUNT]; /* indexed by NvmOp */
+    uint64_t host_bytes_written;        /* since reset */
+    uint64_t nand_bytes_written;        /* since reset, incl. GC and folding */
+    uint64_t nand_bytes_read;
+    uint64_t total_host_bytes_written;  /* lifetime, incl. injected wear */
+    uint64_t total_nand_bytes_written;
+    double write_amplification;         /* nand / host since reset */
+    double gc_wa_now;                   /* current analytical GC WA */
+    double wear_pct;                    /* of rated endurance */
+    double fill_pct;
+    uint64_t valid_bytes;
+    uint64_t slc_used_bytes;
+    uint64_t slc_size_bytes;
+    uint64_t map_misses;
+    uint64_t power_exits;
+    unsigned power_state;               /* state at the time of the query */
+    uint64_t ps_time_ns[NVM_MAX_POWER_STATES];
+} NvmStats;
+
+/* Statistics up to @now_ns (the model is not changed). */
+void nvm_model_get_stats(const NvmModel *m, uint64_t now_ns, NvmStats *st);
+uint64_t nvm_hist_bucket_upper_ns(unsigned bucket);
+double nvm_hist_percentile_us(const uint64_t *hist, uint64_t count, double q);
+
+#endif

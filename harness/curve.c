@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Curve driver: jobs issue I/O to the model in simulated time.  A binary
+ * heap orders the jobs by the time of their next submission, so the model
+ * sees non-decreasing submission times and each I/O costs O(log jobs).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "curve.h"
+
+typedef struct Job {
+    uint64_t next_ns;           /* next submission */
+    uint64_t arrival_ns;        /* next Poisson arrival (open loop) */
+} Job;
+
+typedef struct Heap {
+    unsigned *idx;
+    unsigned n;
+    Job *jobs;
+} Heap;
+
+static bool heap_less(const Heap *h, unsigned a, unsigned b)
+{
+    const Job *ja = &h->jobs[h->idx[a]];
+    const Job *jb = &h->jobs[h->idx[b]];
+
+    if (ja->next_ns != jb->next_ns) {
+        return ja->next_ns < jb->next_ns;
+    }
+    return h->idx[a] < h->idx[b];
+}
+
+static void heap_swap(Heap *h, unsigned a, unsigned b)
+{
+    unsigned t = h->idx[a];
+
+    h->idx[a] = h->idx[b];
+    h->idx[b] = t;
+}
+
+static void heap_down(Heap *h, unsigned i)
+{
+    for (;;) {
+        unsigned l = 2 * i + 1, r = l + 1, s = i;
+
+        if (l < h->n && heap_less(h, l, s)) {
+            s = l;
+        }
+        if (r < h->n && heap_less(h, r, s)) {
+            s = r;
+        }
+        if (s == i) {
+            return;
+        }
+        heap_swap(h, i, s);
+        i = s;
+    }
+}
+
+static uint64_t curve_rand(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static double curve_rand01(uint64_t *s)
+{
+    return ((curve_rand(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+void nvm_four_corners(NvmWorkload wl[NVM_FOUR_CORNERS], bool implied_threads)
+{
+    const NvmWorkload corners[NVM_FOUR_CORNERS] = {
+        { "4k-random-read", NVM_OP_READ, 4096, false, 128 },
+        { "4k-random-write", NVM_OP_WRITE, 4096, false, 64 },
+        { "64k-seq-read", NVM_OP_READ, 65536, true, 16 },
+        { "64k-seq-write", NVM_OP_WRITE, 65536, true, 8 },
+    };
+
+    memcpy(wl, corners, sizeof(corners));
+    if (implied_threads) {
+        wl[1].threads = 128;
+        wl[3].threads = 16;
+    }
+}
+
+double nvm_curve_rate(double peak_iops, int pct)
+{
+    return peak_iops * pct / 100.0;
+}
+
+double nvm_curve_rate_per_thread(double rate_iops, unsigned threads)
+{
+    return threads ? rate_iops / threads : 0;
+}
+
+void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
+                   uint64_t *now_ns, NvmRunResult *res)
+{
+    const NvmWorkload *wl = spec->wl;
+    unsigned n = wl->threads ? wl->threads : 1;
+    Job *jobs = g_new0(Job, n);
+    Heap h = { g_new(unsigned, n), n, jobs };
+    uint64_t rng = seed;
+    uint64_t t0 = *now_ns;
+    uint64_t measure_ns = t0 + spec->warmup_ns;
+    uint64_t end_ns = measure_ns + spec->duration_ns;
+    uint64_t lba = spec->lba_bytes;
+    uint64_t nblocks, seq_next = 0;
+    double mean_gap_ns = 0;
+    bool measuring = false;
+    NvmCmd cmd = { .op = wl->op };
+    NvmStats *st = g_new(NvmStats, 1);
+
+    nblocks = spec->span_bytes / wl->block_bytes;
+    if (!nblocks) {
+        nblocks = 1;
+    }
+    if (spec->rate_iops > 0) {
+        mean_gap_ns = 1e9 / nvm_curve_rate_per_thread(spec->rate_iops, n);
+    }
+    for (unsigned i = 0; i < n; i++) {
+        h.idx[i] = i;
+        if (mean_gap_ns > 0) {
+            jobs[i].arrival_ns = t0 + (uint64_t)(-log(curve_rand01(&rng)) *
+                                                 mean_gap_ns);
+            jobs[i].next_ns = jobs[i].arrival_ns;
+        } else {
+            jobs[i].next_ns = t0 + i;   /* closed loop: all start at once */
+        }
+    }
+    for (int i = (int)n / 2 - 1; i >= 0; i--) {
+        heap_down(&h, i);
+    }
+    if (spec->warmup_ns == 0) {
+        nvm_model_reset_stats(m, t0);
+        measuring = true;
+    }
+
+    for (;;) {
+        Job *j = &jobs[h.idx[0]];
+        uint64_t t = j->next_ns;
+        uint64_t blk, done;
+
+        if (t >= end_ns) {
+            break;
+        }
+        if (!measuring && t >= measure_ns) {
+            nvm_model_reset_stats(m, t);
+            measuring = true;
+        }
+        if (wl->sequential) {
+            blk = seq_next;
+            seq_next = seq_next + 1 == nblocks ? 0 : seq_next + 1;
+        } else {
+            blk = curve_rand(&rng) % nblocks;
+        }
+        cmd.slba = (spec->span_start_bytes + blk * wl->block_bytes) / lba;
+        cmd.nlb = wl->block_bytes / lba;
+        done = nvm_model_submit(m, &cmd, t);
+        if (mean_gap_ns > 0) {
+            j->arrival_ns += (uint64_t)(-log(curve_rand01(&rng)) *
+                                        mean_gap_ns);
+            j->next_ns = j->arrival_ns > done ? j->arrival_ns : done;
+        } else {
+            j->next_ns = done;
+        }
+        heap_down(&h, 0);
+    }
+
+    nvm_model_get_stats(m, end_ns, st);
+    {
+        const NvmClassStats *c = &st->cls[wl->op];
+        double secs = spec->duration_ns / 1e9;
+
+        res->ios = c->count;
+        res->iops = c->count / secs;
+        res->mbps = c->bytes / secs / 1e6;
+        res->lat_us = c->mean_us;
+        res->p50_us = c->p50_us;
+        res->p99_us = c->p99_us;
+        res->p999_us = c->p999_us;
+    }
+    *now_ns = end_ns;
+    g_free(st);
+    g_free(h.idx);
+    g_free(jobs);
+}
+
+void nvm_curve_precondition(NvmModel *m, uint64_t start, uint64_t bytes,
+                            uint32_t lba_bytes, uint64_t *now_ns)
+{
+    const uint32_t bs = 128 * 1024;
+    uint64_t inflight[8] = { 0 };
+    uint64_t t = *now_ns;
+    NvmCmd cmd = { .op = NVM_OP_WRITE, .nlb = bs / lba_bytes };
+
+    for (uint64_t off = 0, i = 0; off < bytes; off += bs, i++) {
+        uint64_t *slot = &inflight[i % 8];
+
+        /* Slots free in submission order; keep times non-decreasing. */
+        t = *slot > t ? *slot : t;
+        cmd.slba = (start + off) / lba_bytes;
+        *slot = nvm_model_submit(m, &cmd, t);
+    }
+    for (unsigned i = 0; i < 8; i++) {
+        t = inflight[i] > t ? inflight[i] : t;
+    }
+    *now_ns = t;
+}

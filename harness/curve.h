@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Load generation in simulated time: closed-loop peak runs and open-loop
+ * Poisson points at a percentage of that peak, as the reviews' vdbench runs.
+ */
+#ifndef NVMIMIC_CURVE_H
+#define NVMIMIC_CURVE_H
+
+#include "nvmimic-model.h"
+
+typedef struct NvmWorkload {
+    const char *name;           /* e.g. "4k-random-read" */
+    NvmOp op;                   /* NVM_OP_READ or NVM_OP_WRITE */
+    uint32_t block_bytes;
+    bool sequential;            /* one shared stream, else uniform random */
+    unsigned threads;           /* outstanding I/Os (vdbench threads) */
+} NvmWorkload;
+
+typedef struct NvmRunSpec {
+    const NvmWorkload *wl;
+    uint32_t lba_bytes;
+    uint64_t span_start_bytes;
+    uint64_t span_bytes;
+    uint64_t warmup_ns;         /* run, then discard */
+    uint64_t duration_ns;       /* measured */
+    double rate_iops;           /* 0: closed loop (unthrottled) */
+} NvmRunSpec;
+
+typedef struct NvmRunResult {
+    double iops;
+    double mbps;                /* 10^6 bytes per second */
+    double lat_us;              /* mean, from issue to completion */
+    double p50_us;
+    double p99_us;
+    double p999_us;
+    uint64_t ios;
+} NvmRunResult;
+
+/* The four corners of the reviews, and their outstanding counts. */
+#define NVM_FOUR_CORNERS 4
+void nvm_four_corners(NvmWorkload wl[NVM_FOUR_CORNERS], bool implied_threads);
+
+/* Rate of one point of a curve: @pct percent of @peak_iops. */
+double nvm_curve_rate(double peak_iops, int pct);
+/* Rate each of @threads jobs runs at (vdbench splits the rate evenly). */
+double nvm_curve_rate_per_thread(double rate_iops, unsigned threads);
+
+/*
+ * Run @spec against @m from *now_ns (advanced to the end of the run).
+ * Submissions reach the model in time order; @seed fixes the addresses and
+ * arrival times.
+ */
+void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
+                   uint64_t *now_ns, NvmRunResult *res);
+
+/* Write [start, start+bytes) once sequentially (128 KiB, 8 outstanding). */
+void nvm_curve_precondition(NvmModel *m, uint64_t start, uint64_t bytes,
+                            uint32_t lba_bytes, uint64_t *now_ns);
+
+#endif

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The reviews' methodology in simulated time: starting state, unthrottled
+ * peak, then Poisson points at 10..120 % of it; and the SLC cliff run.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "sim.h"
+
+void nvm_sim_review_state(NvmModel *m, const NvmProfile *p,
+                          uint64_t *span_bytes, uint64_t *now_ns)
+{
+    uint64_t span = (uint64_t)(p->capacity_bytes * p->review_span_pct /
+                               100.0);
+
+    span -= span % (1024 * 1024);
+    *span_bytes = span;
+    if (p->review_state == NVM_REVIEW_FILLED) {
+        /* The fill ends with the SLC cache full; the tests follow at once. */
+        nvm_model_set_fill(m, 100.0, NULL);
+        nvm_model_set_slc_used(m, p->slc_static_bytes, NULL);
+    } else {
+        /* Secure erase, then the span is written once before the tests. */
+        nvm_model_secure_erase(m);
+        nvm_curve_precondition(m, 0, span, p->lba_bytes, now_ns);
+    }
+    nvm_model_reset_stats(m, *now_ns);
+}
+
+void nvm_sim_four_corners(const NvmProfile *p, const NvmSimOptions *o,
+                          NvmCornerResult res[NVM_FOUR_CORNERS])
+{
+    NvmWorkload wl[NVM_FOUR_CORNERS];
+    uint64_t dur = (uint64_t)(o->duration_s * 1e9);
+
+    nvm_four_corners(wl, o->implied_threads);
+    for (unsigned w = 0; w < NVM_FOUR_CORNERS; w++) {
+        NvmModel *m = nvm_model_new(p, o->seed);
+        NvmCornerResult *r = &res[w];
+        uint64_t now = 0, span;
+        NvmRunSpec spec = {
+            .wl = &wl[w],
+            .lba_bytes = p->lba_bytes,
+            .span_start_bytes = 0,
+            .warmup_ns = dur / 5,
+            .duration_ns = dur,
+        };
+
+        memset(r, 0, sizeof(*r));
+        r->wl = wl[w];
+        nvm_sim_review_state(m, p, &span, &now);
+        spec.span_bytes = span;
+        nvm_curve_run(m, &spec, o->seed * 7919 + w, &now, &r->peak);
+        if (!o->peaks_only) {
+            for (unsigned i = 0; i < NVM_CURVE_POINTS; i++) {
+                int pct = 10 * (i + 1);
+
+                spec.rate_iops = nvm_curve_rate(r->peak.iops, pct);
+                spec.warmup_ns = dur / 10;
+                r->target_pct[i] = pct;
+                r->target_iops[i] = spec.rate_iops;
+                nvm_curve_run(m, &spec, o->seed * 7919 + w * 131 + i + 1,
+                              &now, &r->curve[i]);
+            }
+            r->n_curve = NVM_CURVE_POINTS;
+        }
+        nvm_model_free(m);
+    }
+}
+
+GArray *nvm_sim_slc_cliff(const NvmProfile *p, uint64_t seed, double step_gb,
+                          double idle_s, double after_gb)
+{
+    GArray *pts = g_array_new(FALSE, TRUE, sizeof(NvmCliffPoint));
+    NvmModel *m = nvm_model_new(p, seed);
+    const uint32_t bs = 128 * 1024;
+    const unsigned qd = 8;
+    uint64_t inflight[8] = { 0 };
+    uint64_t now = 0, span;
+    uint64_t step = (uint64_t)(step_gb * 1e9);
+    uint64_t total = p->capacity_bytes - p->capacity_bytes % bs;
+    uint64_t after = (uint64_t)(after_gb * 1e9);
+    uint64_t written = 0, mark = 0, mark_t;
+    uint64_t off = 0, i = 0;
+    bool idle_done = false;
+    NvmCmd cmd = { .op = NVM_OP_WRITE, .nlb = bs / p->lba_bytes };
+    NvmStats *st = g_new(NvmStats, 1);
+
+    nvm_sim_review_state(m, p, &span, &now);
+    mark_t = now;
+    for (;;) {
+        uint64_t *slot = &inflight[i++ % qd];
+        uint64_t t = *slot > now ? *slot : now;
+
+        if (!idle_done && written >= total) {
+            /* Drain, idle, then write again from the start. */
+            for (unsigned k = 0; k < qd; k++) {
+                t = inflight[k] > t ? inflight[k] : t;
+            }
+            now = t + (uint64_t)(idle_s * 1e9);
+            for (unsigned k = 0; k < qd; k++) {
+                inflight[k] = now;
+            }
+            idle_done = true;
+            off = 0;
+            mark = written;
+            mark_t = now;
+            continue;
+        }
+        if (idle_done && written >= total + after) {
+            break;
+        }
+        now = t;
+        cmd.slba = off / p->lba_bytes;
+        *slot = nvm_model_submit(m, &cmd, now);
+        off = off + bs >= total ? 0 : off + bs;
+        written += bs;
+        if (written - mark >= step) {
+            NvmCliffPoint pt;
+            uint64_t done = *slot;
+
+            nvm_model_get_stats(m, done, st);
+            pt.gb_written = written / 1e9;
+            pt.mbps = (written - mark) / ((done - mark_t) / 1e9) / 1e6;
+            pt.slc_used_gb = st->slc_used_bytes / 1e9;
+            pt.slc_size_gb = st->slc_size_bytes / 1e9;
+            pt.after_idle = idle_done;
+            g_array_append_val(pts, pt);
+            mark = written;
+            mark_t = done;
+        }
+    }
+    g_free(st);
+    nvm_model_free(m);
+    return pts;
+}
+
+void nvm_reviews_free(GArray *rows)
+{
+    if (!rows) {
+        return;
+    }
+    for (unsigned i = 0; i < rows->len; i++) {
+        NvmReviewRow *r = &g_array_index(rows, NvmReviewRow, i);
+
+        g_free(r->drive);
+        g_free(r->workload);
+    }
+    g_array_free(rows, TRUE);
+}
+
+static int col_index(char **hdr, const char *name)
+{
+    for (int i = 0; hdr[i]; i++) {
+        if (!strcmp(hdr[i], name)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+GArray *nvm_reviews_load(const char *path, GError **errp)
+{
+    g_autofree char *text = NULL;
+    g_auto(GStrv) lines = NULL;
+    g_auto(GStrv) hdr = NULL;
+    GArray *rows;
+    int c_drive, c_wl, c_thr, c_iops, c_lat, c_cons;
+
+    if (!g_file_get_contents(path, &text, NULL, errp)) {
+        return NULL;
+    }
+    rows = g_array_new(FALSE, TRUE, sizeof(NvmReviewRow));
+    lines = g_strsplit(text, "\n", -1);
+    for (char **l = lines; *l; l++) {
+        g_auto(GStrv) f = NULL;
+        NvmReviewRow r = { 0 };
+        const char *iops;
+
+        if (!**l || **l == '#') {
+            continue;
+        }
+        if (!hdr) {
+            hdr = g_strsplit(*l, "\t", -1);
+            c_drive = col_index(hdr, "drive");
+            c_wl = col_index(hdr, "workload");
+            c_thr = col_index(hdr, "stated_threads");
+            c_iops = col_index(hdr, "peak_iops");
+            c_lat = col_index(hdr, "lat_us");
+            c_cons = col_index(hdr, "consistent");
+            if (c_drive < 0 || c_wl < 0 || c_thr < 0 || c_iops < 0 ||
+                c_lat < 0 || c_cons < 0) {
+                g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                            "%s: header lacks a needed column", path);
+                nvm_reviews_free(rows);
+                return NULL;
+            }
+            continue;
+        }
+        f = g_strsplit(*l, "\t", -1);
+        if (g_strv_length(f) <= (guint)MAX(MAX(c_drive, c_wl),
+                                           MAX(MAX(c_thr, c_iops),
+                                               MAX(c_lat, c_cons)))) {
+            g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s: short row '%s'", path, *l);
+            nvm_reviews_free(rows);
+            return NULL;
+        }
+        iops = f[c_iops];
+        r.approx = iops[0] == '~';
+        r.peak_iops = g_ascii_strtod(iops + (r.approx ? 1 : 0), NULL);
+        r.lat_us = f[c_lat][0] == '-' ? NAN
+                                      : g_ascii_strtod(f[c_lat], NULL);
+        r.consistent = f[c_cons][0] == 'y';
+        r.stated_threads = atoi(f[c_thr]);
+        r.drive = g_strdup(f[c_drive]);
+        r.workload = g_strdup(f[c_wl]);
+        if (r.peak_iops <= 0) {
+            g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s: bad peak_iops in '%s'", path, *l);
+            g_free(r.drive);
+            g_free(r.workload);
+            nvm_reviews_free(rows);
+            return NULL;
+        }
+        g_array_append_val(rows, r);
+    }
+    return rows;
+}
