@@ -78,6 +78,7 @@ struct NvmModel {
     uint64_t unit_ready;            /* last data of the open unit arrived */
     uint64_t unit_rand_bytes;       /* bytes of the open unit written at random */
     uint64_t stream_end[8];         /* ends of recent sequential streams */
+    double rand_frac;               /* recent share of random writes */
     unsigned stream_victim;
     unsigned next_die;
     uint64_t *ring;                 /* granule -> programmed time */
@@ -332,7 +333,7 @@ static double nvm_native_unit_ns(const NvmModel *m, double prog_ns,
 
 static double nvm_fold_ns_per_byte(const NvmModel *m)
 {
-    double unit = nvm_native_unit_ns(m, m->prog_native_ns, 1.0) +
+    double unit = nvm_native_unit_ns(m, m->prog_native_ns, m->rand_frac) +
                   m->bits * m->read_slc_ns;
 
     return unit / ((double)m->ndies * m->native_unit_bytes);
@@ -364,8 +365,10 @@ static void nvm_fold(NvmModel *m, uint64_t now)
 
     if (amount > 0) {
         m->slc_used -= amount;
-        m->nand_written += amount * m->wa;
-        m->total_nand_written += amount * m->wa;
+        double wa = 1.0 + (m->wa - 1.0) * m->rand_frac;
+
+        m->nand_written += amount * wa;
+        m->total_nand_written += amount * wa;
         m->nand_read += amount;
         nvm_update_wa(m, false);
     }
@@ -659,10 +662,23 @@ static void nvm_program_unit(NvmModel *m)
         double rand = (double)m->unit_rand_bytes / m->unit_bytes;
         double wa = 1.0 + (m->wa - 1.0) * (rand > 1 ? 1 : rand);
 
+        double excess = m->slc_used - nvm_slc_capacity(m);
+
         prog = nvm_native_unit_ns(m, m->prog_native_ns * nvm_jitter(m),
                                   rand > 1 ? 1 : rand);
         m->nand_written += m->unit_bytes * wa;
         m->total_nand_written += m->unit_bytes * wa;
+        if (excess > 0) {
+            /* The dynamic cache shrank under its data (the drive filled):
+             * fold the surplus alongside host writes. */
+            double f = excess < m->unit_bytes ? excess : m->unit_bytes;
+
+            prog += f * nvm_fold_ns_per_byte(m) * m->ndies;
+            m->slc_used -= f;
+            m->nand_written += f * (1.0 + (m->wa - 1.0) * m->rand_frac);
+            m->total_nand_written += f * (1.0 + (m->wa - 1.0) * m->rand_frac);
+            m->nand_read += f;
+        }
     }
     m->unit_rand_bytes = 0;
     done = ds + (uint64_t)prog;
@@ -715,6 +731,9 @@ static uint64_t nvm_buffer_write(NvmModel *m, uint64_t b, uint64_t t,
     uint64_t left = b;
     uint64_t off = s_off;
     bool rand = !nvm_sequential(m, s_off, s_off + b);
+
+    /* Folded data keeps the random/sequential mix it was written with. */
+    m->rand_frac += ((rand ? 1.0 : 0.0) - m->rand_frac) / 256.0;
 
     while (left) {
         uint64_t room, n;
