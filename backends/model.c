@@ -57,6 +57,7 @@ struct NvmModel {
     NvmPowerState ps[NVM_MAX_POWER_STATES];
     bool apst_default_enabled;
     uint64_t l1_idle_ns, l1_exit_ns;
+    uint64_t core_idle_ns, core_wake_ns;
     double jitter;                  /* fraction */
     double retry_p_new, retry_p_eol;
     uint64_t retry_ns;
@@ -93,7 +94,8 @@ struct NvmModel {
     double base_density;            /* valid fraction outside the span */
     uint64_t span_lo, span_hi;      /* bytes; span of written LBAs */
     double span_valid;
-    double slc_used;
+    double slc_used;                /* host bytes held in SLC ... */
+    double slc_base;                /* ... of which outside the span */
     uint64_t fold_clock;            /* folding accounted up to here */
     double wa;
     double wa_hot, wa_valid, wa_dyn;
@@ -358,15 +360,31 @@ static double nvm_fold_amount(const NvmModel *m, uint64_t now, uint64_t *from)
     return amount < m->slc_used ? amount : m->slc_used;
 }
 
+/* Remove @bytes from the SLC pool, from span and base data alike. */
+static void nvm_slc_drain(NvmModel *m, double bytes)
+{
+    if (m->slc_used <= 0) {
+        return;
+    }
+    m->slc_base -= bytes * m->slc_base / m->slc_used;
+    m->slc_used -= bytes;
+    if (m->slc_used < 0) {
+        m->slc_used = 0;
+    }
+    if (m->slc_base < 0) {
+        m->slc_base = 0;
+    }
+}
+
 static void nvm_fold(NvmModel *m, uint64_t now)
 {
     uint64_t from;
     double amount = nvm_fold_amount(m, now, &from);
 
     if (amount > 0) {
-        m->slc_used -= amount;
         double wa = 1.0 + (m->wa - 1.0) * m->rand_frac;
 
+        nvm_slc_drain(m, amount);
         m->nand_written += amount * wa;
         m->total_nand_written += amount * wa;
         m->nand_read += amount;
@@ -473,6 +491,9 @@ static inline uint64_t nvm_core(NvmModel *m, uint64_t t, uint64_t cost,
         }
     }
     start = t > m->core_free[best] ? t : m->core_free[best];
+    if (t > m->core_free[best] + m->core_idle_ns) {
+        start += m->core_wake_ns;       /* the core was clock-gated */
+    }
     m->core_free[best] = start + cost;
     *core = best;
     return start + cost;
@@ -578,14 +599,23 @@ static void nvm_note_write(NvmModel *m, uint64_t s, uint64_t e, bool to_slc)
     double inside = len > 0 ? nvm_span_overlap(m, s, e) : 0;
     double outside = b - inside;
     double p_in = len > 0 ? m->span_valid / len : 0;
-    double slc_frac = m->span_valid > 0 ? m->slc_used / m->span_valid : 0;
+    double slc_span = m->slc_used - m->slc_base;
+    double slc_frac = m->span_valid > 0 ? slc_span / m->span_valid : 0;
+    double base_valid = m->base_density * (m->capacity_bytes - len);
+    double base_frac = base_valid > 0 ? m->slc_base / base_valid : 0;
     double overwritten = inside * p_in + outside * m->base_density;
+    double gone_base = outside * m->base_density * (base_frac > 1 ? 1
+                                                                  : base_frac);
     double new_len;
 
     if (slc_frac > 1) {
         slc_frac = 1;
     }
-    m->slc_used -= inside * p_in * slc_frac;
+    m->slc_used -= inside * p_in * slc_frac + gone_base;
+    m->slc_base -= gone_base;
+    if (m->slc_base < 0) {
+        m->slc_base = 0;
+    }
     if (len <= 0) {
         m->span_lo = s;
         m->span_hi = e;
@@ -615,11 +645,20 @@ static void nvm_note_trim(NvmModel *m, uint64_t s, uint64_t e)
     double outside = (e - s) - inside;
     double p_in = len > 0 ? m->span_valid / len : 0;
     double rest = m->capacity_bytes - len;
-    double slc_frac = m->span_valid > 0 ? m->slc_used / m->span_valid : 0;
+    double slc_frac = m->span_valid > 0 ?
+                      (m->slc_used - m->slc_base) / m->span_valid : 0;
+    double base_frac = rest > 0 && m->base_density > 0 ?
+                       m->slc_base / (m->base_density * rest) : 0;
+    double gone_base = outside * m->base_density *
+                       (base_frac > 1 ? 1 : base_frac);
 
-    m->slc_used -= inside * p_in * (slc_frac > 1 ? 1 : slc_frac);
+    m->slc_used -= inside * p_in * (slc_frac > 1 ? 1 : slc_frac) + gone_base;
+    m->slc_base -= gone_base;
     if (m->slc_used < 0) {
         m->slc_used = 0;
+    }
+    if (m->slc_base < 0) {
+        m->slc_base = 0;
     }
     m->span_valid -= inside * p_in;
     if (m->span_valid < 0) {
@@ -674,7 +713,7 @@ static void nvm_program_unit(NvmModel *m)
             double f = excess < m->unit_bytes ? excess : m->unit_bytes;
 
             prog += f * nvm_fold_ns_per_byte(m) * m->ndies;
-            m->slc_used -= f;
+            nvm_slc_drain(m, f);
             m->nand_written += f * (1.0 + (m->wa - 1.0) * m->rand_frac);
             m->total_nand_written += f * (1.0 + (m->wa - 1.0) * m->rand_frac);
             m->nand_read += f;
@@ -802,11 +841,12 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
     double tr;
 
     if (in_span) {
-        p_slc = m->span_valid > 0 ? m->slc_used / m->span_valid : 0;
+        p_slc = m->span_valid > 0 ?
+                (m->slc_used - m->slc_base) / m->span_valid : 0;
     } else {
         double base = nvm_valid_bytes(m) - m->span_valid;
 
-        p_slc = base > 0 ? (m->slc_used - m->span_valid) / base : 0;
+        p_slc = base > 0 ? m->slc_base / base : 0;
     }
     tr = nvm_rand01(m) < p_slc ? m->read_slc_ns : m->read_native_ns;
 
@@ -995,6 +1035,8 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
     m->apst_default_enabled = p->apst_enabled;
     m->l1_idle_ns = llround(p->link_l1_idle_us * NS_PER_US);
     m->l1_exit_ns = llround(p->link_l1_exit_us * NS_PER_US);
+    m->core_idle_ns = llround(p->core_idle_us * NS_PER_US);
+    m->core_wake_ns = llround(p->core_wake_us * NS_PER_US);
     m->jitter = p->nand_jitter_pct / 100.0;
     m->retry_p_new = p->read_retry_ppm * 1e-6;
     m->retry_p_eol = p->read_retry_ppm_eol * 1e-6;
@@ -1052,6 +1094,7 @@ bool nvm_model_set_fill(NvmModel *m, double pct, GError **errp)
     m->span_lo = m->span_hi = 0;
     m->span_valid = 0;
     m->slc_used = 0;
+    m->slc_base = 0;
     nvm_update_wa(m, true);
     return true;
 }
@@ -1068,7 +1111,9 @@ bool nvm_model_set_slc_used(NvmModel *m, uint64_t bytes, GError **errp)
                     bytes, cap, valid);
         return false;
     }
+    /* Injected SLC data belongs to the data already on the drive. */
     m->slc_used = bytes;
+    m->slc_base = bytes;
     nvm_update_wa(m, true);
     return true;
 }
@@ -1092,6 +1137,7 @@ void nvm_model_secure_erase(NvmModel *m)
     m->span_lo = m->span_hi = 0;
     m->span_valid = 0;
     m->slc_used = 0;
+    m->slc_base = 0;
     if (m->map_tags) {
         memset(m->map_tags, 0, sizeof(uint32_t) * m->n_map_tags);
     }

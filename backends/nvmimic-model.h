@@ -130,6 +130,8 @@ typedef struct NvmProfile {
     bool apst_enabled;
     double link_l1_idle_us;
     double link_l1_exit_us;
+    double core_idle_us;
+    double core_wake_us;
 
     /* [variability] */
     double nand_jitter_pct;

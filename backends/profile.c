@@ -181,6 +181,10 @@ static const KeyDesc key_table[] = {
       "idle time before the link enters ASPM L1" },
     { "power", "link-l1-exit-us", KT_DBL, OFF(link_l1_exit_us), RP,
       "ASPM L1 exit latency" },
+    { "power", "core-idle-us", KT_DBL, OFF(core_idle_us), RP,
+      "idle time before a firmware core is clock-gated" },
+    { "power", "core-wake-us", KT_DBL, OFF(core_wake_us), RP,
+      "time to wake a clock-gated core" },
 
     { "variability", "nand-jitter-pct", KT_DBL, OFF(nand_jitter_pct),
       KF_REQ, "standard deviation of NAND operation times, % of nominal" },

@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Model mechanisms, one test per behaviour: SLC cliff and folding, GC,
+ * HMB map misses, Little's law, seeds, power states, state injection.
+ */
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+#include "curve.h"
+
+static NvmProfile *load(const char *name)
+{
+    g_autoptr(GError) err = NULL;
+    NvmProfile *p = nvm_profile_load(name, NVMIMIC_PROFILE_DIR, &err);
+
+    g_assert_no_error(err);
+    g_assert_nonnull(p);
+    return p;
+}
+
+/* Load @name with "key = value" lines replaced (for isolating mechanisms). */
+static NvmProfile *load_patched(const char *name, const char *const *kv)
+{
+    g_autofree char *src = g_strdup_printf("%s/%s.ini", NVMIMIC_PROFILE_DIR,
+                                           name);
+    g_autofree char *text = NULL;
+    g_autoptr(GError) err = NULL;
+    g_auto(GStrv) lines = NULL;
+    GString *out = g_string_new(NULL);
+    g_autofree char *path = NULL;
+    NvmProfile *p;
+    int fd;
+
+    g_assert_true(g_file_get_contents(src, &text, NULL, NULL));
+    lines = g_strsplit(text, "\n", -1);
+    for (char **l = lines; *l; l++) {
+        const char *line = *l;
+
+        for (const char *const *k = kv; *k; k += 2) {
+            size_t n = strlen(k[0]);
+
+            if (!strncmp(line, k[0], n) && line[n] == ' ') {
+                line = NULL;
+                g_string_append_printf(out, "%s = %s\n", k[0], k[1]);
+                break;
+            }
+        }
+        if (line) {
+            g_string_append_printf(out, "%s\n", line);
+        }
+    }
+    fd = g_file_open_tmp("nvmimic-XXXXXX.ini", &path, &err);
+    g_assert_no_error(err);
+    close(fd);
+    g_assert_true(g_file_set_contents(path, out->str, out->len, NULL));
+    g_string_free(out, TRUE);
+    p = nvm_profile_load(path, NULL, &err);
+    g_assert_no_error(err);
+    g_unlink(path);
+    return p;
+}
+
+/* Sequential 128 KiB writes at 8 outstanding; rate (MB/s) per GB. */
+static GArray *write_seq_gb(NvmModel *m, const NvmProfile *p, uint64_t *now,
+                            uint64_t start, double gbs)
+{
+    GArray *rates = g_array_new(FALSE, FALSE, sizeof(double));
+    const uint32_t bs = 128 * 1024;
+    uint64_t slots[8];
+    uint64_t n = (uint64_t)(gbs * 1e9 / bs), per_gb = 1000000000ULL / bs;
+    uint64_t mark = *now;
+    NvmCmd cmd = { .op = NVM_OP_WRITE, .nlb = bs / p->lba_bytes };
+
+    for (int i = 0; i < 8; i++) {
+        slots[i] = *now;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t *s = &slots[i % 8];
+        uint64_t t = *s > *now ? *s : *now;
+
+        *now = t;
+        cmd.slba = (start + i * bs) % p->capacity_bytes / p->lba_bytes;
+        *s = nvm_model_submit(m, &cmd, t);
+        if ((i + 1) % per_gb == 0) {
+            double r = per_gb * bs / ((*s - mark) / 1e9) / 1e6;
+
+            g_array_append_val(rates, r);
+            mark = *s;
+        }
+    }
+    for (int i = 0; i < 8; i++) {
+        *now = slots[i] > *now ? slots[i] : *now;
+    }
+    return rates;
+}
+
+static void slc_cache_exhausted_drops_to_native_rate_at_cache_size(void)
+{
+    NvmProfile *p = load("intel-670p-2tb");
+    NvmModel *m = nvm_model_new(p, 1);
+    uint64_t now = 0;
+    GArray *r;
+    double expect_gb, x, first;
+    int cliff = -1;
+
+    /* Empty drive: SLC data x fills the cache when x = cap(valid = x). */
+    x = p->slc_static_bytes + p->slc_dynamic_max_bytes;
+    if ((p->capacity_bytes - x) / p->cell_mode < p->slc_dynamic_max_bytes) {
+        x = (p->slc_static_bytes + (double)p->capacity_bytes / p->cell_mode) /
+            (1.0 + 1.0 / p->cell_mode);
+    }
+    expect_gb = x / 1e9;
+    r = write_seq_gb(m, p, &now, 0, expect_gb + 10);
+    first = g_array_index(r, double, 0);
+    for (unsigned i = 0; i < r->len; i++) {
+        if (g_array_index(r, double, i) < first / 2) {
+            cliff = i;
+            break;
+        }
+    }
+    g_test_message("SLC rate %.0f MB/s, cliff in GB %d, expected %.1f GB, "
+                   "after %.0f MB/s", first, cliff, expect_gb,
+                   g_array_index(r, double, r->len - 1));
+    g_assert_cmpint(cliff, >=, 0);
+    g_assert_cmpfloat(fabs(cliff + 0.5 - expect_gb), <=, 1.5);
+    /* QLC-class rate after the cache: ~100 MB/s, well below the SLC rate */
+    g_assert_cmpfloat(g_array_index(r, double, r->len - 1), <, first / 10);
+    g_array_free(r, TRUE);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+static void idle_folding_restores_slc_write_rate(void)
+{
+    NvmProfile *p = load("intel-670p-2tb");
+    NvmModel *m = nvm_model_new(p, 1);
+    uint64_t now = 0;
+    GArray *r;
+    NvmStats st;
+    double slow, before_gb, after_gb;
+
+    r = write_seq_gb(m, p, &now, 0, 290);
+    slow = g_array_index(r, double, r->len - 1);
+    g_array_free(r, TRUE);
+    nvm_model_get_stats(m, now, &st);
+    before_gb = st.slc_used_bytes / 1e9;
+
+    now += 120 * 1000000000ULL;                 /* two minutes idle */
+    nvm_model_get_stats(m, now, &st);
+    after_gb = st.slc_used_bytes / 1e9;
+    g_test_message("SLC used %.1f GB -> %.1f GB after idle; slow rate %.0f",
+                   before_gb, after_gb, slow);
+    g_assert_cmpfloat(after_gb, <, before_gb - 5);
+
+    r = write_seq_gb(m, p, &now, 300e9, 2);
+    g_assert_cmpfloat(g_array_index(r, double, 0), >, slow * 10);
+    g_array_free(r, TRUE);
+
+    /* Without the idle period the rate stays low. */
+    r = write_seq_gb(m, p, &now, 310e9, 20);
+    g_assert_cmpfloat(g_array_index(r, double, r->len - 1), <, slow * 1.5);
+    g_array_free(r, TRUE);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+static double closed_loop(NvmModel *m, const NvmProfile *p,
+                          const NvmWorkload *wl, uint64_t span, double secs,
+                          uint64_t seed, NvmRunResult *res)
+{
+    uint64_t now = 0;
+    NvmRunSpec spec = {
+        .wl = wl, .lba_bytes = p->lba_bytes, .span_bytes = span,
+        .warmup_ns = (uint64_t)(secs * 2e8), .duration_ns = secs * 1e9,
+    };
+
+    nvm_curve_run(m, &spec, seed, &now, res);
+    return res->iops;
+}
+
+static void fuller_drive_gives_lower_random_write_peak(void)
+{
+    /* No SLC cache, so every write goes to native blocks through GC. */
+    static const char *const kv[] = {
+        "slc-static-bytes", "0", "slc-dynamic-max-bytes", "0", NULL,
+    };
+    NvmProfile *p = load_patched("crucial-p5-1tb", kv);
+    NvmWorkload wl = { "4k-random-write", NVM_OP_WRITE, 4096, false, 64 };
+    NvmRunResult r40, r90;
+    NvmStats s40, s90;
+    NvmModel *m;
+
+    m = nvm_model_new(p, 1);
+    nvm_model_set_fill(m, 40, NULL);
+    closed_loop(m, p, &wl, p->capacity_bytes, 2, 1, &r40);
+    nvm_model_get_stats(m, 0, &s40);
+    nvm_model_free(m);
+
+    m = nvm_model_new(p, 1);
+    nvm_model_set_fill(m, 90, NULL);
+    closed_loop(m, p, &wl, p->capacity_bytes, 2, 1, &r90);
+    nvm_model_get_stats(m, 0, &s90);
+    nvm_model_free(m);
+
+    g_test_message("fill 40 %%: %.0f IOPS WA %.2f; fill 90 %%: %.0f IOPS "
+                   "WA %.2f", r40.iops, s40.write_amplification, r90.iops,
+                   s90.write_amplification);
+    g_assert_cmpfloat(s90.write_amplification, >,
+                      s40.write_amplification * 1.5);
+    g_assert_cmpfloat(r90.iops, <, r40.iops * 0.7);
+    nvm_profile_free(p);
+}
+
+static void hmb_map_miss_costs_an_extra_nand_read(void)
+{
+    NvmProfile *p = load("crucial-p2-2tb");
+    NvmWorkload wl = { "4k-random-read", NVM_OP_READ, 4096, false, 1 };
+    uint64_t spans[2] = { 2000000000ULL, 1000000000000ULL };
+    double lat[2], miss[2], nand_per_read[2];
+
+    for (int i = 0; i < 2; i++) {
+        NvmModel *m = nvm_model_new(p, 1);
+        NvmRunResult r;
+        NvmStats st;
+
+        nvm_model_set_fill(m, 100, NULL);
+        closed_loop(m, p, &wl, spans[i], 1, 3, &r);
+        nvm_model_get_stats(m, 0, &st);
+        lat[i] = r.lat_us;
+        miss[i] = (double)st.map_misses / st.cls[NVM_OP_READ].count;
+        nand_per_read[i] = (double)st.nand_bytes_read /
+                           st.cls[NVM_OP_READ].count;
+        nvm_model_free(m);
+    }
+    g_test_message("2 GB span: %.1f us, miss %.3f; 1 TB span: %.1f us, "
+                   "miss %.3f", lat[0], miss[0], lat[1], miss[1]);
+    /* 64 MB of HMB maps 64 GB: a 2 GB span fits, a 1 TB one does not */
+    g_assert_cmpfloat(miss[0], <, 0.01);
+    g_assert_cmpfloat(miss[1], >, 0.8);
+    /* each miss reads one map chunk from NAND ... */
+    g_assert_cmpfloat(fabs(nand_per_read[1] - nand_per_read[0] -
+                           miss[1] * p->map_chunk_bytes), <,
+                      0.05 * p->map_chunk_bytes);
+    /* ... and its SLC read time shows in the latency */
+    g_assert_cmpfloat(lat[1] - lat[0], >, 0.8 * miss[1] * p->read_us_slc);
+    nvm_profile_free(p);
+}
+
+static void littles_law_holds_at_saturation(void)
+{
+    NvmProfile *p = load("crucial-p5-2tb");
+    NvmWorkload wl = { "4k-random-read", NVM_OP_READ, 4096, false, 32 };
+    NvmModel *m = nvm_model_new(p, 1);
+    NvmRunResult r;
+
+    nvm_model_set_fill(m, 100, NULL);
+    closed_loop(m, p, &wl, p->capacity_bytes / 20, 0.5, 1, &r);
+    g_test_message("%.0f IOPS x %.1f us = %.2f outstanding", r.iops,
+                   r.lat_us, r.iops * r.lat_us * 1e-6);
+    g_assert_cmpfloat(fabs(r.iops * r.lat_us * 1e-6 - 32), <, 0.02 * 32);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+static void run_seed(const NvmProfile *p, uint64_t seed, NvmRunResult *r,
+                     NvmStats *st)
+{
+    NvmWorkload wl = { "4k-random-read", NVM_OP_READ, 4096, false, 128 };
+    NvmModel *m = nvm_model_new(p, seed);
+
+    nvm_model_set_fill(m, 100, NULL);
+    closed_loop(m, p, &wl, p->capacity_bytes / 20, 0.2, seed, r);
+    nvm_model_get_stats(m, 0, st);
+    nvm_model_free(m);
+}
+
+static void same_seed_repeats_exactly_other_seed_differs(void)
+{
+    NvmProfile *p = load("crucial-p5-1tb");
+    NvmRunResult a, b, c;
+    NvmStats *sa = g_new(NvmStats, 1), *sb = g_new(NvmStats, 1);
+    NvmStats *sc = g_new(NvmStats, 1);
+
+    run_seed(p, 7, &a, sa);
+    run_seed(p, 7, &b, sb);
+    run_seed(p, 8, &c, sc);
+    g_assert_cmpuint(a.ios, ==, b.ios);
+    g_assert_cmpfloat(a.lat_us, ==, b.lat_us);
+    g_assert_cmpmem(sa->cls[NVM_OP_READ].hist, sizeof(sa->cls[0].hist),
+                    sb->cls[NVM_OP_READ].hist, sizeof(sb->cls[0].hist));
+    g_assert_true(a.lat_us != c.lat_us || a.ios != c.ios);
+    /* the spread is real: p99 above the mean */
+    g_assert_cmpfloat(a.p99_us, >, a.lat_us * 1.05);
+    g_free(sa);
+    g_free(sb);
+    g_free(sc);
+    nvm_profile_free(p);
+}
+
+static uint64_t read_at(NvmModel *m, uint64_t t)
+{
+    NvmCmd cmd = { .op = NVM_OP_READ, .slba = 123456, .nlb = 8 };
+
+    return nvm_model_submit(m, &cmd, t) - t;
+}
+
+static void power_state_exit_latency_appears_after_idle(void)
+{
+    NvmProfile *p = load("crucial-p5-1tb");
+    NvmModel *m = nvm_model_new(p, 1);
+    const NvmPowerState *deep = &p->ps[p->n_power_states - 1];
+    uint64_t t = 0, busy, idle, ms = 1000000;
+    uint32_t off[NVM_MAX_POWER_STATES] = { 0 };
+    NvmStats st;
+    g_autoptr(GError) err = NULL;
+
+    nvm_model_set_fill(m, 100, NULL);
+    t += read_at(m, t) + 10 * ms;
+    busy = read_at(m, t);                       /* 10 ms idle: L1 only */
+    t += busy + (deep->idle_before_entry_ms + 1000) * ms;
+    idle = read_at(m, t);                       /* deepest state reached */
+    nvm_model_get_stats(m, t + idle, &st);
+    g_test_message("after 10 ms idle %.1f us, after %u ms idle %.1f us",
+                   busy / 1e3, deep->idle_before_entry_ms + 1000,
+                   idle / 1e3);
+    g_assert_cmpfloat(fabs((double)idle - busy - deep->exit_lat_us * 1e3),
+                      <, 100e3);
+    g_assert_cmpuint(st.ps_time_ns[p->n_power_states - 1], >, 900 * ms);
+    g_assert_cmpuint(st.power_exits, ==, 1);
+
+    /* The guest turns APST off: no exit latency any more. */
+    g_assert_true(nvm_model_set_apst(m, false, off, p->n_power_states,
+                                     &err));
+    t += idle + (deep->idle_before_entry_ms + 1000) * ms;
+    idle = read_at(m, t);
+    g_assert_cmpfloat(fabs((double)idle - busy), <, 100e3);
+    /* Wrong table size is refused. */
+    g_assert_false(nvm_model_set_apst(m, true, off, 2, &err));
+    g_assert_nonnull(err);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+static void lowest_load_latency_is_above_moderate_load(void)
+{
+    NvmProfile *p = load("crucial-p2-500g");
+    NvmWorkload wl = { "64k-seq-write", NVM_OP_WRITE, 65536, true, 8 };
+    double lat[2];
+    int pct[2] = { 10, 40 };
+
+    for (int i = 0; i < 2; i++) {
+        NvmModel *m = nvm_model_new(p, 1);
+        NvmRunResult r;
+        uint64_t now = 0;
+        NvmRunSpec spec = {
+            .wl = &wl, .lba_bytes = p->lba_bytes,
+            .span_bytes = p->capacity_bytes / 20,
+            .warmup_ns = 500000000, .duration_ns = 5000000000ULL,
+            .rate_iops = nvm_curve_rate(4745, pct[i]),
+        };
+
+        nvm_model_set_fill(m, 100, NULL);
+        nvm_curve_run(m, &spec, 5, &now, &r);
+        lat[i] = r.lat_us;
+        nvm_model_free(m);
+    }
+    /* Long gaps at 10 % let the link reach L1.2; its exit shows. */
+    g_test_message("10 %%: %.1f us, 40 %%: %.1f us", lat[0], lat[1]);
+    g_assert_cmpfloat(lat[0], >, lat[1] + 0.2 * p->link_l1_exit_us);
+    nvm_profile_free(p);
+}
+
+static void state_injection_rejects_out_of_range(void)
+{
+    NvmProfile *p = load("crucial-p2-500g");
+    NvmModel *m = nvm_model_new(p, 1);
+    NvmStats st;
+    GError *err = NULL;
+
+    g_assert_false(nvm_model_set_fill(m, 101, &err));
+    g_assert_nonnull(err);
+    g_clear_error(&err);
+    g_assert_false(nvm_model_set_fill(m, -1, &err));
+    g_clear_error(&err);
+    g_assert_false(nvm_model_set_wear(m, 300, &err));
+    g_clear_error(&err);
+    /* SLC occupancy cannot exceed the valid data or the cache */
+    g_assert_false(nvm_model_set_slc_used(m, 1000000, &err));
+    g_clear_error(&err);
+    g_assert_true(nvm_model_set_fill(m, 50, &err));
+    g_assert_true(nvm_model_set_slc_used(m, 1000000000, &err));
+    g_assert_true(nvm_model_set_wear(m, 12.5, &err));
+    nvm_model_get_stats(m, 0, &st);
+    g_assert_cmpfloat(fabs(st.fill_pct - 50), <, 0.01);
+    g_assert_cmpuint(st.slc_used_bytes, ==, 1000000000);
+    g_assert_cmpfloat(fabs(st.wear_pct - 12.5), <, 0.01);
+    nvm_model_secure_erase(m);
+    nvm_model_get_stats(m, 0, &st);
+    g_assert_cmpuint(st.valid_bytes, ==, 0);
+    g_assert_cmpuint(st.slc_used_bytes, ==, 0);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+static void trim_empties_and_flush_waits_for_nand(void)
+{
+    NvmProfile *p = load("crucial-p5-1tb");
+    NvmModel *m = nvm_model_new(p, 1);
+    NvmCmd w = { .op = NVM_OP_WRITE, .slba = 0, .nlb = 8 };
+    NvmCmd f = { .op = NVM_OP_FLUSH };
+    NvmCmd t = { .op = NVM_OP_DISCARD, .slba = 0,
+                 .nlb = (uint32_t)(p->capacity_bytes / 2 / p->lba_bytes) };
+    uint64_t wdone, fdone;
+    NvmStats st;
+
+    nvm_model_set_fill(m, 100, NULL);
+    wdone = nvm_model_submit(m, &w, 0);
+    fdone = nvm_model_submit(m, &f, wdone);
+    g_test_message("write %.1f us, flush %.1f us", wdone / 1e3,
+                   (fdone - wdone) / 1e3);
+    /* the write returns from the buffer; the flush waits for a program */
+    g_assert_cmpfloat(fdone - wdone, >, p->program_us_slc * 1e3 * 0.5);
+    g_assert_cmpfloat(wdone, <, p->program_us_slc * 1e3 * 0.5);
+    nvm_model_submit(m, &t, fdone);
+    nvm_model_get_stats(m, fdone, &st);
+    g_assert_cmpfloat(fabs(st.fill_pct - 50), <, 1);
+    g_assert_cmpuint(st.cls[NVM_OP_DISCARD].count, ==, 1);
+    g_assert_cmpuint(st.cls[NVM_OP_FLUSH].count, ==, 1);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+static void model_state_is_small_for_2tb_profiles(void)
+{
+    const char *names[] = { "crucial-p2-2tb", "crucial-p5-2tb",
+                            "intel-670p-2tb" };
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(names); i++) {
+        NvmProfile *p = load(names[i]);
+        NvmModel *m = nvm_model_new(p, 1);
+
+        g_test_message("%s: %zu bytes", names[i], nvm_model_memory_bytes(m));
+        g_assert_cmpuint(nvm_model_memory_bytes(m), <, 1 << 20);
+        nvm_model_free(m);
+        nvm_profile_free(p);
+    }
+}
+
+static void completions_never_precede_submission(void)
+{
+    NvmProfile *p = load("crucial-p2-500g");
+    NvmModel *m = nvm_model_new(p, 3);
+    uint64_t t = 0, s = 1;
+
+    nvm_model_set_fill(m, 80, NULL);
+    for (int i = 0; i < 200000; i++) {
+        NvmCmd c;
+
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        c.op = (NvmOp)((s >> 33) % NVM_CLASS_COUNT);
+        c.slba = (s >> 11) % (p->capacity_bytes / p->lba_bytes);
+        c.nlb = 1 + (s >> 40) % 256;
+        t += (s >> 50) % 20000;
+        g_assert_cmpuint(nvm_model_submit(m, &c, t), >=, t);
+    }
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/model/slc_cache_exhausted_drops_to_native_rate_at_"
+                    "cache_size",
+                    slc_cache_exhausted_drops_to_native_rate_at_cache_size);
+    g_test_add_func("/model/idle_folding_restores_slc_write_rate",
+                    idle_folding_restores_slc_write_rate);
+    g_test_add_func("/model/fuller_drive_gives_lower_random_write_peak",
+                    fuller_drive_gives_lower_random_write_peak);
+    g_test_add_func("/model/hmb_map_miss_costs_an_extra_nand_read",
+                    hmb_map_miss_costs_an_extra_nand_read);
+    g_test_add_func("/model/littles_law_holds_at_saturation",
+                    littles_law_holds_at_saturation);
+    g_test_add_func("/model/same_seed_repeats_exactly_other_seed_differs",
+                    same_seed_repeats_exactly_other_seed_differs);
+    g_test_add_func("/model/power_state_exit_latency_appears_after_idle",
+                    power_state_exit_latency_appears_after_idle);
+    g_test_add_func("/model/lowest_load_latency_is_above_moderate_load",
+                    lowest_load_latency_is_above_moderate_load);
+    g_test_add_func("/model/state_injection_rejects_out_of_range",
+                    state_injection_rejects_out_of_range);
+    g_test_add_func("/model/trim_empties_and_flush_waits_for_nand",
+                    trim_empties_and_flush_waits_for_nand);
+    g_test_add_func("/model/model_state_is_small_for_2tb_profiles",
+                    model_state_is_small_for_2tb_profiles);
+    g_test_add_func("/model/completions_never_precede_submission",
+                    completions_never_precede_submission);
+    return g_test_run();
+}
