@@ -4,6 +4,7 @@
  * firmware cores, data paths, flash channels and dies, with an SLC cache,
  * write buffer, map cache, analytical GC and power states.  See README.md.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -77,7 +78,7 @@ struct NvmModel {
     uint32_t unit_bytes;            /* size of the open unit, 0 = none */
     bool unit_slc;
     uint64_t unit_ready;            /* last data of the open unit arrived */
-    uint64_t unit_rand_bytes;       /* bytes of the open unit written at random */
+    uint64_t unit_rand_bytes;       /* open unit bytes written at random */
     uint64_t stream_end[8];         /* ends of recent sequential streams */
     double rand_frac;               /* recent share of random writes */
     unsigned stream_victim;
@@ -119,8 +120,10 @@ struct NvmModel {
 };
 
 /* ------------------------------------------------------------------ */
-/* PRNG: xoshiro256** seeded by splitmix64 (Blackman & Vigna, public domain
- * algorithms, written out here from their description). */
+/*
+ * PRNG: xoshiro256** seeded by splitmix64 (Blackman & Vigna, public domain
+ * algorithms, written out here from their description).
+ */
 
 static uint64_t nvm_splitmix64(uint64_t *x)
 {
@@ -228,11 +231,13 @@ double nvm_hist_percentile_us(const uint64_t *hist, uint64_t count, double q)
 }
 
 /* ------------------------------------------------------------------ */
-/* Garbage collection: write amplification of FIFO (LRW) cleaning under
+/*
+ * Garbage collection: write amplification of FIFO (LRW) cleaning under
  * uniform random writes, WA = a / (a + W0(-a e^-a)) with a = physical /
  * logical space of the data being rewritten (Hu et al., SYSTOR 2009;
  * Desnoyers, SYSTOR 2012).  Greedy cleaning does slightly better; the
- * FIFO form is closed and monotonic, which is what the model needs. */
+ * FIFO form is closed and monotonic, which is what the model needs.
+ */
 
 static double nvm_lambert_w0(double x)
 {
@@ -250,7 +255,7 @@ static double nvm_lambert_w0(double x)
         double d = e * (w + 1.0) - (w + 2.0) * f / (2.0 * w + 2.0);
         double nw = w - f / d;
 
-        if (fabs(nw - w) < 1e-12) {
+        if (fabs(nw - w) < DBL_EPSILON) {
             w = nw;
             break;
         }
@@ -321,9 +326,11 @@ static double nvm_slc_capacity(const NvmModel *m)
     return m->slc_static_bytes + dyn;
 }
 
-/* Die time of one native program unit including GC copies and erases.
+/*
+ * Die time of one native program unit including GC copies and erases.
  * Sequentially written data is later invalidated a block at a time, so only
- * the randomly written fraction @rand of a unit carries GC copies. */
+ * the randomly written fraction @rand of a unit carries GC copies.
+ */
 static double nvm_native_unit_ns(const NvmModel *m, double prog_ns,
                                  double rand)
 {
@@ -398,8 +405,10 @@ static void nvm_fold(NvmModel *m, uint64_t now)
 /* ------------------------------------------------------------------ */
 /* Power: APST non-operational states and ASPM L1 on the link. */
 
-/* Split the idle time [from, now) of an idle period that began at
- * @idle_start among the power states APST walks through. */
+/*
+ * Split the idle time [from, now) of an idle period that began at
+ * @idle_start among the power states APST walks through.
+ */
 static void nvm_account_idle(const NvmModel *m, uint64_t *ps_time,
                              uint64_t idle_start, uint64_t from,
                              uint64_t now, unsigned *state_out)
@@ -499,8 +508,10 @@ static inline uint64_t nvm_core(NvmModel *m, uint64_t t, uint64_t cost,
     return start + cost;
 }
 
-/* A throughput resource: reserves its slot in submission order from @t and
- * returns the earliest time the work that becomes ready at @ready is done. */
+/*
+ * A throughput resource: reserves its slot in submission order from @t and
+ * returns the earliest time the work that becomes ready at @ready is done.
+ */
 static inline uint64_t nvm_pipe(uint64_t *free_at, uint64_t t, uint64_t ready,
                                 uint64_t svc)
 {
@@ -554,8 +565,10 @@ static uint64_t nvm_page_read(NvmModel *m, unsigned die, unsigned plane,
     return nvm_pipe(&m->chan_free[die % m->channels], start, end, xfer);
 }
 
-/* Map lookup: a miss in the map cache reads a map chunk (SLC) first; a
- * synchronous firmware keeps its core busy meanwhile. */
+/*
+ * Map lookup: a miss in the map cache reads a map chunk (SLC) first; a
+ * synchronous firmware keeps its core busy meanwhile.
+ */
 static uint64_t nvm_map_lookup(NvmModel *m, uint64_t off, uint64_t t,
                                unsigned core)
 {
@@ -708,8 +721,10 @@ static void nvm_program_unit(NvmModel *m)
         m->nand_written += m->unit_bytes * wa;
         m->total_nand_written += m->unit_bytes * wa;
         if (excess > 0) {
-            /* The dynamic cache shrank under its data (the drive filled):
-             * fold the surplus alongside host writes. */
+            /*
+             * The dynamic cache shrank under its data (the drive filled):
+             * fold the surplus alongside host writes.
+             */
             double f = excess < m->unit_bytes ? excess : m->unit_bytes;
 
             prog += f * nvm_fold_ns_per_byte(m) * m->ndies;
@@ -1038,8 +1053,8 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
     m->core_idle_ns = llround(p->core_idle_us * NS_PER_US);
     m->core_wake_ns = llround(p->core_wake_us * NS_PER_US);
     m->jitter = p->nand_jitter_pct / 100.0;
-    m->retry_p_new = p->read_retry_ppm * 1e-6;
-    m->retry_p_eol = p->read_retry_ppm_eol * 1e-6;
+    m->retry_p_new = p->read_retry_ppm / 1e6;
+    m->retry_p_eol = p->read_retry_ppm_eol / 1e6;
     m->retry_ns = llround(p->read_retry_us * NS_PER_US);
     m->endurance_bytes = (double)p->endurance_tbw * 1e12;
 

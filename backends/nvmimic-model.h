@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nvmimic drive model: says when a specific real NVMe SSD, described by a
- * profile, completes each command.  Plain C, no QEMU types, never reads a clock.
+ * profile, completes each command.  Plain C, no QEMU types, no clock reads.
  */
 #ifndef NVMIMIC_MODEL_H
 #define NVMIMIC_MODEL_H
