@@ -31,6 +31,9 @@
  */
 #define NVMIMIC_GUARD_NS 200
 
+/* SMART Percentage Used saturates at 255 (NVMe 1.4, Figure 194). */
+#define NVMIMIC_WEAR_PCT_MAX 255
+
 typedef struct NvmimicHeapEntry {
     int64_t deadline_ns;
     uint64_t seq;
@@ -237,11 +240,26 @@ bool nvmimic_realize(NvmeCtrl *n, Error **errp)
     dir = nvmimic_default_profile_dir();
     p = nvm_profile_load(n->params.nvmimic_profile, dir, &err);
     if (!p) {
-        error_setg(errp, "nvme: profile=%s: %s (profiles are looked up in "
-                   "%s; set NVMIMIC_PROFILE_DIR or give a path)",
-                   n->params.nvmimic_profile, err->message, dir);
+        /* the message names the file; a missing name also says where */
+        if (g_error_matches(err, G_FILE_ERROR, G_FILE_ERROR_NOENT) &&
+            !strchr(n->params.nvmimic_profile, '/')) {
+            error_setg(errp, "nvme: profile=%s: %s (profiles are looked up "
+                       "in %s; set NVMIMIC_PROFILE_DIR or give a path)",
+                       n->params.nvmimic_profile, err->message, dir);
+        } else {
+            error_setg(errp, "nvme: profile: %s", err->message);
+        }
         g_error_free(err);
         return false;
+    }
+
+    /* The namespace is formatted as the profile says unless told otherwise */
+    if (!n->namespace.blkconf.logical_block_size) {
+        n->namespace.blkconf.logical_block_size = p->lba_bytes;
+    }
+    if (!n->namespace.blkconf.physical_block_size &&
+        p->lba_bytes > BDRV_SECTOR_SIZE) {
+        n->namespace.blkconf.physical_block_size = p->lba_bytes;
     }
 
     s = g_new0(NvmimicCtrl, 1);
@@ -279,10 +297,18 @@ static void nvmimic_psd(NvmePSD *psd, const NvmPowerState *ps, unsigned i)
     uint8_t flags = ps->non_operational ? 0x2 : 0;
     double mp = ps->max_power_w * 100.0;
 
-    if (mp < 1.0) {
-        /* below 0.01 W: Max Power Scale 1, units of 0.0001 W */
-        flags |= 0x1;
-        mp = ps->max_power_w * 10000.0;
+    /*
+     * Max Power in units of 0.01 W, or with Max Power Scale set in units
+     * of 0.0001 W when that is needed to report the profile's value (as
+     * drives do for their low-power states, e.g. 0.0025 W or 0.025 W).
+     */
+    if (fabs(mp - round(mp)) > 0.000001 || round(mp) < 1.0) {
+        double fine = ps->max_power_w * 10000.0;
+
+        if (fine + 0.5 < 65536.0) {
+            flags |= 0x1;
+            mp = fine;
+        }
     }
     psd->mp = cpu_to_le16((uint16_t)MIN(mp + 0.5, 65535.0));
     psd->reserved = cpu_to_le16((uint16_t)flags << 8);
@@ -661,7 +687,12 @@ void nvmimic_smart_info(NvmeCtrl *n, NvmeSmartLog *smart)
     duw = DIV_ROUND_UP(st.total_host_bytes_written, 512 * 1000);
     smart->data_units_written[0] = cpu_to_le64(
         MAX(le64_to_cpu(smart->data_units_written[0]), duw));
-    smart->percentage_used = (uint8_t)MIN(ceil(st.wear_pct), 255.0);
+    /*
+     * Whole percent used, rounded down as drives report it: a new drive
+     * shows 0 until it has used a whole percent of its endurance.
+     */
+    smart->percentage_used = (uint8_t)MIN(floor(st.wear_pct),
+                                          (double)NVMIMIC_WEAR_PCT_MAX);
     smart->available_spare = 100;
     smart->available_spare_threshold = 10;
 }
@@ -755,6 +786,52 @@ NvmimicStats *qmp_query_nvmimic_stats(const char *id, Error **errp)
     return r;
 }
 
+/*
+ * Everything a set-state command asks for is checked before anything is
+ * applied, so a refused command leaves the drive as it was.  The model
+ * checks the values again when they are applied; only an SLC occupancy
+ * within the valid data but beyond the SLC cache size that a new fill
+ * level leaves can still be refused after that fill level is applied.
+ */
+static bool nvmimic_check_state(NvmimicCtrl *s, const char *id,
+                                bool erase, bool has_fill, double fill_pct,
+                                bool has_slc, uint64_t slc_used_bytes,
+                                bool has_wear, double wear_pct, Error **errp)
+{
+    uint64_t cap = s->profile->capacity_bytes;
+    double valid_bytes;
+    NvmStats st;
+
+    if (has_fill && !(fill_pct >= 0 && fill_pct <= 100)) {
+        error_setg(errp, "%s: fill-pct %g is outside 0..100", id, fill_pct);
+        return false;
+    }
+    if (has_wear && !(wear_pct >= 0 && wear_pct <= NVMIMIC_WEAR_PCT_MAX)) {
+        error_setg(errp, "%s: wear-pct %g is outside 0..%d", id, wear_pct,
+                   NVMIMIC_WEAR_PCT_MAX);
+        return false;
+    }
+    if (!has_slc) {
+        return true;
+    }
+    if (has_fill) {
+        valid_bytes = fill_pct / 100.0 * cap;
+    } else if (erase) {
+        valid_bytes = 0;
+    } else {
+        nvm_model_get_stats(s->model, nvmimic_now(), &st);
+        valid_bytes = st.valid_bytes;
+    }
+    if (slc_used_bytes > valid_bytes + 0.5) {
+        error_setg(errp, "%s: slc-used-bytes %" PRIu64 " is more than the "
+                   "valid data the drive %s (%.0f bytes)", id,
+                   slc_used_bytes, has_fill || erase ? "would hold" : "holds",
+                   valid_bytes);
+        return false;
+    }
+    return true;
+}
+
 void qmp_nvmimic_set_state(const char *id,
                            bool has_secure_erase, bool secure_erase,
                            bool has_fill_pct, double fill_pct,
@@ -764,6 +841,7 @@ void qmp_nvmimic_set_state(const char *id,
                            Error **errp)
 {
     NvmeCtrl *n = nvmimic_find(id, errp);
+    bool erase = has_secure_erase && secure_erase;
     NvmimicCtrl *s;
     GError *err = NULL;
     bool ok = true;
@@ -772,7 +850,12 @@ void qmp_nvmimic_set_state(const char *id,
         return;
     }
     s = n->nvmimic;
-    if (has_secure_erase && secure_erase) {
+    if (!nvmimic_check_state(s, id, erase, has_fill_pct, fill_pct,
+                             has_slc_used_bytes, slc_used_bytes,
+                             has_wear_pct, wear_pct, errp)) {
+        return;
+    }
+    if (erase) {
         nvm_model_secure_erase(s->model);
     }
     if (has_fill_pct) {
