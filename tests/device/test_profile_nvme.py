@@ -207,7 +207,11 @@ class ProfileNvme(ProfileTest):
             w = 'profile %s PSD%d: ' % (name, i)
             scale = 0.0001 if flags & 1 else 0.01
             self.assertNotEqual(mp, 0, w + 'MP is zero')
-            self.assertLessEqual(abs(mp * scale - s['mp_w']), scale / 2 + 1e-9,
+            # Exact whenever MP with Max Power Scale can hold the value.
+            exact = (s['mp_w'] <= 6.5535
+                     and abs(s['mp_w'] * 1e4 - round(s['mp_w'] * 1e4)) < 1e-6)
+            self.assertLessEqual(abs(mp * scale - s['mp_w']),
+                                 1e-9 if exact else scale / 2 + 1e-9,
                                  w + 'MP %d x %g W != %g W'
                                  % (mp, scale, s['mp_w']))
             self.assertEqual(bool(flags & 2), s['nops'], w + 'NOPS')
@@ -245,6 +249,31 @@ class ProfileNvme(ProfileTest):
         self.assertIn(MAIN_PROFILE, names)
         for name in names:
             self.check_identity(name)
+
+    def test_profile_lba_size_formats_the_namespace(self):
+        p = Profile(MAIN_PROFILE)
+        lba = 4096 if p.lba_bytes == 512 else 512
+        with open(p.path) as f:
+            text = _replace_key(f.read(), 'lba-bytes', str(lba))
+        with tempfile.TemporaryDirectory(prefix='nvmimic-prof-') as d:
+            path = os.path.join(d, 'other-lba.ini')
+            with open(path, 'w') as f:
+                f.write(text)
+            ctrl = self.start(null_drive(p.capacity) + profile_device(path))
+            ctrl.enable()
+            ns = ctrl.identify_namespace(1)
+            self.assertEqual(ns['lba_bytes'], lba)
+            self.assertEqual(ns['nsze'] * lba, p.capacity)
+            st = self.stats()
+            self.assertEqual(st['profile'], 'other-lba')
+            # A logical_block_size given on the command line must agree.
+            self.machine.stop()
+            self.machine = None
+            line = self.refused(null_drive(p.capacity)
+                                + profile_device(path, ',logical_block_'
+                                                 'size=%d' % (4096 + 512 - lba)),
+                                'logical_block_size', '%d-byte LBAs' % lba)
+            print(line)
 
     def test_command_line_serial_overrides_profile_serial(self):
         p = Profile(MAIN_PROFILE)
@@ -432,6 +461,413 @@ class ProfileNvme(ProfileTest):
         self.assertLess(c.latency_ns, 1000, 'Identify took %d ns' % c.latency_ns)
         st = self.stats()
         self.assertEqual(sum(k['count'] for k in st['classes']), 0)
+
+
+    # ---- 4. data integrity with held completions ---------------------------------
+    def raw_file(self):
+        """A sparse raw file the size of RAW_PROFILE's capacity."""
+        p = Profile(RAW_PROFILE)
+        f = tempfile.NamedTemporaryFile(prefix='nvmimic-', suffix='.raw')
+        f.truncate(p.capacity)
+        f.flush()
+        self.addCleanup(f.close)
+        return f, p
+
+    def file_bytes(self, f, offset, size):
+        f.seek(offset)
+        return f.read(size)
+
+    def test_written_data_reads_back_and_lands_at_its_offset_in_a_raw_file(self):
+        f, p = self.raw_file()
+        ctrl, _ = self.start_profile(RAW_PROFILE, drive=raw_drive(f.name))
+        lb = p.lba_bytes
+        nblk = p.capacity // lb
+        # First blocks, a multi-page transfer with a PRP list, the last blocks.
+        cases = [(0, PAGE), (123457, 16 * PAGE), (nblk - 8 * 3, 3 * PAGE)]
+        writes = []
+        for i, (slba, size) in enumerate(cases):
+            data = bytes((i * 31 + k * 7 + (k >> 9)) & 0xff
+                         for k in range(size))
+            writes.append(ctrl.write_cmd(slba, data))
+        for c in ctrl.submit_and_time(writes):
+            self.assertStatus(c, SC_SUCCESS, 'write')
+            self.assertGreater(c.latency_ns, 0)
+        self.assertStatus(ctrl.execute(ctrl.flush_cmd()), SC_SUCCESS, 'flush')
+        reads = [ctrl.read_cmd(slba, size // lb) for slba, size in cases]
+        for c in ctrl.submit_and_time(reads):
+            self.assertStatus(c, SC_SUCCESS, 'read')
+        for w, r, (slba, size) in zip(writes, reads, cases):
+            self.assertEqual(ctrl.read_data(r), w.data,
+                             'read back at LBA %d' % slba)
+            self.assertEqual(self.file_bytes(f, slba * lb, size), w.data,
+                             'host file at offset %d' % (slba * lb))
+        self.assertEqual(self.file_bytes(f, PAGE, lb), bytes(lb),
+                         'written next to the pattern')
+        st = self.stats()
+        self.assertEqual(self.cls(st, 'write')['count'], len(cases))
+        self.assertEqual(self.cls(st, 'read')['count'], len(cases))
+
+    def submit_held_writes(self, ctrl, lb, n=32, size=4 * PAGE):
+        """Submit n writes; return them once the device has taken all of
+        them off the SQ, with virtual time still before their deadlines."""
+        self.set_state(**{'reset-stats': True})
+        writes = [ctrl.write_cmd(1000 + 64 * i,
+                                 bytes([(i * 13 + k) & 0xff
+                                        for k in range(256)]) * (size // 256))
+                  for i in range(n)]
+        t0 = ctrl.submit(writes)
+        for _ in range(200):
+            if self.cls(self.stats(), 'write')['count'] == n:
+                break
+        self.assertEqual(self.cls(self.stats(), 'write')['count'], n)
+        self.assertEqual(ctrl.qt.now_ns, t0)
+        self.assertEqual(ctrl.poll(1), [], 'completions posted before '
+                         'their deadlines')
+        return writes
+
+    def check_no_stale_completions(self, ctrl, old_cq, old_cq_bytes, f,
+                                   writes, lb):
+        ctrl.qt.clock_step(200 * 10**6)       # far past every deadline
+        self.assertEqual(ctrl.qt.memread(old_cq, len(old_cq_bytes)),
+                         old_cq_bytes, 'completion posted to the old CQ')
+        for w in writes:
+            slba = w.cdw[0]
+            self.assertEqual(self.file_bytes(f, slba * lb, len(w.data)),
+                             w.data, 'write at LBA %d not in the file' % slba)
+        # The queue pair again (fresh memory): nothing old shows up in it,
+        # and it serves new commands.
+        q = ctrl.create_io_queue_pair(1, 64)
+        ctrl.qt.clock_step(200 * 10**6)
+        self.assertEqual(ctrl.qt.memread(q.cq_addr, 64 * CQE_SIZE),
+                         bytes(64 * CQE_SIZE), 'stale completion in new CQ')
+        r = ctrl.read_cmd(writes[5].cdw[0], len(writes[5].data) // lb)
+        done = ctrl.submit_and_time([r])
+        self.assertStatus(done[0], SC_SUCCESS, 'read after recovery')
+        self.assertEqual(ctrl.read_data(r), writes[5].data)
+        self.assertEqual(ctrl.poll(1), [])
+        self.assertAlive()
+
+    def test_reset_with_held_write_completions_keeps_data_and_posts_nothing(self):
+        f, p = self.raw_file()
+        ctrl, _ = self.start_profile(RAW_PROFILE, drive=raw_drive(f.name))
+        lb = p.lba_bytes
+        writes = self.submit_held_writes(ctrl, lb)
+        old_cq = ctrl.queues[1].cq_addr
+        ctrl.disable()                        # CC.EN=0 before any deadline
+        self.assertEqual(ctrl.reg32(REG_CSTS) & 3, 0)
+        old = ctrl.qt.memread(old_cq, 256 * CQE_SIZE)
+        self.assertEqual(old, bytes(len(old)))
+        ctrl.enable()
+        self.check_no_stale_completions(ctrl, old_cq, old, f, writes, lb)
+        wr = self.cls(self.stats(), 'write')
+        self.assertEqual((wr['count'], wr['posted']), (len(writes), 0))
+
+    def test_deleting_a_queue_with_held_completions_posts_nothing_later(self):
+        f, p = self.raw_file()
+        ctrl, _ = self.start_profile(RAW_PROFILE, drive=raw_drive(f.name))
+        lb = p.lba_bytes
+        writes = self.submit_held_writes(ctrl, lb)
+        old_cq = ctrl.queues[1].cq_addr
+        for op in (0x00, 0x04):               # Delete I/O SQ, then its CQ
+            cmd = Cmd(op, cdw10=1)
+            ctrl.submit([cmd], qid=0)
+            done = ctrl.wait([cmd.cid], qid=0, step=False)
+            self.assertStatus(done[cmd.cid], SC_SUCCESS,
+                              'Delete I/O %s' % ('SQ' if op == 0 else 'CQ'))
+        del ctrl.queues[1]
+        old = ctrl.qt.memread(old_cq, 256 * CQE_SIZE)
+        self.check_no_stale_completions(ctrl, old_cq, old, f, writes, lb)
+
+    # ---- 5. QMP -----------------------------------------------------------------
+    def test_set_state_rejects_out_of_range_values_and_changes_nothing(self):
+        self.start_profile()
+        self.set_state(**{'fill-pct': 30.0, 'wear-pct': 7.0})
+        before = self.stats()
+        self.assertAlmostEqual(before['fill-pct'], 30.0, places=3)
+        bad = [{'fill-pct': 150.0}, {'fill-pct': -1.0},
+               {'wear-pct': -5.0}, {'wear-pct': 1000.0},
+               {'secure-erase': True, 'fill-pct': 150.0},
+               {'fill-pct': 10.0, 'wear-pct': 1000.0},
+               {'fill-pct': 10.0, 'slc-used-bytes': 1 << 62},
+               {'reset-stats': True, 'fill-pct': 101.0}]
+        for args in bad:
+            with self.subTest(args=args):
+                with self.assertRaises(QemuError) as cm:
+                    self.set_state(**args)
+                print('%r -> %s' % (args, cm.exception))
+                self.assertIn(DEV_ID, str(cm.exception))
+                after = self.stats()
+                for k in ('fill-pct', 'wear-pct', 'slc-used-bytes',
+                          'interval-ns'):
+                    self.assertEqual(after[k], before[k],
+                                     '%s changed by a refused command' % k)
+        self.set_state(**{'secure-erase': True})
+        self.assertEqual(self.stats()['fill-pct'], 0)
+        self.assertEqual(self.stats()['slc-used-bytes'], 0)
+
+    def random_write_mean_us(self, ctrl, p, n):
+        """Mean latency of n 4 KiB random writes, 128 at a time (data from
+        one guest buffer: the drive is null-co)."""
+        buf = ctrl.alloc.alloc(PAGE)
+        rng = random.Random(7)
+        per = PAGE // p.lba_bytes
+        nblk = p.capacity // p.lba_bytes
+        lat = []
+        for _ in range(n // 128):
+            cmds = []
+            for _ in range(128):
+                slba = rng.randrange(nblk // per) * per
+                cmds.append(Cmd(IO_WRITE, nsid=1, cdw10=slba & 0xffffffff,
+                                cdw11=slba >> 32, cdw12=per - 1, prp1=buf))
+            done = ctrl.submit_and_time(cmds)
+            self.assertTrue(all(c.ok for c in done))
+            lat += [c.latency_ns for c in done]
+        return sum(lat) / len(lat) / 1000.0
+
+    def test_full_drive_with_exhausted_slc_cache_writes_slower_than_erased(self):
+        # The profile with the smallest write buffer shows GC soonest.
+        n = 2560
+        ctrl, p = self.start_profile(RAW_PROFILE)
+        self.set_state(**{'secure-erase': True, 'reset-stats': True})
+        erased_us = self.random_write_mean_us(ctrl, p, n)
+        erased = self.stats()
+        self.machine.stop()
+        ctrl, p = self.start_profile(RAW_PROFILE)
+        self.set_state(**{'fill-pct': 100.0})
+        self.set_state(**{'slc-used-bytes': self.stats()['slc-size-bytes'],
+                          'reset-stats': True})
+        full_us = self.random_write_mean_us(ctrl, p, n)
+        full = self.stats()
+        print('%d x 4K random write, QD128: erased %.1f us (WA %.2f), full '
+              'with SLC cache exhausted %.1f us (WA %.2f)'
+              % (n, erased_us, erased['write-amplification'], full_us,
+                 full['write-amplification']))
+        self.assertGreater(full_us, 1.2 * erased_us)
+        self.assertGreater(full['write-amplification'], 1.5)
+        self.assertLess(erased['write-amplification'], 1.1)
+        self.assertAlmostEqual(self.cls(full, 'write')['mean-us'], full_us,
+                               delta=0.005 * full_us)
+
+    def smart(self, ctrl):
+        raw = ctrl.get_log_page(0x02, 512)
+        return {'percentage_used': raw[5],
+                'data_units_read': int.from_bytes(raw[32:48], 'little'),
+                'data_units_written': int.from_bytes(raw[48:64], 'little'),
+                'host_writes': int.from_bytes(raw[80:96], 'little')}
+
+    def test_injected_wear_shows_in_smart_percentage_used_and_data_units(self):
+        ctrl, p = self.start_profile()
+        tbw = p.int('identity', 'endurance-tbw')
+        s0 = self.smart(ctrl)
+        self.assertEqual(s0['percentage_used'], 0)
+        self.set_state(**{'wear-pct': 50.0})
+        self.assertAlmostEqual(self.stats()['wear-pct'], 50.0, places=6)
+        s = self.smart(ctrl)
+        want_units = 0.5 * tbw * 10**12 / 512000
+        print('wear 50 %%: SMART percentage used %d, data units written %d '
+              '(%.0f expected from %d TBW)'
+              % (s['percentage_used'], s['data_units_written'], want_units,
+                 tbw))
+        self.assertEqual(s['percentage_used'], 50)
+        self.assertLessEqual(abs(s['data_units_written'] - want_units), 1)
+        # The guest writes 1 MiB more: the count grows by as much, and the
+        # drive has not worn another whole percent.
+        for i in range(4):
+            self.assertStatus(ctrl.execute(ctrl.write_cmd(
+                i * 512, bytes([i]) * (256 << 10))), SC_SUCCESS, 'write')
+        s2 = self.smart(ctrl)
+        self.assertLessEqual(abs(s2['data_units_written'] - want_units
+                                 - (1 << 20) / 512000), 1)
+        self.assertEqual(s2['percentage_used'], 50)
+        self.assertGreaterEqual(s2['data_units_read'], s['data_units_read'])
+
+    def test_reset_stats_zeroes_counts(self):
+        ctrl, p = self.start_profile()
+        ctrl.submit_and_time([ctrl.read_cmd(8 * i, 8) for i in range(16)]
+                             + [ctrl.write_cmd(4096, bytes(4096)),
+                                ctrl.flush_cmd()])
+        st = self.stats()
+        self.assertEqual(self.cls(st, 'read')['count'], 16)
+        self.assertGreater(st['host-written-bytes'], 0)
+        ctrl.qt.clock_step(10**6)
+        self.set_state(**{'reset-stats': True})
+        st = self.stats()
+        for k in st['classes']:
+            self.assertEqual((k['count'], k['bytes'], k['posted'], k['late'],
+                              k['mean-us'], k['max-us']), (0, 0, 0, 0, 0, 0),
+                             k['class'])
+        self.assertEqual(st['host-written-bytes'], 0)
+        self.assertEqual(st['power-exits'], 0)
+        self.assertEqual(st['interval-ns'], 0)
+        self.assertEqual(sum(st['power-state-ns']), 0)
+        # Counting starts again.
+        ctrl.execute(ctrl.read_cmd(0, 8))
+        self.assertEqual(self.cls(self.stats(), 'read')['count'], 1)
+
+    def test_query_on_unknown_id_or_plain_nvme_is_a_clear_error(self):
+        p = Profile(MAIN_PROFILE)
+        self.start(null_drive(p.capacity) + profile_device(MAIN_PROFILE)
+                   + ['-drive', 'if=none,id=d2,driver=null-co,size=%d'
+                      % (1 << 30),
+                      '-device', 'nvme,id=plain,drive=d2,serial=P,addr=05.0'])
+        qmp = self.machine.qmp
+        for cmd, args in (('query-nvmimic-stats', {}),
+                          ('nvmimic-set-state', {'reset-stats': True})):
+            with self.assertRaises(QemuError) as cm:
+                qmp.execute(cmd, id='nosuchdev', **args)
+            print(cm.exception)
+            self.assertIn('nosuchdev', str(cm.exception))
+            self.assertIn('no nvme device', str(cm.exception))
+            with self.assertRaises(QemuError) as cm:
+                qmp.execute(cmd, id='plain', **args)
+            print(cm.exception)
+            self.assertIn('plain', str(cm.exception))
+            self.assertIn('no profile', str(cm.exception))
+        st = qmp.execute('query-nvmimic-stats', id=DEV_ID)
+        self.assertEqual(st['profile'], MAIN_PROFILE)
+        self.assertEqual(st['model-number'],
+                         p.str('identity', 'model-number'))
+        self.assertEqual(st['id'], '/machine/peripheral/' + DEV_ID)
+
+    # ---- 6. Autonomous Power State Transition -----------------------------------
+    def get_apst(self, ctrl, sel=0):
+        buf = ctrl.alloc.alloc(PAGE)
+        c = ctrl.admin_cmd(Cmd(ADM_GET_FEATURES, cdw10=FID_APST | (sel << 8),
+                               prp1=buf))
+        return c, ctrl.qt.memread(buf, 256)
+
+    def set_apst(self, ctrl, enable, table):
+        buf = ctrl.alloc.alloc(PAGE)
+        return ctrl.admin_cmd(Cmd(ADM_SET_FEATURES, cdw10=FID_APST,
+                                  cdw11=int(enable), prp1=buf,
+                                  data=table, buf=buf, buf_len=len(table)))
+
+    @staticmethod
+    def apst_table(entries):
+        """entries: {from_state: (itps, itpt_ms)} -> 256 bytes."""
+        t = bytearray(256)
+        for i, (itps, itpt) in entries.items():
+            struct.pack_into('<Q', t, 8 * i, (itpt << 8) | (itps << 3))
+        return bytes(t)
+
+    def test_apst_feature_reports_the_profile_table(self):
+        ctrl, p = self.start_profile()
+        states = p.power_states()
+        c, table = self.get_apst(ctrl)
+        self.assertStatus(c, SC_SUCCESS, 'Get Features APST')
+        self.assertEqual(c.result & 1, int(p.bool('power', 'apst-enabled')))
+        entries = struct.unpack('<32Q', table)
+        for e in entries:
+            self.assertEqual(e & 0xffffffff00000007, 0, 'reserved bits')
+        for i in range(len(states), 32):
+            self.assertEqual(entries[i], 0, 'entry %d beyond NPSS' % i)
+        # Walking the chain from PS0 reaches every state the profile enters
+        # autonomously, in order, at its idle time.
+        want = sorted((s['idle_ms'], i) for i, s in enumerate(states)
+                      if s['idle_ms'])
+        self.assertTrue(want, 'profile %s has no APST states' % p.name)
+        got, cur, idle = [], 0, 0
+        while entries[cur] >> 8:
+            itps, itpt = (entries[cur] >> 3) & 0x1f, entries[cur] >> 8
+            self.assertGreater(itps, cur)
+            idle += itpt
+            got.append((idle, itps))
+            cur = itps
+        self.assertEqual(got, want)
+        # Operational states go where PS0 goes.
+        for i, s in enumerate(states):
+            if not s['nops']:
+                self.assertEqual(entries[i], entries[0], 'entry %d' % i)
+
+    def test_apst_table_set_by_the_host_round_trips_and_invalid_is_refused(self):
+        ctrl, p = self.start_profile()
+        states = p.power_states()
+        nops = [i for i, s in enumerate(states) if s['nops']]
+        ops = [i for i, s in enumerate(states) if not s['nops']]
+        deep = nops[-1]
+        table = self.apst_table({0: (nops[0], 7), nops[0]: (deep, 40)}
+                                if len(nops) > 1 else {0: (deep, 7)})
+        self.assertStatus(self.set_apst(ctrl, True, table), SC_SUCCESS,
+                          'Set Features APST')
+        c, got = self.get_apst(ctrl)
+        self.assertEqual((c.result & 1, got), (1, table))
+        for bad in (self.apst_table({0: (ops[-1], 10)}),     # operational
+                    self.apst_table({0: (len(states), 10)}),  # no such state
+                    self.apst_table({len(states): (deep, 10)})):
+            c = self.set_apst(ctrl, False, bad)
+            self.assertStatus(c, SC_INVALID_FIELD, 'APST %r' % bad[:64])
+            c, got = self.get_apst(ctrl)
+            self.assertEqual((c.result & 1, got), (1, table),
+                             'refused table changed the feature')
+
+    def idle_read_latency(self, ctrl, idle_ns):
+        """QD1 4K read after the drive idled idle_ns, and the same read
+        again at once (the drive is erased: no NAND access, fixed cost)."""
+        ctrl.latency_ns(ctrl.read_cmd(0, 8))
+        ctrl.qt.clock_step(idle_ns)
+        woke = ctrl.latency_ns(ctrl.read_cmd(8, 8))
+        busy = ctrl.latency_ns(ctrl.read_cmd(16, 8))
+        return woke, busy
+
+    def test_idle_drive_enters_non_operational_state_and_pays_exit_latency(self):
+        ctrl, p = self.start_profile()
+        states = p.power_states()
+        self.assertTrue(p.bool('power', 'apst-enabled'))
+        deep = max(range(len(states)), key=lambda i: states[i]['idle_ms'])
+        s = states[deep]
+        idle_ns = (s['idle_ms'] * 1000 + s['enlat_us'] + 500000) * 1000
+        self.set_state(**{'secure-erase': True})
+        ctrl.latency_ns(ctrl.read_cmd(0, 8))
+        self.set_state(**{'reset-stats': True})
+        ctrl.qt.clock_step(idle_ns)
+        st = self.stats()
+        self.assertEqual(st['power-state'], deep)
+        woke = ctrl.latency_ns(ctrl.read_cmd(8, 8))
+        busy = ctrl.latency_ns(ctrl.read_cmd(16, 8))
+        st = self.stats()
+        resid = st['power-state-ns']
+        print('after %.3f s idle: read %d ns, then %d ns (PS%d exit latency '
+              '%d us); residency %s; exits %d'
+              % (idle_ns / 1e9, woke, busy, deep, s['exlat_us'], resid,
+                 st['power-exits']))
+        self.assertLessEqual(abs(woke - busy - s['exlat_us'] * 1000), 1000)
+        self.assertEqual(st['power-exits'], 1)
+        self.assertEqual(len(resid), len(states))
+        # Residency in the deepest state: from its entry to the wake-up.
+        self.assertLessEqual(abs(resid[deep] - (idle_ns
+                                                - s['idle_ms'] * 10**6)),
+                             10**6)
+        self.assertEqual(sum(resid), st['interval-ns'])
+
+    def test_host_apst_table_sets_the_idle_time_and_disabling_stops_exits(self):
+        ctrl, p = self.start_profile()
+        states = p.power_states()
+        nops = [i for i, s in enumerate(states) if s['nops']]
+        shallow = nops[0]
+        l1_exit_ns = round(p.float('power', 'link-l1-exit-us') * 1000)
+        self.set_state(**{'secure-erase': True})
+        table = self.apst_table({0: (shallow, 5)})
+        self.assertStatus(self.set_apst(ctrl, True, table), SC_SUCCESS, 'set')
+        self.set_state(**{'reset-stats': True})
+        idle = (5 + states[shallow]['enlat_us'] // 1000 + 20) * 10**6
+        woke, busy = self.idle_read_latency(ctrl, idle)
+        exits = self.stats()['power-exits']
+        print('APST on, PS%d after 5 ms: %d ns vs %d ns, %d exits'
+              % (shallow, woke, busy, exits))
+        self.assertLessEqual(abs(woke - busy
+                                 - states[shallow]['exlat_us'] * 1000), 1000)
+        self.assertEqual(exits, 1)
+        # The same table, disabled: only the link's L1 exit remains.
+        self.assertStatus(self.set_apst(ctrl, False, table), SC_SUCCESS,
+                          'disable')
+        c, _ = self.get_apst(ctrl)
+        self.assertEqual(c.result & 1, 0)
+        woke, busy = self.idle_read_latency(ctrl, idle)
+        st = self.stats()
+        print('APST off: %d ns vs %d ns, %d exits, residency %s'
+              % (woke, busy, st['power-exits'], st['power-state-ns']))
+        self.assertLessEqual(abs(woke - busy - l1_exit_ns), 1000)
+        self.assertEqual(st['power-exits'], 1)
 
 
 def _replace_key(text, key, value):
