@@ -28,44 +28,68 @@ void nvm_sim_review_state(NvmModel *m, const NvmProfile *p,
     nvm_model_reset_stats(m, *now_ns);
 }
 
+typedef struct CornerJob {
+    const NvmProfile *p;
+    const NvmSimOptions *o;
+    const NvmWorkload *wl;
+    unsigned index;
+    NvmCornerResult *r;
+} CornerJob;
+
+/* One workload from a fresh model in the review state; independent of the
+ * others, so the four run in parallel and the results do not depend on it. */
+static gpointer run_corner(gpointer data)
+{
+    CornerJob *j = data;
+    const NvmSimOptions *o = j->o;
+    uint64_t dur = (uint64_t)(o->duration_s * 1e9);
+    NvmModel *m = nvm_model_new(j->p, o->seed);
+    NvmCornerResult *r = j->r;
+    uint64_t now = 0, span;
+    NvmRunSpec spec = {
+        .wl = j->wl,
+        .lba_bytes = j->p->lba_bytes,
+        .span_start_bytes = 0,
+        .warmup_ns = dur / 5,
+        .duration_ns = dur,
+    };
+
+    memset(r, 0, sizeof(*r));
+    r->wl = *j->wl;
+    nvm_sim_review_state(m, j->p, &span, &now);
+    spec.span_bytes = span;
+    nvm_curve_run(m, &spec, o->seed * 7919 + j->index, &now, &r->peak);
+    if (!o->peaks_only) {
+        for (unsigned i = 0; i < NVM_CURVE_POINTS; i++) {
+            int pct = 10 * (i + 1);
+
+            spec.rate_iops = nvm_curve_rate(r->peak.iops, pct);
+            spec.warmup_ns = dur / 10;
+            r->target_pct[i] = pct;
+            r->target_iops[i] = spec.rate_iops;
+            nvm_curve_run(m, &spec, o->seed * 7919 + j->index * 131 + i + 1,
+                          &now, &r->curve[i]);
+        }
+        r->n_curve = NVM_CURVE_POINTS;
+    }
+    nvm_model_free(m);
+    return NULL;
+}
+
 void nvm_sim_four_corners(const NvmProfile *p, const NvmSimOptions *o,
                           NvmCornerResult res[NVM_FOUR_CORNERS])
 {
     NvmWorkload wl[NVM_FOUR_CORNERS];
-    uint64_t dur = (uint64_t)(o->duration_s * 1e9);
+    CornerJob jobs[NVM_FOUR_CORNERS];
+    GThread *threads[NVM_FOUR_CORNERS];
 
     nvm_four_corners(wl, o->implied_threads);
     for (unsigned w = 0; w < NVM_FOUR_CORNERS; w++) {
-        NvmModel *m = nvm_model_new(p, o->seed);
-        NvmCornerResult *r = &res[w];
-        uint64_t now = 0, span;
-        NvmRunSpec spec = {
-            .wl = &wl[w],
-            .lba_bytes = p->lba_bytes,
-            .span_start_bytes = 0,
-            .warmup_ns = dur / 5,
-            .duration_ns = dur,
-        };
-
-        memset(r, 0, sizeof(*r));
-        r->wl = wl[w];
-        nvm_sim_review_state(m, p, &span, &now);
-        spec.span_bytes = span;
-        nvm_curve_run(m, &spec, o->seed * 7919 + w, &now, &r->peak);
-        if (!o->peaks_only) {
-            for (unsigned i = 0; i < NVM_CURVE_POINTS; i++) {
-                int pct = 10 * (i + 1);
-
-                spec.rate_iops = nvm_curve_rate(r->peak.iops, pct);
-                spec.warmup_ns = dur / 10;
-                r->target_pct[i] = pct;
-                r->target_iops[i] = spec.rate_iops;
-                nvm_curve_run(m, &spec, o->seed * 7919 + w * 131 + i + 1,
-                              &now, &r->curve[i]);
-            }
-            r->n_curve = NVM_CURVE_POINTS;
-        }
-        nvm_model_free(m);
+        jobs[w] = (CornerJob){ p, o, &wl[w], w, &res[w] };
+        threads[w] = g_thread_new("corner", run_corner, &jobs[w]);
+    }
+    for (unsigned w = 0; w < NVM_FOUR_CORNERS; w++) {
+        g_thread_join(threads[w]);
     }
 }
 
