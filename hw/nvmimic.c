@@ -18,6 +18,7 @@
 #include "qemu/timer.h"
 #include "qemu/cutils.h"
 #include "system/cpu-timers.h"
+#include "system/qtest.h"
 #include "hw/pci/pci.h"
 #include "qom/object.h"
 
@@ -26,8 +27,10 @@
 
 /*
  * While a timed command's data transfer is still running past its
- * deadline under icount, virtual time is only let forward in steps this
- * small, so it cannot warp to the next guest timer meanwhile.
+ * deadline, and virtual time does not follow the host clock (icount, or
+ * qtest stepping it from deadline to deadline), virtual time is only let
+ * forward in steps this small, so it cannot jump to the next guest timer
+ * meanwhile.
  */
 #define NVMIMIC_GUARD_NS 200
 
@@ -63,6 +66,12 @@ struct NvmimicCtrl {
 static int64_t nvmimic_now(void)
 {
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+/* Does QEMU_CLOCK_VIRTUAL jump over idle time instead of running? */
+static bool nvmimic_time_jumps(void)
+{
+    return icount_enabled() || qtest_enabled();
 }
 
 /* ---- the deadline heap ------------------------------------------------ */
@@ -147,7 +156,7 @@ static void nvmimic_arm(NvmimicCtrl *s, int64_t now)
     if (s->heap->len) {
         next = heap_at(s, 0)->deadline_ns;
     }
-    if (s->overdue && icount_enabled()) {
+    if (s->overdue && nvmimic_time_jumps()) {
         next = MIN(next, now + NVMIMIC_GUARD_NS);
     }
     if (next == INT64_MAX) {
