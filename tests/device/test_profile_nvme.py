@@ -507,6 +507,31 @@ class ProfileNvme(ProfileTest):
         self.assertEqual(self.cls(st, 'write')['count'], len(cases))
         self.assertEqual(self.cls(st, 'read')['count'], len(cases))
 
+    def test_completions_on_a_raw_file_are_not_posted_long_after_deadline(self):
+        # Virtual time only moves when the harness steps it to the next
+        # timer deadline.  A command whose host I/O (here fdatasync for a
+        # flush) is still running at its deadline must keep virtual time
+        # from jumping to the next machine timer, seconds away.
+        f, p = self.raw_file()
+        ctrl, _ = self.start_profile(RAW_PROFILE, drive=raw_drive(f.name))
+        lb = p.lba_bytes
+        rng = random.Random(3)
+        nblk = p.capacity // lb
+        for rep in range(8):
+            ctrl.submit_and_time([ctrl.write_cmd(rng.randrange(nblk // 8) * 8,
+                                                 bytes([rep]) * 16 * PAGE)
+                                  for _ in range(16)])
+            self.assertStatus(ctrl.execute(ctrl.flush_cmd()), SC_SUCCESS,
+                              'flush')
+        st = self.stats()
+        for k in st['classes']:
+            print('%-12s posted %3d late %3d late-mean %.3f us late-max %.3f '
+                  'us' % (k['class'], k['posted'], k['late'],
+                          k['late-mean-us'], k['late-max-us']))
+            self.assertEqual(k['posted'], k['count'], k['class'])
+            self.assertLess(k['late-max-us'], 1000.0, k['class'])
+        self.assertEqual(self.cls(st, 'flush')['count'], 8)
+
     def submit_held_writes(self, ctrl, lb, n=32, size=4 * PAGE):
         """Submit n writes; return them once the device has taken all of
         them off the SQ, with virtual time still before their deadlines."""
