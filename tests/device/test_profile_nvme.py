@@ -651,7 +651,7 @@ class ProfileNvme(ProfileTest):
 
     def test_full_drive_with_exhausted_slc_cache_writes_slower_than_erased(self):
         # The profile with the smallest write buffer shows GC soonest.
-        n = 2560
+        n = 2048
         ctrl, p = self.start_profile(RAW_PROFILE)
         self.set_state(**{'secure-erase': True, 'reset-stats': True})
         erased_us = self.random_write_mean_us(ctrl, p, n)
