@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Collect an nvmimic device's statistics when the guest powers off.
 
-usage: qmp-stats.py SOCKET DEVICE_ID OUT_JSON [TIMEOUT_S]
+usage: qmp-stats.py SOCKET DEVICE_ID OUT_JSON TIMEOUT_S [STATE_JSON]
 
 QEMU runs with -no-shutdown and -qmp unix:SOCKET,server=on,wait=off.  This
 connects, waits for the guest's SHUTDOWN event, writes the answer of
 query-nvmimic-stats for DEVICE_ID to OUT_JSON, and quits QEMU.  It always
 sends quit, so a failure here cannot leave QEMU paused forever.
+
+With STATE_JSON (the arguments of nvmimic-set-state, without "id"), QEMU is
+expected to start paused (-S): the state is set first, then the guest runs.
 """
 import json
 import socket
@@ -16,10 +19,11 @@ import time
 
 
 def main():
-    if len(sys.argv) not in (4, 5):
+    if len(sys.argv) not in (5, 6):
         sys.exit(__doc__.strip().splitlines()[2])
     path, dev, out = sys.argv[1:4]
-    timeout_s = float(sys.argv[4]) if len(sys.argv) == 5 else 3600
+    timeout_s = float(sys.argv[4])
+    state = json.loads(sys.argv[5]) if len(sys.argv) == 6 else None
     deadline = time.monotonic() + timeout_s
     sock = socket.socket(socket.AF_UNIX)
     while True:
@@ -51,6 +55,11 @@ def main():
     try:
         recv()                                  # greeting
         execute('qmp_capabilities')
+        if state is not None:
+            r = execute('nvmimic-set-state', id=dev, **state)
+            if 'error' in r:
+                sys.exit(f"qmp-stats: nvmimic-set-state {dev}: {r['error']['desc']}")
+            execute('cont')
         while True:
             ev = recv()
             if ev.get('event') == 'SHUTDOWN':

@@ -29,6 +29,9 @@
 #   --device-stats ID after the guest powers off, save query-nvmimic-stats of the
 #                     nvmimic device ID in RESULTS_DIR/device-stats.json (QEMU runs
 #                     with -no-shutdown and a QMP socket; vm-images/qmp-stats.py)
+#   --device-state J  with --device-stats: before the guest starts, apply
+#                     nvmimic-set-state with the arguments J, a JSON object such as
+#                     '{"fill-pct": 100}' (QEMU starts paused with -S until then)
 #
 # Exit status: 0 the job ran and exited 0; 1 the job ran and failed (its status is in
 # RESULTS_DIR/rc); 2 the guest did not deliver results (timeout, crash, QEMU error).
@@ -49,7 +52,7 @@ me=run-guest
 die() { echo "$me: $*" >&2; exit 2; }
 
 icount=0 accel=${NVMIMIC_ACCEL:-auto} mem=512M smp=1 append_extra= results_size=256M verbose=0
-stats_dev=
+stats_dev= stats_state=
 while [ $# -gt 0 ]; do
     case $1 in
         --icount) icount=1; shift ;;
@@ -61,6 +64,7 @@ while [ $# -gt 0 ]; do
         --results-size) results_size=${2:?}; shift 2 ;;
         --verbose) verbose=1; shift ;;
         --device-stats) stats_dev=${2:?--device-stats needs a device id}; shift 2 ;;
+        --device-state) stats_state=${2:?--device-state needs a JSON object}; shift 2 ;;
         --) shift; break ;;
         -*) die "unknown option $1" ;;
         *) break ;;
@@ -158,6 +162,9 @@ append="console=ttyS0 panic=-1 $append_extra"
 stats_args=()
 if [ -n "$stats_dev" ]; then
     stats_args=(-no-shutdown -qmp "unix:$work/qmp.sock,server=on,wait=off")
+    [ -z "$stats_state" ] || stats_args+=(-S)
+elif [ -n "$stats_state" ]; then
+    die "--device-state needs --device-stats ID"
 fi
 start=$(date +%s.%N)
 timeout -k 5 "$timeout_s" "$qemu" "${firmware[@]}" "${accel_args[@]}" \
@@ -172,7 +179,8 @@ timeout -k 5 "$timeout_s" "$qemu" "${firmware[@]}" "${accel_args[@]}" \
 qpid=$!
 if [ -n "$stats_dev" ]; then
     "$(dirname "$0")/qmp-stats.py" "$work/qmp.sock" "$stats_dev" \
-        "$results/device-stats.json" "$timeout_s" 2>"$work/qmp-stats.err" &
+        "$results/device-stats.json" "$timeout_s" ${stats_state:+"$stats_state"} \
+        2>"$work/qmp-stats.err" &
     spid=$!
 fi
 if [ "$verbose" = 1 ]; then
