@@ -199,7 +199,7 @@ static void nvmimic_timer_cb(void *opaque)
             s->overdue++;
             continue;
         }
-        e.req->nvmimic.state = NVMIMIC_REQ_UNTIMED;
+        e.req->nvmimic.state = NVMIMIC_REQ_POSTED;
         nvmimic_account(s, e.req, now);
         nvme_post_req_completion(e.req, true);
     }
@@ -328,13 +328,12 @@ static void nvmimic_psd(NvmePSD *psd, const NvmPowerState *ps, unsigned i)
 }
 
 /* The profile's transitions, as a table the guest can read back. */
-static void nvmimic_default_apst(NvmimicCtrl *s)
+static void nvmimic_default_apst_table(const NvmProfile *p, uint8_t *table)
 {
-    const NvmProfile *p = s->profile;
     unsigned from = 0, i, j;
     uint32_t prev_ms = 0;
 
-    memset(s->apst_table, 0, sizeof(s->apst_table));
+    memset(table, 0, NVMIMIC_APST_BYTES);
     for (i = 1; i < p->n_power_states; i++) {
         const NvmPowerState *ps = &p->ps[i];
         uint64_t e;
@@ -346,12 +345,11 @@ static void nvmimic_default_apst(NvmimicCtrl *s)
         e = ((uint64_t)(ps->idle_before_entry_ms - prev_ms) << 8) |
             (i << 3);
         for (j = from; j < i; j++) {
-            stq_le_p(s->apst_table + 8 * j, e);
+            stq_le_p(table + 8 * j, e);
         }
         from = i;
         prev_ms = ps->idle_before_entry_ms;
     }
-    s->apst_enabled = p->apst_enabled;
 }
 
 void nvmimic_init_ctrl(NvmeCtrl *n)
@@ -388,7 +386,8 @@ void nvmimic_init_ctrl(NvmeCtrl *n)
     n->temperature = p->temp_idle_c + 273;
     n->features.temp_thresh_hi = p->temp_warn_c + 273;
 
-    nvmimic_default_apst(s);
+    nvmimic_default_apst_table(p, s->apst_table);
+    s->apst_enabled = p->apst_enabled;
 }
 
 int nvmimic_ns_init_blk(NvmeNamespace *ns, Error **errp)
@@ -501,9 +500,8 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
     NvmimicHeapEntry e;
     NvmCmd c = { 0 };
 
-    req->nvmimic.state = NVMIMIC_REQ_UNTIMED;
-    if (!s) {
-        return;
+    if (!s || req->nvmimic.state != NVMIMIC_REQ_UNTIMED) {
+        return;                 /* already completed: failed, untimed */
     }
     now = nvmimic_now();
 
@@ -561,6 +559,8 @@ NvmimicPost nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
     int64_t now;
 
     if (!s || req->nvmimic.state == NVMIMIC_REQ_UNTIMED) {
+        /* failed or completed before nvmimic_submit(): never timed */
+        req->nvmimic.state = NVMIMIC_REQ_POSTED;
         return NVMIMIC_POST_BH;
     }
     now = nvmimic_now();
@@ -584,7 +584,7 @@ NvmimicPost nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
         /* HELD twice cannot happen: the controller completes a request once */
         g_assert_not_reached();
     }
-    req->nvmimic.state = NVMIMIC_REQ_UNTIMED;
+    req->nvmimic.state = NVMIMIC_REQ_POSTED;
     nvmimic_account(s, req, now);
     nvmimic_arm(s, now);
     return how;
@@ -622,10 +622,15 @@ void nvmimic_sq_freed(NvmeCtrl *n, NvmeSQueue *sq)
 
 /* ---- Autonomous Power State Transition -------------------------------- */
 
-uint32_t nvmimic_get_apst(NvmeCtrl *n, uint8_t *table)
+uint32_t nvmimic_get_apst(NvmeCtrl *n, bool defaults, uint8_t *table)
 {
     NvmimicCtrl *s = n->nvmimic;
 
+    if (defaults) {
+        /* not saveable: the saved value is the default too */
+        nvmimic_default_apst_table(s->profile, table);
+        return s->profile->apst_enabled ? 1 : 0;
+    }
     memcpy(table, s->apst_table, NVMIMIC_APST_BYTES);
     return s->apst_enabled ? 1 : 0;
 }

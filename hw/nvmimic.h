@@ -19,6 +19,7 @@ typedef enum NvmimicReqState {
     NVMIMIC_REQ_INFLIGHT,       /* data transfer still running */
     NVMIMIC_REQ_HELD,           /* data done, waiting for its deadline */
     NVMIMIC_REQ_OVERDUE,        /* deadline passed, data still running */
+    NVMIMIC_REQ_POSTED,         /* completed untimed before it was submitted */
 } NvmimicReqState;
 
 /* Per-request state, embedded in NvmeRequest. */
@@ -56,7 +57,11 @@ void nvmimic_exit(struct NvmeCtrl *n);
 
 /* Process submission queues synchronously from the doorbell write. */
 bool nvmimic_sync_doorbell(struct NvmeCtrl *n);
-/* An I/O command was taken off an SQ: ask the model for its deadline. */
+/*
+ * An I/O command was started (it did not fail at once): ask the model for
+ * its deadline.  The caller sets req->nvmimic.state to NVMIMIC_REQ_UNTIMED
+ * before starting it, so a completion that came first is left untimed.
+ */
 void nvmimic_submit(struct NvmeCtrl *n, struct NvmeRequest *req);
 /* Its data transfer is done: post now, or hold it until its deadline. */
 NvmimicPost nvmimic_complete(struct NvmeCtrl *n, struct NvmeRequest *req);
@@ -64,7 +69,7 @@ NvmimicPost nvmimic_complete(struct NvmeCtrl *n, struct NvmeRequest *req);
 void nvmimic_sq_freed(struct NvmeCtrl *n, struct NvmeSQueue *sq);
 
 /* Get/Set Features, Autonomous Power State Transition. */
-uint32_t nvmimic_get_apst(struct NvmeCtrl *n, uint8_t *table);
+uint32_t nvmimic_get_apst(struct NvmeCtrl *n, bool defaults, uint8_t *table);
 uint16_t nvmimic_set_apst(struct NvmeCtrl *n, uint32_t dw11,
                           const uint8_t *table);
 /* SMART / Health log: wear, data units, temperature. */
