@@ -26,7 +26,8 @@ import test_stock_nvme as stock  # noqa: E402
 from nvmeqtest import (  # noqa: E402
     Machine, NvmeController, Cmd, QemuError, PAGE, REG_CC, REG_CSTS, REG_VS,
     ADM_GET_FEATURES, ADM_SET_FEATURES, IO_READ, IO_WRITE, SC_SUCCESS,
-    SC_INVALID_FIELD, CQE_SIZE, REPO_ROOT, FIRMWARE_ARGS, qemu_binary)
+    SC_INVALID_FIELD, SC_DATA_TRANSFER_ERROR, CQE_SIZE, REPO_ROOT, FIRMWARE_ARGS,
+    qemu_binary)
 
 PROFILE_DIR = (os.environ.get('NVMIMIC_PROFILE_DIR')
                or os.path.join(REPO_ROOT, 'profiles'))
@@ -452,6 +453,26 @@ class ProfileNvme(ProfileTest):
         self.assertEqual(k['bytes'], sum(n for _, n in ranges) * lb)
         self.assertEqual((k['posted'], k['late']), (1, 0))
 
+    def test_command_that_fails_at_once_is_untimed_and_not_charged(self):
+        ctrl, p = self.start_profile()
+        self.set_state(**{'reset-stats': True})
+        fill = self.stats()['fill-pct']
+        # A data pointer into the controller's own registers: the write
+        # fails before any data moves, so the drive model never sees it.
+        c = ctrl.execute(Cmd(0x01, nsid=1, prp1=ctrl.bar0, cdw12=7))
+        self.assertStatus(c, SC_DATA_TRANSFER_ERROR, 'write to MMIO')
+        self.assertLess(c.latency_ns, 1000,
+                        'failed write took %d ns' % c.latency_ns)
+        st = self.stats()
+        self.assertEqual(self.cls(st, 'write')['count'], 0)
+        self.assertEqual(st['host-written-bytes'], 0)
+        self.assertEqual(st['fill-pct'], fill)
+        # The same request slot is timed again on its next, valid, use.
+        c = ctrl.execute(ctrl.write_cmd(0, bytes(4096)))
+        self.assertStatus(c, SC_SUCCESS, 'write')
+        self.assertEqual(self.cls(self.stats(), 'write')['count'], 1)
+        self.assertGreater(c.latency_ns, 1000)
+
     def test_admin_commands_are_untimed(self):
         ctrl, p = self.start_profile()
         self.set_state(**{'reset-stats': True})
@@ -803,6 +824,25 @@ class ProfileNvme(ProfileTest):
         for i, s in enumerate(states):
             if not s['nops']:
                 self.assertEqual(entries[i], entries[0], 'entry %d' % i)
+
+    def test_apst_select_default_and_capabilities_answer_as_the_spec_says(self):
+        ctrl, p = self.start_profile()
+        _, default = self.get_apst(ctrl)
+        nops = [i for i, s in enumerate(p.power_states()) if s['nops']]
+        table = bytearray(256)
+        struct.pack_into('<Q', table, 0, (1234 << 8) | (nops[-1] << 3))
+        self.assertStatus(self.set_apst(ctrl, False, bytes(table)), SC_SUCCESS,
+                          'Set Features APST')
+        c, cur = self.get_apst(ctrl, sel=0)
+        self.assertEqual((c.result & 1, cur), (0, bytes(table)), 'current')
+        for sel in (1, 2):              # default; saved (not saveable: default)
+            c, got = self.get_apst(ctrl, sel=sel)
+            self.assertStatus(c, SC_SUCCESS, 'Get Features APST sel %d' % sel)
+            self.assertEqual(got, default, 'sel %d' % sel)
+            self.assertEqual(c.result & 1, int(p.bool('power', 'apst-enabled')))
+        c, _ = self.get_apst(ctrl, sel=3)
+        self.assertStatus(c, SC_SUCCESS, 'Get Features APST capabilities')
+        self.assertEqual(c.result & 0x7, 0x4, 'changeable, not saveable, not per-namespace')
 
     def test_apst_table_set_by_the_host_round_trips_and_invalid_is_refused(self):
         ctrl, p = self.start_profile()
