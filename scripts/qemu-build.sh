@@ -84,7 +84,7 @@ ln -sfn "$ROOT/hw/qapi/nvmimic.json" "$SRC/qapi/nvmimic.json"
 # 4. Configure once (again if the options change).
 CONFIGURE_ARGS="--target-list=x86_64-softmmu --python=/usr/bin/python3
     --disable-download --disable-install-blobs --disable-docs --disable-tools
-    --disable-user --disable-guest-agent --disable-werror --enable-virtfs
+    --disable-user --disable-guest-agent --disable-werror --disable-virtfs
     --enable-fdt=system --disable-rust"
 args_now=$(echo $CONFIGURE_ARGS)
 if [ ! -e "$OBJ/build.ninja" ] || [ "$(cat "$OBJ/.nvmimic-configure" 2>/dev/null)" != "$args_now" ]; then
