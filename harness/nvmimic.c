@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report.h"
 #include "sim.h"
 
 #ifndef NVMIMIC_PROFILE_DIR
@@ -62,6 +63,9 @@ static void usage(FILE *f)
 "  calibrate --reviews four-corners.tsv [--write profiles/README.md]\n"
 "      [--duration-s S]          review-vs-model peak table\n"
 "  profile-keys                  the profile key reference (Markdown)\n"
+"  report DIR                    re-render DIR/results.json: results.csv,\n"
+"                                charts (PNG, SVG), report.html\n"
+"  compare DIR... [--out DIR]    runs side by side: compare.html + charts\n"
 "common: --profile-dir DIR (default $NVMIMIC_PROFILE_DIR or the built-in\n"
 "        " NVMIMIC_PROFILE_DIR ")\n", f);
 }
@@ -532,6 +536,9 @@ int main(int argc, char **argv)
         !strcmp(cmd, "help")) {
         usage(stdout);
         return 0;
+    }
+    if (!strcmp(cmd, "report") || !strcmp(cmd, "compare")) {
+        return nvm_report_main(argc - 1, argv + 1, o.profile_dir);
     }
     rc = parse_opts(argc, argv, &o);
     if (rc) {

@@ -1,0 +1,1512 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvmimic report / compare: read results.json, write results.csv, draw the
+ * reviews' chart (average latency against IOPS) with gnuplot in PNG and SVG,
+ * and write a self-contained report.html.
+ *
+ * results.json is the `nvmimic sim --format json` schema ("mode": "sim") or
+ * a guest run's ("mode": "guest"), which adds per point the device's own
+ * figures (host_*), host_limited and shortfall_pct, and per workload the
+ * model-only curve ("sim") and the review's peak ("review").  Every key but
+ * "workloads" is optional here: a partial or hand-made file still renders.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include "report.h"
+#include "sim.h"
+
+#define REPORT_ERROR report_error_quark()
+
+static GQuark report_error_quark(void)
+{
+    return g_quark_from_static_string("nvmimic-report-error");
+}
+
+typedef struct RPoint {
+    int target_pct;             /* 0 for a peak */
+    double target_iops;
+    double iops, mbps, lat_us, p50_us, p99_us, p999_us;
+    double host_iops, host_lat_us, host_p99_us;
+    double shortfall_pct;
+    int host_limited;           /* -1 unknown */
+} RPoint;
+
+typedef struct RWork {
+    char *name;
+    char *file;                 /* name made safe for a file name */
+    int threads;
+    int block_bytes;
+    bool has_peak;
+    RPoint peak;
+    GArray *curve;              /* RPoint */
+    bool has_sim;
+    bool has_sim_peak;
+    RPoint sim_peak;
+    GArray *sim_curve;          /* RPoint */
+    double review_iops;         /* NAN: none */
+    double review_lat_us;       /* NAN: none or not published */
+    char *review_src;           /* "results.json" or the TSV */
+} RWork;
+
+typedef struct RRun {
+    char *dir;
+    char *profile;
+    char *mode;                 /* "sim", "guest", or what the file says */
+    char *run_mode;
+    char *suite;
+    char *threads_mode;
+    char *date;
+    char *label;                /* for compare */
+    double seed;
+    double duration_s;
+    int complete;               /* -1 unknown */
+    bool guest;
+    GPtrArray *works;           /* RWork */
+} RRun;
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static JsonNode *jmember(JsonObject *o, const char *k)
+{
+    return o && json_object_has_member(o, k) ?
+           json_object_get_member(o, k) : NULL;
+}
+
+static double jnum(JsonObject *o, const char *k)
+{
+    JsonNode *n = jmember(o, k);
+    GType t;
+
+    if (!n || !JSON_NODE_HOLDS_VALUE(n)) {
+        return NAN;
+    }
+    t = json_node_get_value_type(n);
+    if (t == G_TYPE_DOUBLE || t == G_TYPE_INT64) {
+        return json_node_get_double(n);
+    }
+    return NAN;
+}
+
+static int jbool(JsonObject *o, const char *k)
+{
+    JsonNode *n = jmember(o, k);
+
+    if (!n || !JSON_NODE_HOLDS_VALUE(n) ||
+        json_node_get_value_type(n) != G_TYPE_BOOLEAN) {
+        return -1;
+    }
+    return json_node_get_boolean(n);
+}
+
+static char *jstr(JsonObject *o, const char *k)
+{
+    JsonNode *n = jmember(o, k);
+
+    if (!n || !JSON_NODE_HOLDS_VALUE(n) ||
+        json_node_get_value_type(n) != G_TYPE_STRING) {
+        return NULL;
+    }
+    return g_strdup(json_node_get_string(n));
+}
+
+static JsonObject *jobj(JsonObject *o, const char *k)
+{
+    JsonNode *n = jmember(o, k);
+
+    return n && JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
+}
+
+static JsonArray *jarr(JsonObject *o, const char *k)
+{
+    JsonNode *n = jmember(o, k);
+
+    return n && JSON_NODE_HOLDS_ARRAY(n) ? json_node_get_array(n) : NULL;
+}
+
+static void point_read(JsonObject *o, RPoint *p)
+{
+    double pct = jnum(o, "target_pct");
+
+    p->target_pct = isnan(pct) ? 0 : (int)lround(pct);
+    p->target_iops = jnum(o, "target_iops");
+    p->iops = jnum(o, "iops");
+    p->mbps = jnum(o, "mbps");
+    p->lat_us = jnum(o, "lat_us");
+    p->p50_us = jnum(o, "p50_us");
+    p->p99_us = jnum(o, "p99_us");
+    p->p999_us = jnum(o, "p999_us");
+    p->host_iops = jnum(o, "host_iops");
+    p->host_lat_us = jnum(o, "host_lat_us");
+    p->host_p99_us = jnum(o, "host_p99_us");
+    p->shortfall_pct = jnum(o, "shortfall_pct");
+    p->host_limited = jbool(o, "host_limited");
+}
+
+static GArray *curve_read(JsonArray *a)
+{
+    GArray *c = g_array_new(FALSE, TRUE, sizeof(RPoint));
+
+    for (guint i = 0; a && i < json_array_get_length(a); i++) {
+        JsonNode *n = json_array_get_element(a, i);
+        RPoint p;
+
+        if (!JSON_NODE_HOLDS_OBJECT(n)) {
+            continue;
+        }
+        point_read(json_node_get_object(n), &p);
+        g_array_append_val(c, p);
+    }
+    return c;
+}
+
+static char *safe_name(const char *s)
+{
+    char *f = g_strdup(*s ? s : "workload");
+
+    for (char *c = f; *c; c++) {
+        if (!g_ascii_isalnum(*c) && *c != '-' && *c != '_' && *c != '.') {
+            *c = '_';
+        }
+    }
+    if (f[0] == '.') {
+        f[0] = '_';
+    }
+    return f;
+}
+
+static void work_free(gpointer data)
+{
+    RWork *w = data;
+
+    g_free(w->name);
+    g_free(w->file);
+    g_array_free(w->curve, TRUE);
+    if (w->sim_curve) {
+        g_array_free(w->sim_curve, TRUE);
+    }
+    g_free(w->review_src);
+    g_free(w);
+}
+
+static void run_free(RRun *r)
+{
+    if (!r) {
+        return;
+    }
+    g_free(r->dir);
+    g_free(r->profile);
+    g_free(r->mode);
+    g_free(r->run_mode);
+    g_free(r->suite);
+    g_free(r->threads_mode);
+    g_free(r->date);
+    g_free(r->label);
+    g_ptr_array_free(r->works, TRUE);
+    g_free(r);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(RRun, run_free)
+
+/* The review's peak from four-corners.tsv, for files that carry none. */
+static void review_from_tsv(RRun *r, const char *tsv)
+{
+    g_autoptr(GError) err = NULL;
+    GArray *rows;
+
+    if (!tsv || !r->profile || !g_file_test(tsv, G_FILE_TEST_EXISTS)) {
+        return;
+    }
+    rows = nvm_reviews_load(tsv, &err);
+    if (!rows) {
+        return;
+    }
+    for (guint w = 0; w < r->works->len; w++) {
+        RWork *wk = g_ptr_array_index(r->works, w);
+
+        if (!isnan(wk->review_iops)) {
+            continue;
+        }
+        for (guint i = 0; i < rows->len; i++) {
+            NvmReviewRow *q = &g_array_index(rows, NvmReviewRow, i);
+
+            if (!strcmp(q->drive, r->profile) &&
+                !strcmp(q->workload, wk->name)) {
+                wk->review_iops = q->peak_iops;
+                wk->review_lat_us = q->lat_us;
+                wk->review_src = g_path_get_basename(tsv);
+            }
+        }
+    }
+    nvm_reviews_free(rows);
+}
+
+static RRun *run_load(const char *dir, const char *reviews_tsv,
+                      GError **errp)
+{
+    g_autofree char *path = g_build_filename(dir, "results.json", NULL);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    g_autoptr(GError) err = NULL;
+    g_autoptr(RRun) r = g_new0(RRun, 1);
+    JsonNode *root;
+    JsonObject *o;
+    JsonArray *wa;
+    GStatBuf st;
+
+    if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+        g_set_error(errp, REPORT_ERROR, 1, "%s: no such directory", dir);
+        return NULL;
+    }
+    if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+        g_set_error(errp, REPORT_ERROR, 1, "%s: not found (nvmimic run "
+                    "--out DIR or nvmimic sim --out DIR writes it)", path);
+        return NULL;
+    }
+    if (!json_parser_load_from_file(parser, path, &err)) {
+        g_set_error(errp, REPORT_ERROR, 1, "%s: malformed JSON: %s", path,
+                    err->message);
+        return NULL;
+    }
+    root = json_parser_get_root(parser);
+    if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
+        g_set_error(errp, REPORT_ERROR, 1, "%s: not a results file (the top "
+                    "level is not a JSON object)", path);
+        return NULL;
+    }
+    o = json_node_get_object(root);
+    wa = jarr(o, "workloads");
+    if (!wa) {
+        g_set_error(errp, REPORT_ERROR, 1, "%s: not a results file (no "
+                    "\"workloads\" array)", path);
+        return NULL;
+    }
+    r->dir = g_strdup(dir);
+    r->profile = jstr(o, "profile");
+    if (!r->profile) {
+        r->profile = g_strdup("unknown-profile");
+    }
+    r->mode = jstr(o, "mode");
+    if (!r->mode) {
+        r->mode = g_strdup(jmember(o, "run_mode") ? "guest" : "sim");
+    }
+    r->guest = strcmp(r->mode, "sim") != 0;
+    r->run_mode = jstr(o, "run_mode");
+    r->suite = jstr(o, "suite");
+    r->threads_mode = jstr(o, "threads_mode");
+    r->seed = jnum(o, "seed");
+    r->duration_s = jnum(o, "duration_s");
+    r->complete = jbool(o, "complete");
+    if (r->complete < 0 && !r->guest) {
+        r->complete = 1;        /* a model run is never cut short */
+    }
+    r->date = jstr(o, "date");
+    if (!r->date && g_stat(path, &st) == 0) {
+        g_autoptr(GDateTime) dt = g_date_time_new_from_unix_local(st.st_mtime);
+
+        r->date = g_date_time_format(dt, "%Y-%m-%d %H:%M %Z");
+    }
+    r->works = g_ptr_array_new_with_free_func(work_free);
+    for (guint i = 0; i < json_array_get_length(wa); i++) {
+        JsonNode *n = json_array_get_element(wa, i);
+        JsonObject *wo, *so, *ro, *po;
+        RWork *w;
+        double v;
+
+        if (!JSON_NODE_HOLDS_OBJECT(n)) {
+            continue;
+        }
+        wo = json_node_get_object(n);
+        w = g_new0(RWork, 1);
+        w->name = jstr(wo, "name");
+        if (!w->name) {
+            w->name = g_strdup_printf("workload-%u", i + 1);
+        }
+        w->file = safe_name(w->name);
+        v = jnum(wo, "threads");
+        w->threads = isnan(v) ? 0 : (int)v;
+        v = jnum(wo, "block_bytes");
+        w->block_bytes = isnan(v) ? 0 : (int)v;
+        po = jobj(wo, "peak");
+        w->has_peak = po != NULL;
+        if (po) {
+            point_read(po, &w->peak);
+        }
+        w->curve = curve_read(jarr(wo, "curve"));
+        so = jobj(wo, "sim");
+        if (!r->guest) {
+            w->has_sim = true;
+            w->has_sim_peak = w->has_peak;
+            w->sim_peak = w->peak;
+            w->sim_curve = g_array_copy(w->curve);
+        } else if (so) {
+            w->has_sim = true;
+            po = jobj(so, "peak");
+            w->has_sim_peak = po != NULL;
+            if (po) {
+                point_read(po, &w->sim_peak);
+            }
+            w->sim_curve = curve_read(jarr(so, "curve"));
+        }
+        ro = jobj(wo, "review");
+        w->review_iops = jnum(ro, "iops");
+        w->review_lat_us = jnum(ro, "lat_us");
+        if (!isnan(w->review_iops)) {
+            w->review_src = g_strdup("results.json");
+        }
+        g_ptr_array_add(r->works, w);
+    }
+    review_from_tsv(r, reviews_tsv);
+    return g_steal_pointer(&r);
+}
+
+/* The model's point at the same target percentage, if any. */
+static const RPoint *sim_at(const RWork *w, int pct)
+{
+    for (guint i = 0; w->sim_curve && i < w->sim_curve->len; i++) {
+        const RPoint *p = &g_array_index(w->sim_curve, RPoint, i);
+
+        if (p->target_pct == pct) {
+            return p;
+        }
+    }
+    return NULL;
+}
+
+/* ---- CSV -------------------------------------------------------------- */
+
+static void csv_field(GString *s, const char *v)
+{
+    if (strpbrk(v, ",\"\n")) {
+        g_string_append_c(s, '"');
+        for (const char *c = v; *c; c++) {
+            if (*c == '"') {
+                g_string_append_c(s, '"');
+            }
+            g_string_append_c(s, *c);
+        }
+        g_string_append_c(s, '"');
+    } else {
+        g_string_append(s, v);
+    }
+}
+
+static void csv_num(GString *s, double v, int decimals)
+{
+    g_string_append_c(s, ',');
+    if (!isnan(v)) {
+        g_string_append_printf(s, "%.*f", decimals, v);
+    }
+}
+
+static bool write_csv(const RRun *r, GError **errp)
+{
+    g_autofree char *path = g_build_filename(r->dir, "results.csv", NULL);
+    g_autoptr(GString) s = g_string_new("profile,workload,target_pct,iops,"
+                                        "lat_us,p99_us,host_lat_us,"
+                                        "host_p99_us,host_limited,sim_iops,"
+                                        "sim_lat_us\n");
+
+    for (guint w = 0; w < r->works->len; w++) {
+        const RWork *wk = g_ptr_array_index(r->works, w);
+
+        for (guint i = 0; i < wk->curve->len; i++) {
+            const RPoint *p = &g_array_index(wk->curve, RPoint, i);
+            const RPoint *sp = sim_at(wk, p->target_pct);
+
+            csv_field(s, r->profile);
+            g_string_append_c(s, ',');
+            csv_field(s, wk->name);
+            g_string_append_printf(s, ",%d", p->target_pct);
+            csv_num(s, p->iops, 1);
+            csv_num(s, p->lat_us, 2);
+            csv_num(s, p->p99_us, 2);
+            csv_num(s, p->host_lat_us, 2);
+            csv_num(s, p->host_p99_us, 2);
+            g_string_append_printf(s, ",%s", p->host_limited < 0 ? "" :
+                                   p->host_limited ? "true" : "false");
+            csv_num(s, sp ? sp->iops : NAN, 1);
+            csv_num(s, sp ? sp->lat_us : NAN, 2);
+            g_string_append_c(s, '\n');
+        }
+    }
+    return g_file_set_contents(path, s->str, s->len, errp);
+}
+
+/* ---- gnuplot ---------------------------------------------------------- */
+
+#define GP_W 1000
+#define GP_H 620
+
+static const char *const palette[] = {
+    "#1f5fa8", "#c2571a", "#2e8b57", "#8e44ad", "#b8860b", "#17a2b8",
+    "#d6336c", "#555555",
+};
+#define N_PALETTE G_N_ELEMENTS(palette)
+
+#define C_GUEST "#1f5fa8"
+#define C_MODEL "#d9822b"
+#define C_DEVICE "#2e8b57"
+#define C_REVIEW "#c0392b"
+#define C_LIMITED "#9a9a9a"
+
+/* A gnuplot single-quoted string: only ' needs escaping (doubled). */
+static void gp_str(GString *s, const char *v)
+{
+    g_string_append_c(s, '\'');
+    for (const char *c = v; *c; c++) {
+        if (*c == '\'') {
+            g_string_append_c(s, '\'');
+        }
+        g_string_append_c(s, *c);
+    }
+    g_string_append_c(s, '\'');
+}
+
+static bool gp_ok(const RPoint *p, bool host)
+{
+    return host ? !isnan(p->host_lat_us) &&
+                  !isnan(isnan(p->host_iops) ? p->iops : p->host_iops)
+                : !isnan(p->iops) && !isnan(p->lat_us);
+}
+
+/* The axes, grid and key; the same look for every chart. */
+static void gp_frame(GString *s, const char *title)
+{
+    g_string_append(s, "set encoding utf8\n"
+                       "set border 3 lw 1.2 lc rgb '#444444'\n"
+                       "set tics nomirror out scale 0.6\n"
+                       "set grid xtics ytics lw 1 lc rgb '#d8d8d8' dt 1\n"
+                       "set xlabel 'IOPS'\n"
+                       "set ylabel 'average latency (µs)'\n"
+                       "set format x '%.0s%c'\n"
+                       "set format y '%.0f'\n"
+                       "set xrange [0:*]\nset yrange [0:*]\n"
+                       "set offsets 0, graph 0.06, graph 0.12, 0\n"
+                       "set style line 100 lc rgb '#cccccc' lw 1\n"
+                       "set key top left reverse Left box ls 100 opaque samplen 3 "
+                       "spacing 1.3 width 1\n"
+                       "set title ");
+    gp_str(s, title);
+    g_string_append(s, " font ',14'\n");
+}
+
+/* Draw @plot into @base.png (pngcairo where it exists, else libgd's png)
+ * and @base.svg; the terminal is chosen by gnuplot itself at run time. */
+static void gp_outputs(GString *s, const char *base, const char *plot)
+{
+    g_autofree char *png = g_strconcat(base, ".png", NULL);
+    g_autofree char *svg = g_strconcat(base, ".svg", NULL);
+
+    g_string_append_printf(s, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) "
+                           "{ set terminal pngcairo size %d,%d noenhanced "
+                           "font 'DejaVu Sans,11' background rgb 'white' } "
+                           "else { set terminal png size %d,%d noenhanced "
+                           "font 'DejaVuSans,11' background rgb 'white' }\n",
+                           GP_W, GP_H, GP_W, GP_H);
+    g_string_append(s, "set output ");
+    gp_str(s, png);
+    g_string_append_printf(s, "\n%s\nset output\n", plot);
+    g_string_append_printf(s, "set terminal svg size %d,%d noenhanced "
+                           "font 'DejaVu Sans,12' background rgb 'white'\n",
+                           GP_W, GP_H);
+    g_string_append(s, "set output ");
+    gp_str(s, svg);
+    g_string_append_printf(s, "\n%s\nset output\n", plot);
+}
+
+static bool gnuplot_run(const char *script, const char *what, GError **errp)
+{
+    g_autofree char *gp = g_find_program_in_path("gnuplot");
+    g_autofree char *tmp = NULL;
+    g_autofree char *err_out = NULL;
+    g_autoptr(GError) err = NULL;
+    int fd, status;
+    char *argv[3];
+    bool ok;
+
+    if (!gp) {
+        g_set_error(errp, REPORT_ERROR, 1, "gnuplot not found in PATH "
+                    "(Debian package gnuplot-nox; make deps installs it)");
+        return false;
+    }
+    fd = g_file_open_tmp("nvmimic-XXXXXX.gp", &tmp, &err);
+    if (fd < 0) {
+        g_set_error(errp, REPORT_ERROR, 1, "%s", err->message);
+        return false;
+    }
+    close(fd);
+    if (!g_file_set_contents(tmp, script, -1, &err)) {
+        g_set_error(errp, REPORT_ERROR, 1, "%s", err->message);
+        return false;
+    }
+    argv[0] = gp;
+    argv[1] = tmp;
+    argv[2] = NULL;
+    ok = g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                      NULL, NULL, &err_out, &status, &err) &&
+         g_spawn_check_wait_status(status, &err);
+    if (!ok) {
+        g_autofree char *first = NULL;
+
+        /* gnuplot reports the failing line first; keep it to one line */
+        if (err_out && *g_strstrip(err_out)) {
+            char *nl;
+
+            first = g_strdup(err_out);
+            while ((nl = strchr(first, '\n'))) {
+                *nl = ' ';
+            }
+        }
+        g_set_error(errp, REPORT_ERROR, 1, "gnuplot failed drawing %s: %s",
+                    what, first ? first : err ? err->message : "?");
+    }
+    g_unlink(tmp);
+    return ok;
+}
+
+static char *fmt_si(double v)
+{
+    if (v >= 1e6) {
+        return g_strdup_printf("%.2fM", v / 1e6);
+    }
+    if (v >= 1e4) {
+        return g_strdup_printf("%.1fk", v / 1e3);
+    }
+    return g_strdup_printf("%.0f", v);
+}
+
+/* The review's peak: a marked point, or (latency not published) a line at
+ * its IOPS.  @tag distinguishes several runs' peaks in compare charts. */
+static void gp_review(GString *data, GString *plot, GString *labels,
+                      const RWork *w, const char *color, const char *tag,
+                      unsigned idx)
+{
+    g_autofree char *si = NULL;
+
+    if (isnan(w->review_iops)) {
+        return;
+    }
+    si = fmt_si(w->review_iops);
+    if (!isnan(w->review_lat_us)) {
+        g_string_append_printf(data, "$review%u << EOD\n%.1f %.2f\nEOD\n",
+                               idx, w->review_iops, w->review_lat_us);
+        g_string_append_printf(plot, ", $review%u using 1:2 with points "
+                               "pt 13 ps 2.4 lc rgb '%s' title 'review peak%s'",
+                               idx, color, tag);
+        g_string_append_printf(labels, "set label 'review: %s IOPS, %.0f µs' "
+                               "at %.1f,%.2f right offset -1.6,1.1 "
+                               "tc rgb '%s' font ',10'\n", si,
+                               w->review_lat_us, w->review_iops,
+                               w->review_lat_us, color);
+    } else {
+        g_string_append_printf(labels, "set arrow from %.1f, graph 0 to "
+                               "%.1f, graph 1 nohead dt 3 lw 2 lc rgb '%s'\n",
+                               w->review_iops, w->review_iops, color);
+        g_string_append_printf(labels, "set label 'review: %s IOPS "
+                               "(latency not published)' at %.1f, graph 0.97 "
+                               "right offset -0.8,0 tc rgb '%s' font ',10'\n",
+                               si, w->review_iops, color);
+        g_string_append_printf(plot, ", NaN with lines dt 3 lw 2 lc rgb '%s' "
+                               "title 'review peak%s (IOPS only)'", color, tag);
+    }
+}
+
+static void gp_block(GString *data, const char *name, GArray *c, bool host,
+                     int want_limited)
+{
+    g_string_append_printf(data, "$%s << EOD\n", name);
+    for (guint i = 0; c && i < c->len; i++) {
+        const RPoint *p = &g_array_index(c, RPoint, i);
+        bool lim = p->host_limited > 0;
+
+        if (!gp_ok(p, host) || (want_limited >= 0 && lim != want_limited)) {
+            continue;
+        }
+        if (host) {
+            g_string_append_printf(data, "%.1f %.2f %d\n",
+                                   isnan(p->host_iops) ? p->iops
+                                                       : p->host_iops,
+                                   p->host_lat_us, p->target_pct);
+        } else {
+            g_string_append_printf(data, "%.1f %.2f %d\n", p->iops,
+                                   p->lat_us, p->target_pct);
+        }
+    }
+    g_string_append(data, "EOD\n");
+}
+
+static unsigned count_pts(GArray *c, bool host, int want_limited)
+{
+    unsigned n = 0;
+
+    for (guint i = 0; c && i < c->len; i++) {
+        const RPoint *p = &g_array_index(c, RPoint, i);
+
+        n += gp_ok(p, host) &&
+             (want_limited < 0 || (p->host_limited > 0) == want_limited);
+    }
+    return n;
+}
+
+static char *work_subtitle(const RWork *w)
+{
+    GString *s = g_string_new(w->name);
+
+    if (w->threads > 0) {
+        g_string_append_printf(s, ", %d outstanding", w->threads);
+    }
+    return g_string_free(s, FALSE);
+}
+
+static bool chart_one(const RRun *r, const RWork *w, GError **errp)
+{
+    g_autoptr(GString) s = g_string_new(NULL);
+    g_autoptr(GString) data = g_string_new(NULL);
+    g_autoptr(GString) plot = g_string_new(NULL);
+    g_autoptr(GString) labels = g_string_new(NULL);
+    g_autofree char *sub = work_subtitle(w);
+    g_autofree char *title = NULL;
+    g_autofree char *base = g_build_filename(r->dir, w->file, NULL);
+    unsigned n_guest = count_pts(w->curve, false, 0);
+    unsigned n_lim = count_pts(w->curve, false, 1);
+
+    title = g_strdup_printf("%s — %s%s%s", r->profile, sub,
+                            r->guest ? " — guest, " : " — model",
+                            r->guest ? (r->run_mode ? r->run_mode : "run")
+                                     : "");
+    gp_frame(s, title);
+    if (w->has_sim && count_pts(w->sim_curve, false, -1)) {
+        gp_block(data, "model", w->sim_curve, false, -1);
+        g_string_append_printf(plot, ", $model using 1:2 with linespoints "
+                               "dt (8,5) lw 2 pt 7 ps 0.7 lc rgb '%s' "
+                               "title 'model (nvmimic sim)'", C_MODEL);
+    }
+    if (r->guest && count_pts(w->curve, true, -1)) {
+        gp_block(data, "device", w->curve, true, -1);
+        g_string_append_printf(plot, ", $device using 1:2 with linespoints "
+                               "dt 3 lw 1.5 pt 1 ps 0.9 lc rgb '%s' "
+                               "title 'device (host view, QMP)'", C_DEVICE);
+    }
+    if (r->guest && n_guest) {
+        gp_block(data, "guest", w->curve, false, 0);
+        g_string_append_printf(plot, ", $guest using 1:2 with linespoints "
+                               "lw 2.5 pt 7 ps 1.1 lc rgb '%s' "
+                               "title 'guest (fio in the VM)'", C_GUEST);
+    }
+    if (r->guest && n_lim) {
+        const RPoint *first = NULL;
+
+        gp_block(data, "limited", w->curve, false, 1);
+        g_string_append_printf(plot, ", $limited using 1:2 with points "
+                               "pt 6 ps 1.6 lw 1.5 lc rgb '%s' title "
+                               "'guest, host-limited (not the drive''s "
+                               "figure)'", C_LIMITED);
+        for (guint i = 0; i < w->curve->len; i++) {
+            const RPoint *p = &g_array_index(w->curve, RPoint, i);
+
+            if (p->host_limited > 0 && gp_ok(p, false) &&
+                (!first || p->lat_us > first->lat_us)) {
+                first = p;
+            }
+        }
+        if (first) {
+            g_string_append_printf(labels, "set label 'host-limited: %u "
+                                   "point%s' at %.1f,%.2f left offset "
+                                   "1.4,0.2 tc rgb '#777777' font ',10'\n",
+                                   n_lim, n_lim == 1 ? "" : "s", first->iops,
+                                   first->lat_us);
+        }
+    }
+    gp_review(data, plot, labels, w, C_REVIEW, "", 0);
+    if (!plot->len) {
+        /* Nothing to draw: still an (empty) chart, so the report links
+         * resolve; say why on it. */
+        g_string_append(labels, "set label 'no data points' at graph 0.5, "
+                                "graph 0.5 center\nset xrange [0:1]\n"
+                                "set yrange [0:1]\n");
+        g_string_append(plot, ", NaN notitle");
+    }
+    g_string_append(s, data->str);
+    g_string_append(s, labels->str);
+    g_string_prepend(plot, "plot ");
+    /* drop the leading ", " of the first series */
+    g_string_erase(plot, 5, 2);
+    gp_outputs(s, base, plot->str);
+    return gnuplot_run(s->str, w->name, errp);
+}
+
+/* ---- HTML ------------------------------------------------------------- */
+
+static const char css[] =
+"*{box-sizing:border-box}"
+"body{margin:0;background:#f4f5f7;color:#1d2330;"
+"font:14px/1.45 'DejaVu Sans','Helvetica Neue',Arial,sans-serif}"
+"header{background:#1d2b3e;color:#fff;padding:22px 36px 18px}"
+"header h1{margin:0 0 4px;font-size:24px;font-weight:600}"
+"header .sub{color:#b8c4d6;font-size:13px}"
+"dl.meta{display:flex;flex-wrap:wrap;gap:6px 28px;margin:14px 0 0}"
+"dl.meta div{min-width:90px}"
+"dl.meta dt{font-size:11px;text-transform:uppercase;letter-spacing:.06em;"
+"color:#8fa1bb}"
+"dl.meta dd{margin:0;font-size:15px}"
+"main{max-width:1240px;margin:0 auto;padding:18px 24px 40px}"
+"section{background:#fff;border:1px solid #dde1e7;border-radius:6px;"
+"padding:18px 22px;margin:18px 0;box-shadow:0 1px 2px rgba(0,0,0,.04)}"
+"h2{margin:0 0 10px;font-size:19px;font-weight:600}"
+"h3{margin:18px 0 6px;font-size:14px;color:#3c4658;text-transform:uppercase;"
+"letter-spacing:.04em}"
+"p.note{color:#5b6577;font-size:13px;margin:6px 0}"
+".badge{display:inline-block;padding:1px 9px;border-radius:10px;"
+"font-size:12px;font-weight:600;vertical-align:middle}"
+".ok{background:#dff3e4;color:#1e6b34}"
+".warn{background:#fff1d6;color:#8a5a00}"
+".info{background:#e3ecf8;color:#1f4f8a}"
+".lim{background:#ececec;color:#666}"
+"figure{margin:6px 0 4px;text-align:center}"
+"figure img{max-width:100%;height:auto;border:1px solid #eceef2}"
+"figcaption{font-size:12px;color:#6a7385}"
+"figcaption a{color:#1f5fa8}"
+"table{border-collapse:collapse;width:100%;font-size:13px;"
+"font-variant-numeric:tabular-nums}"
+"th,td{padding:4px 7px;border-bottom:1px solid #e6e9ee;text-align:right;"
+"white-space:nowrap}"
+"th{background:#f0f2f5;font-weight:600;color:#3c4658;font-size:12px;"
+"white-space:normal;vertical-align:bottom;"
+"border-bottom:2px solid #d5dae1}"
+"th:first-child,td:first-child{text-align:left}"
+"tbody tr:nth-child(even) td{background:#fafbfc}"
+"tr.limited td{color:#8a8f98;font-style:italic}"
+"tr.review td{color:#a5281b}"
+"td.over{font-weight:600}"
+".num-good{color:#1e6b34}.num-bad{color:#a5281b}"
+"footer{color:#7a8394;font-size:12px;text-align:center;padding:10px}";
+
+static void h_esc(GString *s, const char *v)
+{
+    g_autofree char *e = g_markup_escape_text(v ? v : "", -1);
+
+    g_string_append(s, e);
+}
+
+/* A number with thousands separators, or a dash. */
+static void h_num(GString *s, double v, int decimals)
+{
+    char buf[64];
+    const char *d, *dot;
+    int nd;
+
+    if (isnan(v)) {
+        g_string_append(s, "–");
+        return;
+    }
+    g_snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+    d = buf[0] == '-' ? buf + 1 : buf;
+    if (d != buf) {
+        g_string_append(s, "−");
+    }
+    dot = strchr(d, '.');
+    nd = dot ? (int)(dot - d) : (int)strlen(d);
+    for (int i = 0; i < nd; i++) {
+        if (i && (nd - i) % 3 == 0) {
+            g_string_append_c(s, ',');
+        }
+        g_string_append_c(s, d[i]);
+    }
+    if (dot) {
+        g_string_append(s, dot);
+    }
+}
+
+static void h_td(GString *s, double v, int decimals)
+{
+    g_string_append(s, "<td>");
+    h_num(s, v, decimals);
+    g_string_append(s, "</td>");
+}
+
+/* Difference from a reference in percent, coloured when large. */
+static void h_td_delta(GString *s, double v, double ref)
+{
+    double d;
+
+    if (isnan(v) || isnan(ref) || ref == 0) {
+        g_string_append(s, "<td>–</td>");
+        return;
+    }
+    d = 100.0 * (v - ref) / ref;
+    g_string_append_printf(s, "<td class=\"%s\">%+.1f %%</td>",
+                           fabs(d) <= 5 ? "num-good" :
+                           fabs(d) > 15 ? "num-bad" : "", d);
+}
+
+/* The SVG inlined as a data: URI, so report.html needs no other file. */
+static void h_chart(GString *s, const char *dir, const char *file,
+                    const char *alt)
+{
+    g_autofree char *svg = g_strconcat(file, ".svg", NULL);
+    g_autofree char *png = g_strconcat(file, ".png", NULL);
+    g_autofree char *path = g_build_filename(dir, svg, NULL);
+    g_autofree char *body = NULL;
+    gsize len;
+
+    g_string_append(s, "<figure>");
+    if (g_file_get_contents(path, &body, &len, NULL)) {
+        g_autofree char *b64 = g_base64_encode((guchar *)body, len);
+
+        g_string_append_printf(s, "<img width=\"%d\" height=\"%d\" "
+                               "src=\"data:image/svg+xml;base64,%s\" alt=\"",
+                               GP_W, GP_H, b64);
+        h_esc(s, alt);
+        g_string_append(s, "\">");
+    }
+    g_string_append(s, "<figcaption>");
+    h_esc(s, alt);
+    g_string_append(s, " · <a href=\"");
+    h_esc(s, png);
+    g_string_append(s, "\">PNG</a> · <a href=\"");
+    h_esc(s, svg);
+    g_string_append(s, "\">SVG</a></figcaption></figure>\n");
+}
+
+static void h_head(GString *s, const char *title)
+{
+    g_string_append(s, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
+                       "<meta charset=\"utf-8\">"
+                       "<meta name=\"viewport\" content=\"width=device-width,"
+                       "initial-scale=1\">"
+                       "<meta http-equiv=\"Content-Security-Policy\" "
+                       "content=\"default-src 'none'; img-src data: 'self'; "
+                       "style-src 'unsafe-inline'\">"
+                       "<title>");
+    h_esc(s, title);
+    g_string_append_printf(s, "</title><style>%s</style></head><body>\n",
+                           css);
+}
+
+static void h_meta(GString *s, const char *k, const char *v)
+{
+    g_string_append(s, "<div><dt>");
+    h_esc(s, k);
+    g_string_append(s, "</dt><dd>");
+    h_esc(s, v ? v : "–");
+    g_string_append(s, "</dd></div>");
+}
+
+static const char *status_badge(const RRun *r)
+{
+    return r->complete > 0 ? "<span class=\"badge ok\">complete</span>" :
+           r->complete == 0 ? "<span class=\"badge warn\">partial</span>" :
+           "<span class=\"badge lim\">completeness unknown</span>";
+}
+
+static void h_peak_row(GString *s, const char *what, const char *cls,
+                       double iops, double mbps, double lat, double p99,
+                       const RWork *w, bool limited)
+{
+    g_string_append_printf(s, "<tr%s><td>%s%s</td>", cls, what,
+                           limited ? " <span class=\"badge lim\">"
+                                     "host-limited</span>" : "");
+    h_td(s, iops, 0);
+    h_td(s, mbps, 1);
+    h_td(s, lat, 1);
+    h_td(s, p99, 1);
+    if (cls[0]) {
+        g_string_append(s, "<td></td><td></td></tr>\n");
+        return;
+    }
+    h_td_delta(s, iops, w->review_iops);
+    h_td_delta(s, lat, w->review_lat_us);
+    g_string_append(s, "</tr>\n");
+}
+
+static void h_work(GString *s, const RRun *r, const RWork *w)
+{
+    g_autofree char *sub = work_subtitle(w);
+    g_autofree char *alt = g_strdup_printf("%s, %s: average latency against "
+                                           "IOPS", r->profile, w->name);
+    unsigned n_lim = count_pts(w->curve, false, 1);
+
+    g_string_append_printf(s, "<section id=\"wl-%s\"><h2>", w->file);
+    h_esc(s, sub);
+    if (w->block_bytes > 0) {
+        g_string_append_printf(s, " <span class=\"badge info\">%d KiB "
+                               "blocks</span>", w->block_bytes / 1024);
+    }
+    if (n_lim) {
+        g_string_append_printf(s, " <span class=\"badge lim\">%u "
+                               "host-limited point%s</span>", n_lim,
+                               n_lim == 1 ? "" : "s");
+    }
+    g_string_append(s, "</h2>\n");
+    h_chart(s, r->dir, w->file, alt);
+
+    g_string_append(s, "<h3>Peak (unthrottled)</h3><table><thead><tr>"
+                       "<th>source</th><th>IOPS</th><th>MB/s</th>"
+                       "<th>avg lat µs</th><th>p99 µs</th>"
+                       "<th>IOPS vs review</th><th>lat vs review</th>"
+                       "</tr></thead><tbody>\n");
+    if (!isnan(w->review_iops)) {
+        g_string_append(s, "<tr class=\"review\"><td>review");
+        if (w->review_src && strcmp(w->review_src, "results.json")) {
+            g_string_append(s, " <span class=\"badge lim\">");
+            h_esc(s, w->review_src);
+            g_string_append(s, "</span>");
+        }
+        g_string_append(s, "</td>");
+        h_td(s, w->review_iops, 0);
+        h_td(s, w->block_bytes > 0 ? w->review_iops * w->block_bytes / 1e6
+                                   : NAN, 1);
+        h_td(s, w->review_lat_us, 1);
+        g_string_append(s, "<td>–</td><td></td><td></td></tr>\n");
+    }
+    if (w->has_sim_peak) {
+        h_peak_row(s, "model (nvmimic sim)", "", w->sim_peak.iops,
+                   w->sim_peak.mbps, w->sim_peak.lat_us, w->sim_peak.p99_us,
+                   w, false);
+    }
+    if (r->guest && w->has_peak) {
+        h_peak_row(s, "guest (fio in the VM)", "", w->peak.iops,
+                   w->peak.mbps, w->peak.lat_us, w->peak.p99_us, w,
+                   w->peak.host_limited > 0);
+        if (!isnan(w->peak.host_lat_us)) {
+            h_peak_row(s, "device (host view)", "", w->peak.host_iops,
+                       w->block_bytes > 0 && !isnan(w->peak.host_iops) ?
+                       w->peak.host_iops * w->block_bytes / 1e6 : NAN,
+                       w->peak.host_lat_us, w->peak.host_p99_us, w, false);
+        }
+    }
+    g_string_append(s, "</tbody></table>\n");
+
+    g_string_append(s, "<h3>Curve (fixed rates, % of the peak)</h3><table>"
+                       "<thead><tr><th>target</th><th>target IOPS</th>");
+    if (r->guest) {
+        g_string_append(s, "<th>guest IOPS</th><th>guest avg µs</th>"
+                           "<th>guest p99 µs</th><th>device avg µs</th>"
+                           "<th>device p99 µs</th>"
+                           "<th title=\"guest minus device average latency: "
+                           "the virtualization overhead\">guest − device "
+                           "µs</th><th>model IOPS</th><th>model avg µs</th>"
+                           "<th>note</th>");
+    } else {
+        g_string_append(s, "<th>IOPS</th><th>MB/s</th><th>avg µs</th>"
+                           "<th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th>");
+    }
+    g_string_append(s, "</tr></thead><tbody>\n");
+    for (guint i = 0; i < w->curve->len; i++) {
+        const RPoint *p = &g_array_index(w->curve, RPoint, i);
+        const RPoint *sp = sim_at(w, p->target_pct);
+        bool lim = p->host_limited > 0;
+
+        g_string_append_printf(s, "<tr%s><td>%d %%</td>",
+                               lim ? " class=\"limited\"" : "",
+                               p->target_pct);
+        h_td(s, p->target_iops, 0);
+        if (!r->guest) {
+            h_td(s, p->iops, 0);
+            h_td(s, p->mbps, 1);
+            h_td(s, p->lat_us, 1);
+            h_td(s, p->p50_us, 1);
+            h_td(s, p->p99_us, 1);
+            h_td(s, p->p999_us, 1);
+            g_string_append(s, "</tr>\n");
+            continue;
+        }
+        h_td(s, p->iops, 0);
+        h_td(s, p->lat_us, 1);
+        h_td(s, p->p99_us, 1);
+        h_td(s, p->host_lat_us, 1);
+        h_td(s, p->host_p99_us, 1);
+        g_string_append(s, "<td class=\"over\">");
+        h_num(s, p->lat_us - p->host_lat_us, 1);
+        g_string_append(s, "</td>");
+        h_td(s, sp ? sp->iops : NAN, 0);
+        h_td(s, sp ? sp->lat_us : NAN, 1);
+        g_string_append(s, "<td>");
+        if (lim) {
+            g_string_append(s, "<span class=\"badge lim\">host-limited");
+            if (!isnan(p->shortfall_pct)) {
+                g_string_append_printf(s, " −%.0f %%", p->shortfall_pct);
+            }
+            g_string_append(s, "</span>");
+        } else if (!isnan(p->shortfall_pct) && p->shortfall_pct >= 1) {
+            g_string_append_printf(s, "%.0f %% below target",
+                                   p->shortfall_pct);
+        }
+        g_string_append(s, "</td></tr>\n");
+    }
+    if (!w->curve->len) {
+        g_string_append(s, "<tr><td colspan=\"11\">no curve points in "
+                           "results.json</td></tr>\n");
+    }
+    g_string_append(s, "</tbody></table>\n");
+    if (r->guest && r->complete == 0 && w->curve->len &&
+        w->curve->len < NVM_CURVE_POINTS) {
+        const RPoint *last = &g_array_index(w->curve, RPoint,
+                                            w->curve->len - 1);
+
+        g_string_append_printf(s, "<p class=\"note\">The run stopped after "
+                               "the %d %% point; the rest of this curve is "
+                               "missing.</p>\n", last->target_pct);
+    }
+    g_string_append(s, "</section>\n");
+}
+
+/* One row per workload: the peaks side by side. */
+static void h_summary(GString *s, const RRun *r)
+{
+    g_string_append(s, "<section><h2>Peaks: review vs model");
+    g_string_append(s, r->guest ? " vs guest" : "");
+    g_string_append(s, "</h2><table><thead><tr><th>workload</th>"
+                       "<th>review IOPS</th><th>review lat µs</th>"
+                       "<th>model IOPS</th><th>model lat µs</th>"
+                       "<th>model vs review</th>");
+    if (r->guest) {
+        g_string_append(s, "<th>guest IOPS</th><th>guest lat µs</th>"
+                           "<th>guest vs review</th>"
+                           "<th>overhead µs</th>");
+    }
+    g_string_append(s, "</tr></thead><tbody>\n");
+    for (guint i = 0; i < r->works->len; i++) {
+        const RWork *w = g_ptr_array_index(r->works, i);
+
+        g_string_append_printf(s, "<tr><td><a href=\"#wl-%s\">", w->file);
+        h_esc(s, w->name);
+        g_string_append(s, "</a></td>");
+        h_td(s, w->review_iops, 0);
+        h_td(s, w->review_lat_us, 1);
+        h_td(s, w->has_sim_peak ? w->sim_peak.iops : NAN, 0);
+        h_td(s, w->has_sim_peak ? w->sim_peak.lat_us : NAN, 1);
+        h_td_delta(s, w->has_sim_peak ? w->sim_peak.iops : NAN,
+                   w->review_iops);
+        if (r->guest) {
+            h_td(s, w->has_peak ? w->peak.iops : NAN, 0);
+            h_td(s, w->has_peak ? w->peak.lat_us : NAN, 1);
+            if (w->has_peak && w->peak.host_limited > 0) {
+                g_string_append(s, "<td><span class=\"badge lim\">"
+                                   "host-limited</span></td>");
+            } else {
+                h_td_delta(s, w->has_peak ? w->peak.iops : NAN,
+                           w->review_iops);
+            }
+            h_td(s, w->has_peak ? w->peak.lat_us - w->peak.host_lat_us
+                                : NAN, 1);
+        }
+        g_string_append(s, "</tr>\n");
+    }
+    g_string_append(s, "</tbody></table>\n<p class=\"note\">IOPS "
+                       "differences within 5 % are green, beyond 15 % red. "
+                       "Overhead is the guest's average latency minus the "
+                       "device's own (QMP) over the same interval: what the "
+                       "virtual machine adds. Host-limited points are where "
+                       "the guest could not issue I/O at the target rate; "
+                       "they show the guest, not the drive.</p></section>\n");
+}
+
+static char *now_string(void)
+{
+    g_autoptr(GDateTime) now = g_date_time_new_now_local();
+
+    return g_date_time_format(now, "%Y-%m-%d %H:%M %Z");
+}
+
+static bool write_html(const RRun *r, GError **errp)
+{
+    g_autofree char *path = g_build_filename(r->dir, "report.html", NULL);
+    g_autofree char *title = g_strdup_printf("nvmimic report: %s",
+                                             r->profile);
+    g_autofree char *rendered = now_string();
+    g_autoptr(GString) s = g_string_new(NULL);
+    char buf[64];
+
+    h_head(s, title);
+    g_string_append(s, "<header><h1>");
+    h_esc(s, r->profile);
+    g_string_append(s, " — ");
+    h_esc(s, r->suite ? r->suite : "results");
+    g_string_append_printf(s, " %s</h1><div class=\"sub\">%s</div>"
+                           "<dl class=\"meta\">", status_badge(r),
+                           r->guest ? "Guest run: fio inside a QEMU VM "
+                           "against the emulated drive, beside the model "
+                           "alone and the review." :
+                           "Model only (nvmimic sim, simulated time), "
+                           "beside the review.");
+    h_meta(s, "profile", r->profile);
+    h_meta(s, "mode", r->mode);
+    if (r->guest) {
+        h_meta(s, "run mode", r->run_mode);
+    }
+    h_meta(s, "threads", r->threads_mode);
+    if (!isnan(r->seed)) {
+        g_snprintf(buf, sizeof(buf), "%.0f", r->seed);
+        h_meta(s, "seed", buf);
+    }
+    if (!isnan(r->duration_s)) {
+        g_snprintf(buf, sizeof(buf), "%g s", r->duration_s);
+        h_meta(s, "per point", buf);
+    }
+    h_meta(s, "date", r->date);
+    h_meta(s, "status", r->complete > 0 ? "complete" :
+                        r->complete == 0 ? "partial" : "unknown");
+    g_string_append(s, "</dl></header>\n<main>\n");
+    if (r->complete == 0) {
+        g_string_append(s, "<section><p class=\"note\"><span class=\"badge "
+                           "warn\">partial</span> This run did not finish: "
+                           "the figures below are what it gathered before "
+                           "it stopped.</p></section>\n");
+    }
+    if (!r->works->len) {
+        g_string_append(s, "<section><p>No workloads in results.json."
+                           "</p></section>\n");
+    } else {
+        h_summary(s, r);
+    }
+    for (guint i = 0; i < r->works->len; i++) {
+        h_work(s, r, g_ptr_array_index(r->works, i));
+    }
+    g_string_append_printf(s, "</main><footer>Rendered by nvmimic report "
+                           "from results.json on %s · results.csv beside "
+                           "this file has every point.</footer>\n"
+                           "</body></html>\n", rendered);
+    return g_file_set_contents(path, s->str, s->len, errp);
+}
+
+bool nvm_report_render(const char *dir, const char *reviews_tsv,
+                       GError **errp)
+{
+    g_autoptr(RRun) r = run_load(dir, reviews_tsv, errp);
+
+    if (!r || !write_csv(r, errp)) {
+        return false;
+    }
+    for (guint i = 0; i < r->works->len; i++) {
+        if (!chart_one(r, g_ptr_array_index(r->works, i), errp)) {
+            return false;
+        }
+    }
+    return write_html(r, errp);
+}
+
+/* ---- compare ---------------------------------------------------------- */
+
+static const RWork *work_find(const RRun *r, const char *name)
+{
+    for (guint i = 0; i < r->works->len; i++) {
+        const RWork *w = g_ptr_array_index(r->works, i);
+
+        if (!strcmp(w->name, name)) {
+            return w;
+        }
+    }
+    return NULL;
+}
+
+static void compare_labels(GPtrArray *runs)
+{
+    for (guint i = 0; i < runs->len; i++) {
+        RRun *r = g_ptr_array_index(runs, i);
+
+        r->label = r->guest ? g_strdup_printf("%s (guest%s%s)", r->profile,
+                                              r->run_mode ? ", " : "",
+                                              r->run_mode ? r->run_mode : "")
+                            : g_strdup_printf("%s (model)", r->profile);
+    }
+    /* the same profile and mode twice: tell them apart by directory */
+    for (guint i = 0; i < runs->len; i++) {
+        RRun *a = g_ptr_array_index(runs, i);
+        bool dup = false;
+
+        for (guint j = 0; j < runs->len; j++) {
+            RRun *b = g_ptr_array_index(runs, j);
+
+            dup |= i != j && !strcmp(a->profile, b->profile) &&
+                   !strcmp(a->mode, b->mode) &&
+                   !g_strcmp0(a->run_mode, b->run_mode);
+        }
+        if (dup) {
+            g_autofree char *base = g_path_get_basename(a->dir);
+            char *l = g_strdup_printf("%s [%s]", a->label, base);
+
+            g_free(a->label);
+            a->label = l;
+        }
+    }
+}
+
+static bool compare_chart(GPtrArray *runs, const char *name,
+                          const char *out_dir, const char *file,
+                          GError **errp)
+{
+    g_autoptr(GString) s = g_string_new(NULL);
+    g_autoptr(GString) data = g_string_new(NULL);
+    g_autoptr(GString) plot = g_string_new(NULL);
+    g_autoptr(GString) labels = g_string_new(NULL);
+    g_autofree char *title = g_strdup_printf("four corners — %s: average "
+                                             "latency against IOPS", name);
+    g_autofree char *base = NULL;
+    g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+    g_autofree char *fname = g_strconcat("compare-", file, NULL);
+
+    base = g_build_filename(out_dir, fname, NULL);
+    gp_frame(s, title);
+    for (guint i = 0; i < runs->len; i++) {
+        const RRun *r = g_ptr_array_index(runs, i);
+        const RWork *w = work_find(r, name);
+        const char *color = palette[i % N_PALETTE];
+        g_autofree char *bn = g_strdup_printf("run%u", i);
+        g_autofree char *ln = g_strdup_printf("runlim%u", i);
+        g_autofree char *tag = g_strdup_printf(", %s", r->profile);
+        g_autoptr(GString) lt = g_string_new(NULL);
+
+        if (!w) {
+            continue;
+        }
+        gp_str(lt, r->label);
+        if (count_pts(w->curve, false, 0)) {
+            gp_block(data, bn, w->curve, false, 0);
+            g_string_append_printf(plot, ", $%s using 1:2 with linespoints "
+                                   "%s lw 2.5 pt 7 ps 1 lc rgb '%s' "
+                                   "title %s", bn, r->guest ? "" : "dt (8,5)",
+                                   color, lt->str);
+        }
+        if (count_pts(w->curve, false, 1)) {
+            gp_block(data, ln, w->curve, false, 1);
+            g_string_append_printf(plot, ", $%s using 1:2 with points pt 6 "
+                                   "ps 1.5 lc rgb '%s' title "
+                                   "'host-limited (%s)'", ln, color,
+                                   r->profile);
+        }
+        if (!g_hash_table_contains(seen, r->profile)) {
+            g_hash_table_add(seen, r->profile);
+            gp_review(data, plot, labels, w, color, tag, i);
+        }
+    }
+    if (!plot->len) {
+        g_string_append(plot, ", NaN notitle");
+    }
+    g_string_append(s, data->str);
+    g_string_append(s, labels->str);
+    g_string_prepend(plot, "plot ");
+    g_string_erase(plot, 5, 2);
+    gp_outputs(s, base, plot->str);
+    return gnuplot_run(s->str, name, errp);
+}
+
+static bool compare_html(GPtrArray *runs, GPtrArray *names,
+                         const char *out_dir, GError **errp)
+{
+    g_autofree char *path = g_build_filename(out_dir, "compare.html", NULL);
+    g_autofree char *rendered = now_string();
+    g_autoptr(GString) s = g_string_new(NULL);
+
+    h_head(s, "nvmimic compare");
+    g_string_append_printf(s, "<header><h1>nvmimic compare — four corners"
+                           "</h1><div class=\"sub\">%u runs side by side: "
+                           "each run's guest curve (solid) or model curve "
+                           "(dashed, model-only runs), the review's peaks "
+                           "as diamonds.</div><dl class=\"meta\">",
+                           runs->len);
+    for (guint i = 0; i < runs->len; i++) {
+        const RRun *r = g_ptr_array_index(runs, i);
+        g_autofree char *v = g_strdup_printf("%s%s%s",
+                                             r->date ? r->date : "",
+                                             r->complete == 0 ? " · partial"
+                                                              : "",
+                                             "");
+
+        h_meta(s, r->label, v);
+    }
+    g_string_append(s, "</dl></header>\n<main>\n");
+
+    g_string_append(s, "<section><h2>Peaks per profile vs review</h2>"
+                       "<table><thead><tr><th>run</th><th>workload</th>"
+                       "<th>review IOPS</th><th>review lat µs</th>"
+                       "<th>IOPS</th><th>lat µs</th><th>p99 µs</th>"
+                       "<th>IOPS vs review</th><th>lat vs review</th>"
+                       "</tr></thead><tbody>\n");
+    for (guint n = 0; n < names->len; n++) {
+        for (guint i = 0; i < runs->len; i++) {
+            const RRun *r = g_ptr_array_index(runs, i);
+            const RWork *w = work_find(r, g_ptr_array_index(names, n));
+            bool lim;
+
+            if (!w) {
+                continue;
+            }
+            lim = w->has_peak && w->peak.host_limited > 0;
+            g_string_append_printf(s, "<tr%s><td>",
+                                   lim ? " class=\"limited\"" : "");
+            h_esc(s, r->label);
+            g_string_append(s, "</td><td>");
+            h_esc(s, w->name);
+            g_string_append(s, lim ? " <span class=\"badge lim\">"
+                                     "host-limited</span></td>" : "</td>");
+            h_td(s, w->review_iops, 0);
+            h_td(s, w->review_lat_us, 1);
+            h_td(s, w->has_peak ? w->peak.iops : NAN, 0);
+            h_td(s, w->has_peak ? w->peak.lat_us : NAN, 1);
+            h_td(s, w->has_peak ? w->peak.p99_us : NAN, 1);
+            h_td_delta(s, w->has_peak ? w->peak.iops : NAN, w->review_iops);
+            h_td_delta(s, w->has_peak ? w->peak.lat_us : NAN,
+                       w->review_lat_us);
+            g_string_append(s, "</tr>\n");
+        }
+    }
+    g_string_append(s, "</tbody></table></section>\n");
+    for (guint n = 0; n < names->len; n++) {
+        const char *name = g_ptr_array_index(names, n);
+        g_autofree char *file = safe_name(name);
+        g_autofree char *cf = g_strconcat("compare-", file, NULL);
+        g_autofree char *alt = g_strdup_printf("%s: average latency against "
+                                               "IOPS, all runs", name);
+
+        g_string_append_printf(s, "<section id=\"wl-%s\"><h2>", file);
+        h_esc(s, name);
+        g_string_append(s, "</h2>\n");
+        h_chart(s, out_dir, cf, alt);
+        g_string_append(s, "</section>\n");
+    }
+    g_string_append_printf(s, "</main><footer>Rendered by nvmimic compare "
+                           "on %s</footer></body></html>\n", rendered);
+    return g_file_set_contents(path, s->str, s->len, errp);
+}
+
+bool nvm_report_compare(char **dirs, unsigned n_dirs, const char *out_dir,
+                        const char *reviews_tsv, GError **errp)
+{
+    g_autoptr(GPtrArray) runs =
+        g_ptr_array_new_with_free_func((GDestroyNotify)run_free);
+    g_autoptr(GPtrArray) names = g_ptr_array_new();
+
+    for (unsigned i = 0; i < n_dirs; i++) {
+        RRun *r = run_load(dirs[i], reviews_tsv, errp);
+
+        if (!r) {
+            return false;
+        }
+        g_ptr_array_add(runs, r);
+        for (guint w = 0; w < r->works->len; w++) {
+            RWork *wk = g_ptr_array_index(r->works, w);
+            bool have = false;
+
+            for (guint k = 0; k < names->len; k++) {
+                have |= !strcmp(g_ptr_array_index(names, k), wk->name);
+            }
+            if (!have) {
+                g_ptr_array_add(names, wk->name);
+            }
+        }
+    }
+    compare_labels(runs);
+    if (g_mkdir_with_parents(out_dir, 0755) < 0) {
+        g_set_error(errp, REPORT_ERROR, 1, "%s: %s", out_dir,
+                    g_strerror(errno));
+        return false;
+    }
+    for (guint n = 0; n < names->len; n++) {
+        g_autofree char *file = safe_name(g_ptr_array_index(names, n));
+
+        if (!compare_chart(runs, g_ptr_array_index(names, n), out_dir, file,
+                           errp)) {
+            return false;
+        }
+    }
+    return compare_html(runs, names, out_dir, errp);
+}
+
+/* ---- CLI -------------------------------------------------------------- */
+
+static int report_usage(const char *cmd, const char *fmt, ...)
+    G_GNUC_PRINTF(2, 3);
+
+static int report_usage(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "nvmimic %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs(" (see nvmimic --help)\n", stderr);
+    return 2;
+}
+
+int nvm_report_main(int argc, char **argv, const char *profile_dir)
+{
+    const char *cmd = argv[0];
+    bool compare = !strcmp(cmd, "compare");
+    g_autoptr(GPtrArray) dirs = g_ptr_array_new();
+    g_autoptr(GError) err = NULL;
+    g_autofree char *tsv = NULL;
+    const char *out = NULL;
+    const char *reviews = NULL;
+    bool ok;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            printf(compare ? "usage: nvmimic compare DIR... [--out DIR] "
+                             "[--reviews four-corners.tsv]\n"
+                           : "usage: nvmimic report DIR "
+                             "[--reviews four-corners.tsv]\n");
+            return 0;
+        }
+        if (!strcmp(a, "--out") || !strcmp(a, "--reviews")) {
+            if (i + 1 >= argc) {
+                return report_usage(cmd, "option %s needs a value", a);
+            }
+            if (!strcmp(a, "--out") && !compare) {
+                return report_usage(cmd, "--out is for compare; report "
+                                    "writes into DIR itself");
+            }
+            *(!strcmp(a, "--out") ? &out : &reviews) = argv[++i];
+            continue;
+        }
+        if (!strncmp(a, "--", 2)) {
+            return report_usage(cmd, "unknown option '%s'", a);
+        }
+        g_ptr_array_add(dirs, (gpointer)a);
+    }
+    if (!dirs->len) {
+        return report_usage(cmd, "needs %s", compare ? "one or more run "
+                            "directories" : "a run directory");
+    }
+    if (!compare && dirs->len > 1) {
+        return report_usage(cmd, "takes one directory, not %u (nvmimic "
+                            "compare puts several side by side)", dirs->len);
+    }
+    tsv = reviews ? g_strdup(reviews)
+                  : g_build_filename(profile_dir, "reviews",
+                                     "four-corners.tsv", NULL);
+    if (compare) {
+        const char *o = out ? out : "compare";
+
+        ok = nvm_report_compare((char **)dirs->pdata, dirs->len, o, tsv,
+                                &err);
+        if (ok) {
+            g_autofree char *p = g_build_filename(o, "compare.html", NULL);
+
+            printf("%s\n", p);
+        }
+    } else {
+        ok = nvm_report_render(dirs->pdata[0], tsv, &err);
+        if (ok) {
+            g_autofree char *p = g_build_filename(dirs->pdata[0],
+                                                  "report.html", NULL);
+
+            printf("%s\n", p);
+        }
+    }
+    if (!ok) {
+        fprintf(stderr, "nvmimic %s: %s\n", cmd, err->message);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Reports from results.json (nvmimic run / nvmimic sim --out): results.csv,
+ * latency-vs-IOPS charts drawn by gnuplot (PNG and SVG), report.html; and
+ * several runs side by side (compare.html).
+ */
+#ifndef NVMIMIC_REPORT_H
+#define NVMIMIC_REPORT_H
+
+#include <stdbool.h>
+
+#include <glib.h>
+
+/*
+ * Re-render everything in @dir from @dir/results.json.  @reviews_tsv (may be
+ * NULL or missing) supplies the review's peak where results.json has none.
+ */
+bool nvm_report_render(const char *dir, const char *reviews_tsv,
+                       GError **errp);
+
+/* Runs in @dirs side by side: @out_dir/compare.html and compare-*.png/svg. */
+bool nvm_report_compare(char **dirs, unsigned n_dirs, const char *out_dir,
+                        const char *reviews_tsv, GError **errp);
+
+/*
+ * The CLI: argv[0] is "report" or "compare".  Prints one line on error;
+ * returns the exit status.
+ */
+int nvm_report_main(int argc, char **argv, const char *profile_dir);
+
+#endif
