@@ -209,7 +209,9 @@ static void run_free(RRun *r)
     g_free(r->threads_mode);
     g_free(r->date);
     g_free(r->label);
-    g_ptr_array_free(r->works, TRUE);
+    if (r->works) {
+        g_ptr_array_free(r->works, TRUE);
+    }
     g_free(r);
 }
 
@@ -270,8 +272,13 @@ static RRun *run_load(const char *dir, const char *reviews_tsv,
         return NULL;
     }
     if (!json_parser_load_from_file(parser, path, &err)) {
-        g_set_error(errp, REPORT_ERROR, 1, "%s: malformed JSON: %s", path,
-                    err->message);
+        const char *m = err->message;
+
+        /* json-glib starts its message with the file name already */
+        if (g_str_has_prefix(m, path) && m[strlen(path)] == ':') {
+            m += strlen(path) + 1;
+        }
+        g_set_error(errp, REPORT_ERROR, 1, "%s: malformed JSON: %s", path, m);
         return NULL;
     }
     root = json_parser_get_root(parser);
