@@ -1,0 +1,491 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Tests of `nvmimic report` / `nvmimic compare` (meson suite 'harness').
+
+    test_report.py NVMIMIC FIXTURE WORKDIR CHECK
+
+CHECK is one of png, svg, csv, html, chromium, sim-only, minimal, compare,
+bad-input.  Each check renders into its own WORKDIR/CHECK so they can run in
+parallel.  Exit 0 pass, 1 fail, 77 skip.
+"""
+import html.parser
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+import zlib
+
+SVG = "{http://www.w3.org/2000/svg}"
+WORKLOADS = ["4k-random-read", "4k-random-write", "64k-seq-read",
+             "64k-seq-write"]
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def run(argv, ok=True):
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    if ok and p.returncode != 0:
+        raise Fail("%s exited %d: %s" % (" ".join(argv), p.returncode,
+                                          p.stderr.strip()))
+    return p
+
+
+def render(nvmimic, fixture, work):
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    shutil.copy(fixture, os.path.join(work, "results.json"))
+    p = run([nvmimic, "report", work])
+    check(p.stdout.strip() == os.path.join(work, "report.html"),
+          "report should print the path of report.html, printed %r"
+          % p.stdout)
+    with open(fixture) as f:
+        return json.load(f)
+
+
+# ---- PNG -------------------------------------------------------------------
+
+def png_info(path):
+    """Signature, chunk CRCs, IHDR size; decoded rows' distinct bytes."""
+    with open(path, "rb") as f:
+        data = f.read()
+    check(data[:8] == b"\x89PNG\r\n\x1a\n", "%s: no PNG signature" % path)
+    pos, chunks, idat = 8, [], b""
+    while pos < len(data):
+        check(pos + 8 <= len(data), "%s: truncated chunk header" % path)
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        crc, = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])
+        check(zlib.crc32(kind + body) == crc,
+              "%s: bad CRC in %s chunk" % (path, kind))
+        chunks.append(kind)
+        if kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    check(chunks[0] == b"IHDR" and chunks[-1] == b"IEND",
+          "%s: chunks %s" % (path, chunks[:3]))
+    ihdr = data[16:16 + 13]
+    w, h, depth, ctype = struct.unpack(">IIBB", ihdr[:10])
+    raw = zlib.decompress(idat)
+    return w, h, depth, ctype, len(set(raw))
+
+
+def t_png(nvmimic, fixture, work):
+    render(nvmimic, fixture, work)
+    for wl in WORKLOADS:
+        w, h, depth, ctype, distinct = png_info(
+            os.path.join(work, wl + ".png"))
+        check((w, h) == (1000, 620), "%s.png is %dx%d, want 1000x620"
+              % (wl, w, h))
+        check(depth == 8, "%s.png bit depth %d" % (wl, depth))
+        # a drawn chart has many colours; a blank image decodes to a few
+        check(distinct > 20, "%s.png looks blank (%d distinct bytes)"
+              % (wl, distinct))
+        print("ok %s.png %dx%d colour type %d" % (wl, w, h, ctype))
+
+
+# ---- SVG -------------------------------------------------------------------
+
+def svg_series(path):
+    """{legend title: [data groups]} from gnuplot's SVG.
+
+    gnuplot wraps each plot in <g id="gnuplot_plot_N">; with an opaque key
+    the key entries are drawn again afterwards in groups of the same id that
+    hold the legend text, the first group of an id holds the data."""
+    root = ET.parse(path).getroot()
+    check(root.tag == SVG + "svg", "%s: root is %s" % (path, root.tag))
+    groups = {}
+    for g in root.iter(SVG + "g"):
+        gid = g.get("id") or ""
+        if gid.startswith("gnuplot_plot_"):
+            groups.setdefault(gid, []).append(g)
+    series = {}
+    for gid, gs in groups.items():
+        title = None
+        data = []
+        for g in gs:
+            texts = ["".join(t.itertext()).strip()
+                     for t in g.iter(SVG + "text")]
+            texts = [t for t in texts if t]
+            if texts:
+                title = texts[0]
+            else:
+                data.append(g)
+        check(title, "%s: %s has no legend text" % (path, gid))
+        series[title] = data
+    return series
+
+
+def data_points(groups):
+    uses = sum(1 for g in groups for _ in g.iter(SVG + "use"))
+    verts = 0
+    for g in groups:
+        for p in g.iter(SVG + "path"):
+            verts += len(re.findall(r"[ML]\s*[-\d.]+,[-\d.]+", p.get("d", "")))
+    return uses, verts
+
+
+def find_series(series, prefix):
+    hits = [k for k in series if k.startswith(prefix)]
+    check(len(hits) == 1, "legend entry starting %r: found %s in %s"
+          % (prefix, hits, list(series)))
+    return series[hits[0]]
+
+
+def t_svg(nvmimic, fixture, work):
+    doc = render(nvmimic, fixture, work)
+    for wl in doc["workloads"]:
+        path = os.path.join(work, wl["name"] + ".svg")
+        series = svg_series(path)
+        guest = [p for p in wl["curve"] if not p.get("host_limited")]
+        limited = [p for p in wl["curve"] if p.get("host_limited")]
+        uses, verts = data_points(find_series(series, "guest (fio"))
+        check(uses == len(guest) and verts == len(guest),
+              "%s: guest series has %d markers / %d path vertices, JSON has "
+              "%d points not host-limited" % (path, uses, verts, len(guest)))
+        uses, verts = data_points(find_series(series, "model (nvmimic sim)"))
+        check(uses == len(wl["sim"]["curve"]),
+              "%s: model series has %d markers, JSON sim curve %d"
+              % (path, uses, len(wl["sim"]["curve"])))
+        find_series(series, "device (host view")
+        review = find_series(series, "review peak")
+        if wl["review"].get("lat_us") is not None:
+            check(data_points(review)[0] == 1,
+                  "%s: review peak should be one marker" % path)
+        if limited:
+            uses, _ = data_points(find_series(series, "guest, host-limited"))
+            check(uses == len(limited), "%s: %d host-limited markers, JSON "
+                  "has %d" % (path, uses, len(limited)))
+        else:
+            check(not [k for k in series if "host-limited" in k],
+                  "%s: host-limited entry without such points" % path)
+        text = open(path, encoding="utf-8").read()
+        check("IOPS" in text and "average latency (µs)" in text,
+              "%s: axis titles missing" % path)
+        check(doc["profile"] in text and wl["name"] in text,
+              "%s: title lacks profile / workload" % path)
+        print("ok %s: %s" % (os.path.basename(path), ", ".join(series)))
+
+
+# ---- CSV -------------------------------------------------------------------
+
+def t_csv(nvmimic, fixture, work):
+    import csv
+    doc = render(nvmimic, fixture, work)
+    with open(os.path.join(work, "results.csv"), newline="") as f:
+        rows = list(csv.reader(f))
+    head = ["profile", "workload", "target_pct", "iops", "lat_us", "p99_us",
+            "host_lat_us", "host_p99_us", "host_limited", "sim_iops",
+            "sim_lat_us"]
+    check(rows[0] == head, "header %s" % rows[0])
+    want = [(wl, p) for wl in doc["workloads"] for p in wl["curve"]]
+    check(len(rows) - 1 == len(want), "%d rows, want %d"
+          % (len(rows) - 1, len(want)))
+    for r, (wl, p) in zip(rows[1:], want):
+        d = dict(zip(head, r))
+        sim = {s["target_pct"]: s for s in wl["sim"]["curve"]}[p["target_pct"]]
+        where = "%s %s %%" % (wl["name"], p["target_pct"])
+        check(d["profile"] == doc["profile"] and d["workload"] == wl["name"]
+              and int(d["target_pct"]) == p["target_pct"], where)
+        for k in ("iops", "lat_us", "p99_us", "host_lat_us", "host_p99_us"):
+            if k in p:
+                check(abs(float(d[k]) - p[k]) < 0.06, "%s: %s %s vs %s"
+                      % (where, k, d[k], p[k]))
+            else:
+                check(d[k] == "", "%s: %s should be empty" % (where, k))
+        check(d["host_limited"] == str(p["host_limited"]).lower(),
+              "%s: host_limited %s" % (where, d["host_limited"]))
+        check(abs(float(d["sim_iops"]) - sim["iops"]) < 0.06 and
+              abs(float(d["sim_lat_us"]) - sim["lat_us"]) < 0.006,
+              "%s: sim columns" % where)
+    print("ok results.csv: %d rows" % (len(rows) - 1))
+
+
+# ---- HTML ------------------------------------------------------------------
+
+class Html(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags = []
+        self.sections = []
+        self.text = []
+        self.rows = 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append((tag, a))
+        if tag == "section" and a.get("id", "").startswith("wl-"):
+            self.sections.append([a["id"][3:], 0])
+        if tag == "tr" and self.sections:
+            self.sections[-1][1] += 1
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def t_html(nvmimic, fixture, work):
+    doc = render(nvmimic, fixture, work)
+    text = open(os.path.join(work, "report.html"), encoding="utf-8").read()
+    h = Html()
+    h.feed(text)
+    body = " ".join(h.text)
+    for tag, a in h.tags:
+        for k in ("src", "href"):
+            v = a.get(k, "")
+            check(not re.match(r"(https?:)?//", v),
+                  "report.html fetches %s" % v[:60])
+        check(tag not in ("script", "link", "iframe"),
+              "report.html has a <%s>" % tag)
+    check(not re.search(r"url\(\s*['\"]?(https?:)?//", text),
+          "report.html's CSS fetches something")
+    imgs = [a for t, a in h.tags if t == "img"]
+    check(len(imgs) == len(doc["workloads"]) and
+          all(a["src"].startswith("data:image/svg+xml;base64,")
+              for a in imgs), "charts not inlined: %d <img>" % len(imgs))
+    names = [s[0] for s in h.sections]
+    check(names == [w["name"] for w in doc["workloads"]],
+          "sections %s" % names)
+    for (name, trs), wl in zip(h.sections, doc["workloads"]):
+        # peak table: header, review, model, guest, device; curve: header +
+        # one per point
+        want = 5 + 1 + len(wl["curve"])
+        check(trs == want, "%s: %d table rows, want %d" % (name, trs, want))
+    for s in (doc["profile"], "guest", "simtime", "partial",
+              "Peaks: review vs model vs guest", "guest − device",
+              "host-limited", "2025-01-01"):
+        check(s in body, "report.html lacks %r" % s)
+    print("ok report.html: %d workloads, %d charts, %d bytes"
+          % (len(names), len(imgs), len(text)))
+
+
+CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu",
+                "--disable-quic", "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage"]
+
+# Records errors and image loads into the DOM for --dump-dom.
+PROBE = """<script>
+window.__err = [];
+window.addEventListener('error', function (e) {
+  __err.push('error: ' + (e.message || (e.target && (e.target.src || '').slice(0, 60))));
+}, true);
+(function () {
+  var ce = console.error;
+  console.error = function () { __err.push('console.error: ' +
+    Array.prototype.join.call(arguments, ' ')); ce.apply(console, arguments); };
+})();
+window.addEventListener('load', function () {
+  var imgs = document.images, ok = 0;
+  for (var i = 0; i < imgs.length; i++)
+    if (imgs[i].complete && imgs[i].naturalWidth > 0) ok++;
+  var d = document.createElement('pre');
+  d.id = 'probe';
+  d.textContent = 'imgs=' + ok + '/' + imgs.length + ' errors=' +
+    JSON.stringify(__err) + ' height=' + document.body.scrollHeight;
+  document.body.appendChild(d);
+});
+</script>"""
+
+
+def chromium(args, profile):
+    return subprocess.run(["chromium"] + CHROME_FLAGS +
+                          ["--user-data-dir=" + profile] + args,
+                          capture_output=True, text=True, timeout=120)
+
+
+def t_chromium(nvmimic, fixture, work):
+    if not shutil.which("chromium"):
+        print("SKIP: chromium not installed (Debian package chromium; "
+              "make deps installs it)")
+        return 77
+    doc = render(nvmimic, fixture, work)
+    page = os.path.join(work, "report.html")
+    shot = os.path.join(os.path.dirname(work), "report.png")
+    with tempfile.TemporaryDirectory() as prof:
+        # 1. the report as written (its CSP forbids any fetch and any
+        # script): every console message is a failure.
+        if os.path.exists(shot):
+            os.unlink(shot)
+        p = chromium(["--enable-logging=stderr", "--v=0",
+                      "--screenshot=" + shot, "--window-size=1280,2000",
+                      "file://" + page], prof)
+        console = [l for l in p.stderr.splitlines()
+                   if ":CONSOLE" in l or "Uncaught" in l]
+        check(not console, "console messages:\n  " + "\n  ".join(console))
+        check(os.path.exists(shot), "no screenshot (rc %d): %s"
+              % (p.returncode, p.stderr[-500:]))
+        w, h, _, _, distinct = png_info(shot)
+        check((w, h) == (1280, 2000) and distinct > 50,
+              "screenshot %dx%d, %d distinct bytes" % (w, h, distinct))
+    with tempfile.TemporaryDirectory() as prof:
+        # 2. a copy with a probe script (and without the CSP that would
+        # block it): script errors, images that did not decode.
+        text = open(page, encoding="utf-8").read()
+        text = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>',
+                      "", text)
+        text = text.replace("<head>", "<head>" + PROBE, 1)
+        probe = os.path.join(work, "report-probe.html")
+        with open(probe, "w", encoding="utf-8") as f:
+            f.write(text)
+        p = chromium(["--virtual-time-budget=5000", "--dump-dom",
+                      "file://" + probe], prof)
+        m = re.search(r"imgs=(\d+)/(\d+) errors=(.*?) height=(\d+)",
+                      p.stdout)
+        check(m, "probe found nothing in the dumped DOM (rc %d): %s"
+              % (p.returncode, p.stderr[-500:]))
+        ok, total, errs, height = m.groups()
+        check(int(total) == len(doc["workloads"]) and ok == total,
+              "%s of %s charts decoded" % (ok, total))
+        check(errs == "[]", "page errors: %s" % errs)
+        check(int(height) > 2000, "page only %s px high" % height)
+    print("ok chromium: no console messages, %s/%s charts decoded, page "
+          "%s px" % (ok, total, height))
+    print("screenshot: %s" % shot)
+    return 0
+
+
+# ---- other inputs ----------------------------------------------------------
+
+def t_sim_only(nvmimic, fixture, work):
+    """A plain `nvmimic sim --format json` file renders (model only)."""
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    p = run([nvmimic, "sim", "--profile", "crucial-p5-2tb", "--suite",
+             "four-corners", "--format", "json", "--duration-s", "0.2"])
+    with open(os.path.join(work, "results.json"), "w") as f:
+        f.write(p.stdout)
+    doc = json.loads(p.stdout)
+    run([nvmimic, "report", work])
+    for wl in doc["workloads"]:
+        series = svg_series(os.path.join(work, wl["name"] + ".svg"))
+        uses, _ = data_points(find_series(series, "model (nvmimic sim)"))
+        check(uses == len(wl["curve"]), "%s: %d model markers, want %d"
+              % (wl["name"], uses, len(wl["curve"])))
+        check(not [k for k in series if k.startswith("guest")],
+              "%s: a guest series in a model-only chart" % wl["name"])
+        # the review's peak comes from profiles/reviews/four-corners.tsv
+        find_series(series, "review peak")
+    html_text = open(os.path.join(work, "report.html"),
+                     encoding="utf-8").read()
+    check("Model only" in html_text and "complete" in html_text,
+          "model-only header")
+    print("ok sim-only results.json renders: %s" % ", ".join(series))
+
+
+def t_minimal(nvmimic, fixture, work):
+    """Only the keys a hand-made or truncated file would have."""
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    doc = {"mode": "guest", "complete": False, "workloads": [
+        {"name": "4k-random-read",
+         "curve": [{"target_pct": 10, "iops": 1000, "lat_us": 100},
+                   {"target_pct": 20, "iops": 2000, "lat_us": 120,
+                    "host_lat_us": 80}]},
+        {"name": "odd name/with slash", "curve": []}]}
+    with open(os.path.join(work, "results.json"), "w") as f:
+        json.dump(doc, f)
+    run([nvmimic, "report", work])
+    for f in ("4k-random-read.png", "4k-random-read.svg",
+              "odd_name_with_slash.svg", "report.html", "results.csv"):
+        check(os.path.exists(os.path.join(work, f)), "%s missing" % f)
+    uses, verts = data_points(find_series(
+        svg_series(os.path.join(work, "4k-random-read.svg")), "guest (fio"))
+    check(uses == 2 and verts == 2, "guest series %d/%d" % (uses, verts))
+    print("ok minimal results.json renders")
+
+
+def t_compare(nvmimic, fixture, work):
+    shutil.rmtree(work, ignore_errors=True)
+    guest = os.path.join(work, "p5-guest")
+    model = os.path.join(work, "670p-model")
+    out = os.path.join(work, "out")
+    render(nvmimic, fixture, guest)
+    os.makedirs(model)
+    p = run([nvmimic, "sim", "--profile", "intel-670p-2tb", "--suite",
+             "four-corners", "--format", "json", "--duration-s", "0.2"])
+    with open(os.path.join(model, "results.json"), "w") as f:
+        f.write(p.stdout)
+    p = run([nvmimic, "compare", guest, model, "--out", out])
+    check(p.stdout.strip() == os.path.join(out, "compare.html"),
+          "compare printed %r" % p.stdout)
+    for wl in WORKLOADS:
+        png_info(os.path.join(out, "compare-%s.png" % wl))
+        series = svg_series(os.path.join(out, "compare-%s.svg" % wl))
+        find_series(series, "crucial-p5-2tb (guest, simtime)")
+        find_series(series, "intel-670p-2tb (model)")
+        find_series(series, "review peak, crucial-p5-2tb")
+        find_series(series, "review peak, intel-670p-2tb")
+    text = open(os.path.join(out, "compare.html"), encoding="utf-8").read()
+    h = Html()
+    h.feed(text)
+    check(len([a for t, a in h.tags if t == "img"]) == 4, "4 charts")
+    rows = text.count("<tr")
+    check(rows == 1 + 2 * 4, "peak table has %d rows, want 9" % rows)
+    print("ok compare: 4 charts, 8 peak rows")
+
+
+def t_bad_input(nvmimic, fixture, work):
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    cases = []
+    empty = os.path.join(work, "empty")
+    os.makedirs(empty)
+    cases.append(("missing results.json", [nvmimic, "report", empty],
+                  "results.json: not found"))
+    cases.append(("missing directory",
+                  [nvmimic, "report", os.path.join(work, "nope")],
+                  "no such directory"))
+    for name, body, msg in (("malformed", '{"workloads": [', "malformed JSON"),
+                            ("array", "[1, 2]", "not a results file"),
+                            ("no-workloads", '{"profile": "x"}',
+                             "no \"workloads\" array")):
+        d = os.path.join(work, name)
+        os.makedirs(d)
+        with open(os.path.join(d, "results.json"), "w") as f:
+            f.write(body)
+        cases.append((name, [nvmimic, "report", d], msg))
+    cases.append(("compare, one bad dir",
+                  [nvmimic, "compare", empty, "--out",
+                   os.path.join(work, "c")], "results.json: not found"))
+    cases.append(("report without DIR", [nvmimic, "report"], "needs"))
+    cases.append(("unknown option", [nvmimic, "report", empty, "--frob"],
+                  "unknown option"))
+    for what, argv, msg in cases:
+        p = run(argv, ok=False)
+        err = p.stderr.strip()
+        check(p.returncode != 0, "%s: exit 0" % what)
+        check(len(err.splitlines()) == 1 and msg in err,
+              "%s: want one line with %r, got %r" % (what, msg, err))
+        print("ok %s: exit %d: %s" % (what, p.returncode, err))
+
+
+CHECKS = {"png": t_png, "svg": t_svg, "csv": t_csv, "html": t_html,
+          "chromium": t_chromium, "sim-only": t_sim_only,
+          "minimal": t_minimal, "compare": t_compare,
+          "bad-input": t_bad_input}
+
+
+def main():
+    nvmimic, fixture, workdir, name = sys.argv[1:5]
+    try:
+        rc = CHECKS[name](nvmimic, fixture, os.path.join(workdir, name))
+    except Fail as e:
+        print("FAIL %s: %s" % (name, e))
+        return 1
+    return rc or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
