@@ -96,7 +96,7 @@ BUILD_PKGS="build-essential pkg-config ninja-build dpkg-dev flex bison
 # Guest image (kernel is unpacked, not installed) and run time.
 GUEST_PKGS="busybox-static fio nvme-cli seabios qemu-system-data ipxe-qemu"
 # Reports and charts.
-REPORT_PKGS="gnuplot-nox libjson-glib-dev"
+REPORT_PKGS="gnuplot-nox libjson-glib-dev chromium"
 BACKPORTS_PKGS="meson python3-pycotap"
 
 missing=""
