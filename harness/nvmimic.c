@@ -29,6 +29,7 @@ typedef struct Opts {
     const char *threads;
     const char *reviews;
     const char *write;
+    const char *out;
     uint64_t seed;
     double duration_s;
     bool quick;
@@ -59,6 +60,8 @@ static void usage(FILE *f)
 "  sim --profile NAME|PATH --suite four-corners|slc-cliff\n"
 "      [--format table|json] [--seed N] [--threads stated|implied]\n"
 "      [--duration-s S] [--quick]   (four-corners; default 30 s per point)\n"
+"      [--out DIR]               (four-corners) also write DIR/results.json\n"
+"                                and render it as nvmimic report does\n"
 "      [--step-gb G] [--idle-s S] [--after-gb G]   (slc-cliff)\n"
 "  calibrate --reviews four-corners.tsv [--write profiles/README.md]\n"
 "      [--duration-s S]          review-vs-model peak table\n"
@@ -114,6 +117,8 @@ static int parse_opts(int argc, char **argv, Opts *o)
             o->reviews = v;
         } else if (!strcmp(a, "--write")) {
             o->write = v;
+        } else if (!strcmp(a, "--out")) {
+            o->out = v;
         } else if (!strcmp(a, "--seed")) {
             char *end;
 
@@ -197,6 +202,26 @@ static void json_result(GString *s, const NvmRunResult *r)
                            r->p99_us, r->p999_us);
 }
 
+/* sim --out DIR: results.json there, then the report beside it. */
+static bool sim_write_out(const Opts *o, const GString *json)
+{
+    g_autoptr(GError) err = NULL;
+    g_autofree char *path = g_build_filename(o->out, "results.json", NULL);
+    g_autofree char *tsv = g_build_filename(o->profile_dir, "reviews",
+                                            "four-corners.tsv", NULL);
+
+    if (g_mkdir_with_parents(o->out, 0755) < 0) {
+        fprintf(stderr, "nvmimic: %s: %s\n", o->out, g_strerror(errno));
+        return false;
+    }
+    if (!g_file_set_contents(path, json->str, json->len, &err) ||
+        !nvm_report_render(o->out, tsv, &err)) {
+        fprintf(stderr, "nvmimic: %s\n", err->message);
+        return false;
+    }
+    return true;
+}
+
 static int cmd_sim_four_corners(const NvmProfile *p, const Opts *o)
 {
     NvmSimOptions so = {
@@ -209,7 +234,7 @@ static int cmd_sim_four_corners(const NvmProfile *p, const Opts *o)
     bool json = !strcmp(o->format, "json");
 
     nvm_sim_four_corners(p, &so, res);
-    if (json) {
+    if (json || o->out) {
         GString *s = g_string_new(NULL);
 
         g_string_append_printf(s, "{\"profile\": \"%s\", \"mode\": \"sim\", "
@@ -238,9 +263,17 @@ static int cmd_sim_four_corners(const NvmProfile *p, const Opts *o)
             g_string_append(s, "]}");
         }
         g_string_append(s, "]}\n");
-        fputs(s->str, stdout);
+        if (o->out && !sim_write_out(o, s)) {
+            g_string_free(s, TRUE);
+            return 1;
+        }
+        if (json) {
+            fputs(s->str, stdout);
+        }
         g_string_free(s, TRUE);
-        return 0;
+        if (json) {
+            return 0;
+        }
     }
     printf("%s: four corners, %s threads, seed %" G_GUINT64_FORMAT
            ", %g s per point\n", p->name, o->threads, so.seed,
@@ -259,6 +292,9 @@ static int cmd_sim_four_corners(const NvmProfile *p, const Opts *o)
                    r->curve[i].mbps, r->curve[i].lat_us,
                    r->curve[i].p99_us);
         }
+    }
+    if (o->out) {
+        printf("\nreport: %s/report.html\n", o->out);
     }
     return 0;
 }
@@ -318,6 +354,9 @@ static int cmd_sim(const Opts *o)
     if (strcmp(o->suite, "four-corners") && strcmp(o->suite, "slc-cliff")) {
         return die_usage("unknown suite '%s' (four-corners, slc-cliff)",
                          o->suite);
+    }
+    if (o->out && strcmp(o->suite, "four-corners")) {
+        return die_usage("--out is for --suite four-corners");
     }
     if (strcmp(o->format, "table") && strcmp(o->format, "json")) {
         return die_usage("unknown format '%s' (table, json)", o->format);
