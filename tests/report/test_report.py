@@ -359,14 +359,17 @@ def t_chromium(nvmimic, fixture, work):
 # ---- other inputs ----------------------------------------------------------
 
 def t_sim_only(nvmimic, fixture, work):
-    """A plain `nvmimic sim --format json` file renders (model only)."""
+    """`nvmimic sim --out DIR` writes results.json (what --format json
+    prints) and renders it: the model-only schema."""
     shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
     p = run([nvmimic, "sim", "--profile", "crucial-p5-2tb", "--suite",
-             "four-corners", "--format", "json", "--duration-s", "0.2"])
-    with open(os.path.join(work, "results.json"), "w") as f:
-        f.write(p.stdout)
+             "four-corners", "--format", "json", "--duration-s", "0.2",
+             "--out", work])
     doc = json.loads(p.stdout)
+    with open(os.path.join(work, "results.json")) as f:
+        check(json.load(f) == doc, "results.json differs from the output")
+    check(os.path.exists(os.path.join(work, "report.html")),
+          "sim --out wrote no report.html")
     run([nvmimic, "report", work])
     for wl in doc["workloads"]:
         series = svg_series(os.path.join(work, wl["name"] + ".svg"))
