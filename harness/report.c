@@ -64,9 +64,14 @@ typedef struct RRun {
     char *suite;
     char *threads_mode;
     char *date;
+    char *accel;
+    char *precondition;
+    char *error;
+    char *failed_point;
     char *label;                /* for compare */
     double seed;
     double duration_s;
+    double wall_s;
     int complete;               /* -1 unknown */
     bool guest;
     GPtrArray *works;           /* RWork */
@@ -208,6 +213,10 @@ static void run_free(RRun *r)
     g_free(r->suite);
     g_free(r->threads_mode);
     g_free(r->date);
+    g_free(r->accel);
+    g_free(r->precondition);
+    g_free(r->error);
+    g_free(r->failed_point);
     g_free(r->label);
     if (r->works) {
         g_ptr_array_free(r->works, TRUE);
@@ -313,7 +322,15 @@ static RRun *run_load(const char *dir, const char *reviews_tsv,
     if (r->complete < 0 && !r->guest) {
         r->complete = 1;        /* a model run is never cut short */
     }
+    r->accel = jstr(o, "accel");
+    r->precondition = jstr(o, "precondition");
+    r->error = jstr(o, "error");
+    r->failed_point = jstr(o, "failed_point");
+    r->wall_s = jnum(o, "wall_s");
     r->date = jstr(o, "date");
+    if (!r->date) {
+        r->date = jstr(o, "started");
+    }
     if (!r->date && g_stat(path, &st) == 0) {
         g_autoptr(GDateTime) dt = g_date_time_new_from_unix_local(st.st_mtime);
 
@@ -412,35 +429,62 @@ static void csv_num(GString *s, double v, int decimals)
     }
 }
 
+/* One row: the peak (@p->target_pct 0, point "peak") or a curve point. */
+static void csv_row(GString *s, const RRun *r, const RWork *w,
+                    const RPoint *p, const RPoint *sp)
+{
+    csv_field(s, r->profile);
+    g_string_append_c(s, ',');
+    csv_field(s, w->name);
+    g_string_append_c(s, ',');
+    if (w->threads > 0) {
+        g_string_append_printf(s, "%d", w->threads);
+    }
+    if (p->target_pct) {
+        g_string_append_printf(s, ",%d,%d", p->target_pct, p->target_pct);
+    } else {
+        g_string_append(s, ",peak,");
+    }
+    csv_num(s, p->target_iops, 1);
+    csv_num(s, p->iops, 2);
+    csv_num(s, p->mbps, 2);
+    csv_num(s, p->lat_us, 2);
+    csv_num(s, p->p50_us, 2);
+    csv_num(s, p->p99_us, 2);
+    csv_num(s, p->p999_us, 2);
+    csv_num(s, p->host_iops, 2);
+    csv_num(s, p->host_lat_us, 2);
+    csv_num(s, p->host_p99_us, 2);
+    g_string_append_printf(s, ",%s", p->host_limited < 0 ? "" :
+                           p->host_limited ? "true" : "false");
+    csv_num(s, p->shortfall_pct, 2);
+    csv_num(s, sp ? sp->iops : NAN, 2);
+    csv_num(s, sp ? sp->lat_us : NAN, 2);
+    g_string_append_c(s, '\n');
+}
+
+/* The columns nvmimic run writes, plus the model's IOPS (sim_iops). */
 static bool write_csv(const RRun *r, GError **errp)
 {
     g_autofree char *path = g_build_filename(r->dir, "results.csv", NULL);
-    g_autoptr(GString) s = g_string_new("profile,workload,target_pct,iops,"
-                                        "lat_us,p99_us,host_lat_us,"
-                                        "host_p99_us,host_limited,sim_iops,"
-                                        "sim_lat_us\n");
+    g_autoptr(GString) s = g_string_new("profile,workload,threads,point,"
+                                        "target_pct,target_iops,iops,mbps,"
+                                        "lat_us,p50_us,p99_us,p999_us,"
+                                        "host_iops,host_lat_us,host_p99_us,"
+                                        "host_limited,shortfall_pct,"
+                                        "sim_iops,sim_lat_us\n");
 
     for (guint w = 0; w < r->works->len; w++) {
         const RWork *wk = g_ptr_array_index(r->works, w);
 
+        if (wk->has_peak) {
+            csv_row(s, r, wk, &wk->peak,
+                    wk->has_sim_peak ? &wk->sim_peak : NULL);
+        }
         for (guint i = 0; i < wk->curve->len; i++) {
             const RPoint *p = &g_array_index(wk->curve, RPoint, i);
-            const RPoint *sp = sim_at(wk, p->target_pct);
 
-            csv_field(s, r->profile);
-            g_string_append_c(s, ',');
-            csv_field(s, wk->name);
-            g_string_append_printf(s, ",%d", p->target_pct);
-            csv_num(s, p->iops, 1);
-            csv_num(s, p->lat_us, 2);
-            csv_num(s, p->p99_us, 2);
-            csv_num(s, p->host_lat_us, 2);
-            csv_num(s, p->host_p99_us, 2);
-            g_string_append_printf(s, ",%s", p->host_limited < 0 ? "" :
-                                   p->host_limited ? "true" : "false");
-            csv_num(s, sp ? sp->iops : NAN, 1);
-            csv_num(s, sp ? sp->lat_us : NAN, 2);
-            g_string_append_c(s, '\n');
+            csv_row(s, r, wk, p, sim_at(wk, p->target_pct));
         }
     }
     return g_file_set_contents(path, s->str, s->len, errp);
@@ -672,6 +716,23 @@ static char *work_subtitle(const RWork *w)
     return g_string_free(s, FALSE);
 }
 
+/* The largest IOPS any series of @w puts on the chart. */
+static double work_xmax(const RWork *w)
+{
+    double m = isnan(w->review_iops) ? 0 : w->review_iops;
+    GArray *cs[2] = { w->curve, w->sim_curve };
+
+    for (unsigned c = 0; c < 2; c++) {
+        for (guint i = 0; cs[c] && i < cs[c]->len; i++) {
+            const RPoint *p = &g_array_index(cs[c], RPoint, i);
+
+            m = isnan(p->iops) ? m : MAX(m, p->iops);
+            m = isnan(p->host_iops) ? m : MAX(m, p->host_iops);
+        }
+    }
+    return m;
+}
+
 static bool chart_one(const RRun *r, const RWork *w, GError **errp)
 {
     g_autoptr(GString) s = g_string_new(NULL);
@@ -724,11 +785,15 @@ static bool chart_one(const RRun *r, const RWork *w, GError **errp)
             }
         }
         if (first) {
+            /* beside the point, on the side with room */
+            bool right = first->iops > 0.6 * work_xmax(w);
+
             g_string_append_printf(labels, "set label 'host-limited: %u "
-                                   "point%s' at %.1f,%.2f left offset "
-                                   "1.4,0.2 tc rgb '#777777' font ',10'\n",
+                                   "point%s' at %.1f,%.2f %s offset "
+                                   "%s,0.2 tc rgb '#777777' font ',10'\n",
                                    n_lim, n_lim == 1 ? "" : "s", first->iops,
-                                   first->lat_us);
+                                   first->lat_us, right ? "right" : "left",
+                                   right ? "-1.4" : "1.4");
         }
     }
     gp_review(data, plot, labels, w, C_REVIEW, "", 0);
@@ -1158,7 +1223,17 @@ static bool write_html(const RRun *r, GError **errp)
         g_snprintf(buf, sizeof(buf), "%g s", r->duration_s);
         h_meta(s, "per point", buf);
     }
+    if (r->accel) {
+        h_meta(s, "accelerator", r->accel);
+    }
+    if (r->precondition) {
+        h_meta(s, "precondition", r->precondition);
+    }
     h_meta(s, "date", r->date);
+    if (!isnan(r->wall_s)) {
+        g_snprintf(buf, sizeof(buf), "%.0f s", r->wall_s);
+        h_meta(s, "wall time", buf);
+    }
     h_meta(s, "status", r->complete > 0 ? "complete" :
                         r->complete == 0 ? "partial" : "unknown");
     g_string_append(s, "</dl></header>\n<main>\n");
@@ -1166,7 +1241,14 @@ static bool write_html(const RRun *r, GError **errp)
         g_string_append(s, "<section><p class=\"note\"><span class=\"badge "
                            "warn\">partial</span> This run did not finish: "
                            "the figures below are what it gathered before "
-                           "it stopped.</p></section>\n");
+                           "it stopped.");
+        if (r->failed_point || r->error) {
+            g_string_append(s, " Failed at ");
+            h_esc(s, r->failed_point ? r->failed_point : "?");
+            g_string_append(s, r->error ? ": " : ".");
+            h_esc(s, r->error);
+        }
+        g_string_append(s, "</p></section>\n");
     }
     if (!r->works->len) {
         g_string_append(s, "<section><p>No workloads in results.json."
