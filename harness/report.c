@@ -852,7 +852,7 @@ static const char css[] =
 "th{background:#f0f2f5;font-weight:600;color:#3c4658;font-size:12px;"
 "white-space:normal;vertical-align:bottom;"
 "border-bottom:2px solid #d5dae1}"
-"th:first-child,td:first-child{text-align:left}"
+"th:first-child,td:first-child,th.l,td.l{text-align:left}"
 "tbody tr:nth-child(even) td{background:#fafbfc}"
 "tr.limited td{color:#8a8f98;font-style:italic}"
 "tr.review td{color:#a5281b}"
@@ -1414,7 +1414,7 @@ static bool compare_html(GPtrArray *runs, GPtrArray *names,
     g_string_append(s, "</dl></header>\n<main>\n");
 
     g_string_append(s, "<section><h2>Peaks per profile vs review</h2>"
-                       "<table><thead><tr><th>run</th><th>workload</th>"
+                       "<table><thead><tr><th>run</th><th class=\"l\">workload</th>"
                        "<th>review IOPS</th><th>review lat µs</th>"
                        "<th>IOPS</th><th>lat µs</th><th>p99 µs</th>"
                        "<th>IOPS vs review</th><th>lat vs review</th>"
@@ -1432,7 +1432,7 @@ static bool compare_html(GPtrArray *runs, GPtrArray *names,
             g_string_append_printf(s, "<tr%s><td>",
                                    lim ? " class=\"limited\"" : "");
             h_esc(s, r->label);
-            g_string_append(s, "</td><td>");
+            g_string_append(s, "</td><td class=\"l\">");
             h_esc(s, w->name);
             g_string_append(s, lim ? " <span class=\"badge lim\">"
                                      "host-limited</span></td>" : "</td>");
