@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "run.h"
 #include "sim.h"
 
 #ifndef NVMIMIC_PROFILE_DIR
@@ -69,6 +70,8 @@ static void usage(FILE *f)
 "  report DIR                    re-render DIR/results.json: results.csv,\n"
 "                                charts (PNG, SVG), report.html\n"
 "  compare DIR... [--out DIR]    runs side by side: compare.html + charts\n"
+"  run --profile NAME|PATH --suite four-corners [--mode simtime|realtime]\n"
+"      [--quick] [--out DIR] [--seed N]   the suite in a VM (run --help)\n"
 "common: --profile-dir DIR (default $NVMIMIC_PROFILE_DIR or the built-in\n"
 "        " NVMIMIC_PROFILE_DIR ")\n", f);
 }
@@ -578,6 +581,9 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "report") || !strcmp(cmd, "compare")) {
         return nvm_report_main(argc - 1, argv + 1, o.profile_dir);
+    }
+    if (!strcmp(cmd, "run")) {
+        return nvm_cmd_run(argc, argv, o.profile_dir);
     }
     rc = parse_opts(argc, argv, &o);
     if (rc) {

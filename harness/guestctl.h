@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Line-oriented client of a unix stream socket: the guest agent's serial
+ * port (a QEMU socket chardev) and the transport under the QMP client.
+ */
+#ifndef NVMIMIC_GUESTCTL_H
+#define NVMIMIC_GUESTCTL_H
+
+#include <stdbool.h>
+
+#include <glib.h>
+
+typedef struct NvmLineSock NvmLineSock;
+
+/* Connect to @path, retrying until @timeout_ms has passed. */
+NvmLineSock *nvm_line_connect(const char *path, int timeout_ms,
+                              GError **errp);
+void nvm_line_close(NvmLineSock *s);
+bool nvm_line_send(NvmLineSock *s, const char *line, GError **errp);
+
+typedef enum {
+    NVM_LINE_OK,
+    NVM_LINE_TIMEOUT,       /* nothing complete within the time given */
+    NVM_LINE_EOF,           /* the peer closed the socket */
+    NVM_LINE_ERROR,
+    NVM_LINE_INTR,          /* a signal arrived (the caller checks why) */
+} NvmLineStatus;
+
+/* Read one line (without its \r\n) into *line (g_free it), waiting up to
+ * @timeout_ms (0: only what is buffered or ready now). */
+NvmLineStatus nvm_line_read(NvmLineSock *s, int timeout_ms, char **line);
+
+#endif

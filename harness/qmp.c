@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Synchronous QMP client: one command in flight, events skipped.
+ */
+#include "guestctl.h"
+#include "qmp.h"
+
+struct NvmQmp {
+    NvmLineSock *s;
+};
+
+/* Read the next message that is not an event; returns its root object. */
+static JsonNode *qmp_read(NvmQmp *q, int timeout_ms, GError **errp)
+{
+    gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+
+    for (;;) {
+        g_autofree char *line = NULL;
+        g_autoptr(JsonParser) parser = json_parser_new();
+        gint64 left = (deadline - g_get_monotonic_time()) / 1000;
+        NvmLineStatus st = nvm_line_read(q->s, left > 0 ? (int)left : 0,
+                                         &line);
+        JsonNode *root;
+
+        if (st == NVM_LINE_INTR) {
+            continue;
+        }
+        if (st != NVM_LINE_OK) {
+            g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED, "QMP: %s",
+                        st == NVM_LINE_TIMEOUT ? "no reply in time" :
+                        st == NVM_LINE_EOF ? "QEMU closed the connection" :
+                        "read error");
+            return NULL;
+        }
+        if (!*line) {
+            continue;
+        }
+        if (!json_parser_load_from_data(parser, line, -1, errp)) {
+            return NULL;
+        }
+        root = json_parser_get_root(parser);
+        if (!JSON_NODE_HOLDS_OBJECT(root)) {
+            continue;
+        }
+        if (json_object_has_member(json_node_get_object(root), "event")) {
+            continue;
+        }
+        return json_node_copy(root);
+    }
+}
+
+NvmQmp *nvm_qmp_connect(const char *path, int timeout_ms, GError **errp)
+{
+    NvmQmp *q = g_new0(NvmQmp, 1);
+    JsonNode *n;
+
+    q->s = nvm_line_connect(path, timeout_ms, errp);
+    if (!q->s) {
+        g_free(q);
+        return NULL;
+    }
+    n = qmp_read(q, timeout_ms, errp);         /* the greeting */
+    if (!n) {
+        nvm_qmp_close(q);
+        return NULL;
+    }
+    json_node_unref(n);
+    n = nvm_qmp_exec(q, "qmp_capabilities", NULL, timeout_ms, errp);
+    if (!n) {
+        nvm_qmp_close(q);
+        return NULL;
+    }
+    json_node_unref(n);
+    return q;
+}
+
+void nvm_qmp_close(NvmQmp *q)
+{
+    if (q) {
+        nvm_line_close(q->s);
+        g_free(q);
+    }
+}
+
+JsonNode *nvm_qmp_exec(NvmQmp *q, const char *cmd, const char *args,
+                       int timeout_ms, GError **errp)
+{
+    g_autofree char *msg = args ?
+        g_strdup_printf("{\"execute\": \"%s\", \"arguments\": %s}", cmd, args) :
+        g_strdup_printf("{\"execute\": \"%s\"}", cmd);
+    JsonNode *r;
+    JsonObject *o;
+    JsonNode *ret;
+
+    if (!nvm_line_send(q->s, msg, errp)) {
+        return NULL;
+    }
+    r = qmp_read(q, timeout_ms, errp);
+    if (!r) {
+        return NULL;
+    }
+    o = json_node_get_object(r);
+    if (json_object_has_member(o, "error")) {
+        JsonObject *e = json_object_get_object_member(o, "error");
+        const char *desc = e && json_object_has_member(e, "desc") ?
+                           json_object_get_string_member(e, "desc") : "?";
+
+        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED, "QMP %s: %s", cmd,
+                    desc);
+        json_node_unref(r);
+        return NULL;
+    }
+    ret = json_object_get_member(o, "return");
+    ret = ret ? json_node_copy(ret) : json_node_new(JSON_NODE_NULL);
+    json_node_unref(r);
+    return ret;
+}
