@@ -164,7 +164,8 @@ static void run_help(void)
 "  --out DIR         default out/PROFILE-SUITE-YYYYmmdd-HHMMSS\n"
 "Writes DIR/results.json (after every point; \"complete\": false until the\n"
 "end), DIR/results.csv and the guest's logs in DIR/guest/.\n"
-"Environment: NVMIMIC_QEMU (QEMU binary), NVMIMIC_GUEST_DIR.\n", stdout);
+"Environment: NVMIMIC_QEMU (QEMU binary), NVMIMIC_GUEST_DIR, NVMIMIC_AGENT\n"
+"(the guest agent script, for tests).\n", stdout);
 }
 
 static bool parse_pos_double(const char *s, double *out)
@@ -764,8 +765,9 @@ static JsonNode *qmp_stats(Run *r, GError **errp)
 static bool start_guest(Run *r, GError **errp)
 {
     g_autofree char *jobdir = g_build_filename(r->tmp, "job", NULL);
-    g_autofree char *agent = g_build_filename(NVMIMIC_SOURCE_DIR, "vm-images",
-                                              "agent.sh", NULL);
+    g_autofree char *agent = g_getenv("NVMIMIC_AGENT") ?
+        g_strdup(g_getenv("NVMIMIC_AGENT")) :
+        g_build_filename(NVMIMIC_SOURCE_DIR, "vm-images", "agent.sh", NULL);
     g_autofree char *runguest = g_build_filename(NVMIMIC_SOURCE_DIR,
                                                  "vm-images", "run-guest.sh",
                                                  NULL);

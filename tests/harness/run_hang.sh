@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# run_hang.sh NVMIMIC AGENT: a guest that hangs after its first point is
+# killed after the point timeout; the run names the point that failed, exits
+# 1 and keeps the peak it gathered in a valid results.json ("complete":
+# false).  Then Ctrl-C (SIGINT) during a point leaves a valid partial
+# results.json and exit status 130.
+set -eu
+nvmimic=$1 agent=$2
+out=$(mktemp -d "${TMPDIR:-/tmp}/nvmimic-runh.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+fail() { echo "run_hang: FAIL $*"; exit 1; }
+
+# The agent, hung (not crashed) when its second command arrives: the peak
+# completes, the 10 % point never starts.
+sed 's/^        out=\$RESULTS\/\$id.json$/        [ -n "$hung" ] \&\& sleep 100000; hung=1; out=$RESULTS\/$id.json/' \
+    "$agent" >"$out/hang-agent.sh"
+grep -q 'hung=1' "$out/hang-agent.sh" || fail "could not make the hanging agent"
+set +e
+NVMIMIC_AGENT=$out/hang-agent.sh "$nvmimic" run --profile crucial-p5-2tb \
+    --suite four-corners --quick --workloads 64k-seq-write --points 10,20 \
+    --point-timeout-s 20 --out "$out/h" >"$out/h.out" 2>"$out/h.err"
+rc=$?
+set -e
+cat "$out/h.err"
+[ "$rc" = 1 ] || fail "hung guest: exit $rc, not 1"
+grep -q '64k-seq-write 10 % failed: the guest did not finish within 20 s' "$out/h.err" ||
+    fail "the failing point is not named"
+python3 - "$out/h/results.json" <<'PY' || fail "partial results.json after the hang"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["complete"] is False and r["failed_point"] == "64k-seq-write 10 %", r["failed_point"]
+w = r["workloads"][0]
+assert w["peak"]["iops"] > 0 and w["curve"] == [], w
+PY
+pgrep -f "$out/h" >/dev/null && fail "QEMU of the hung guest still runs"
+
+# Ctrl-C while the peak runs (it takes some wall seconds).
+"$nvmimic" run --profile crucial-p5-2tb --suite four-corners --quick \
+    --workloads 64k-seq-read --points 10 --run-s 2 --out "$out/i" >"$out/i.out" 2>"$out/i.err" &
+pid=$!
+for _ in $(seq 1200); do
+    grep -aq 'running job' "$out/i/guest/console.log" 2>/dev/null && break
+    sleep 0.1
+done
+sleep 8         # into the peak point (2 s at ~36 K IOPS: ~25 s wall)
+kill -INT "$pid"
+set +e
+wait "$pid"
+rc=$?
+set -e
+[ "$rc" = 130 ] || fail "interrupted run: exit $rc, not 130 ($(cat "$out/i.err"))"
+python3 - "$out/i/results.json" <<'PY' || fail "partial results.json after Ctrl-C"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["complete"] is False and "interrupted" in r["error"], r["error"]
+PY
+pgrep -f "$out/i" >/dev/null && fail "QEMU of the interrupted run still runs"
+echo "run_hang: OK"

@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# run_quick.sh NVMIMIC: `nvmimic run --quick` of one workload (64k-seq-read on
+# crucial-p5-2tb, peak + 4 points) in simulated time; check_run.py checks
+# results.json against its schema, guest vs device vs model.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+nvmimic=$1
+out=$(mktemp -d "${TMPDIR:-/tmp}/nvmimic-runq.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+"$nvmimic" run --profile crucial-p5-2tb --suite four-corners --mode simtime \
+    --quick --workloads 64k-seq-read --points 10,50,100,120 --out "$out/r" ||
+    { echo "run_quick: FAIL nvmimic run exited with $?"; exit 1; }
+python3 "$here/check_run.py" "$out/r" 4
+# The drive's own peak: 16 outstanding 64 KiB reads are not host-limited in
+# simtime, and reach the model's peak within 3 %.
+python3 - "$out/r/results.json" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))["workloads"][0]
+pk, sim = w["peak"], w["sim"]["peak"]
+assert not pk["host_limited"], "64k-seq-read peak marked host-limited"
+err = abs(pk["iops"] - sim["iops"]) / sim["iops"]
+assert err < 0.03, f"guest peak {pk['iops']} vs model {sim['iops']}"
+# 120 % of the peak saturates at the peak and is the drive's, not the host's
+p120 = [p for p in w["curve"] if p["target_pct"] == 120][0]
+assert p120["iops"] < 1.03 * pk["iops"] and p120["shortfall_pct"] > 10, p120
+assert not p120["host_limited"], "a saturated drive point marked host-limited"
+print(f"run_quick: peak {pk['iops']:.0f} IOPS (model {sim['iops']:.0f}), "
+      f"guest {pk['lat_us']} us, device {pk['host_lat_us']} us")
+PY

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The curve driver (harness/curve.c) against the model alone: the rates of a
+ * curve are percentages of the peak split evenly across jobs, open-loop
+ * arrivals are Poisson, points below the peak reach their rate and the
+ * 110 / 120 % points saturate at the peak.
+ */
+#include <math.h>
+
+#include "sim.h"
+
+#ifndef NVMIMIC_PROFILE_DIR
+#define NVMIMIC_PROFILE_DIR "profiles"
+#endif
+
+static NvmProfile *load(const char *name)
+{
+    g_autoptr(GError) err = NULL;
+    NvmProfile *p = nvm_profile_load(name, NVMIMIC_PROFILE_DIR, &err);
+
+    g_assert_no_error(err);
+    return p;
+}
+
+static void curve_rates_are_percentages_of_the_peak(void)
+{
+    for (int pct = 10; pct <= 120; pct += 10) {
+        g_assert_cmpfloat_with_epsilon(nvm_curve_rate(250000, pct),
+                                       2500.0 * pct, 1e-6);
+    }
+    g_assert_cmpfloat(nvm_curve_rate(0, 50), ==, 0);
+}
+
+static void curve_rate_is_split_evenly_across_jobs(void)
+{
+    g_assert_cmpfloat_with_epsilon(nvm_curve_rate_per_thread(1200, 4), 300,
+                                   1e-9);
+    g_assert_cmpfloat_with_epsilon(nvm_curve_rate_per_thread(1000, 128),
+                                   1000.0 / 128, 1e-9);
+    g_assert_cmpfloat(nvm_curve_rate_per_thread(1000, 0), ==, 0);
+}
+
+/* Run one workload of @p in the review state: peak, then @n points. */
+static void run_curve(const NvmProfile *p, unsigned wl_index,
+                      const int *pcts, unsigned n, NvmRunResult *peak,
+                      NvmRunResult *pts, double *targets)
+{
+    NvmWorkload wl[NVM_FOUR_CORNERS];
+    NvmModel *m = nvm_model_new(p, 1);
+    uint64_t now = 0, span;
+    NvmRunSpec spec = { 0 };
+
+    nvm_four_corners(wl, false);
+    nvm_sim_review_state(m, p, &span, &now);
+    spec.wl = &wl[wl_index];
+    spec.lba_bytes = p->lba_bytes;
+    spec.span_bytes = span;
+    spec.warmup_ns = 400 * 1000 * 1000;
+    spec.duration_ns = 2000 * 1000 * 1000;
+    nvm_curve_run(m, &spec, 11, &now, peak);
+    for (unsigned i = 0; i < n; i++) {
+        spec.rate_iops = nvm_curve_rate(peak->iops, pcts[i]);
+        targets[i] = spec.rate_iops;
+        nvm_curve_run(m, &spec, 12 + i, &now, &pts[i]);
+    }
+    nvm_model_free(m);
+}
+
+static void points_below_the_peak_reach_their_rate_and_110_120_saturate(void)
+{
+    static const int pcts[] = { 10, 50, 90, 110, 120 };
+    const char *profiles[] = { "crucial-p5-2tb", "crucial-p2-500g" };
+
+    for (unsigned k = 0; k < G_N_ELEMENTS(profiles); k++) {
+        NvmProfile *p = load(profiles[k]);
+
+        for (unsigned w = 0; w < NVM_FOUR_CORNERS; w++) {
+            NvmRunResult peak, pts[G_N_ELEMENTS(pcts)];
+            double target[G_N_ELEMENTS(pcts)];
+
+            run_curve(p, w, pcts, G_N_ELEMENTS(pcts), &peak, pts, target);
+            g_assert_cmpfloat(peak.iops, >, 0);
+            for (unsigned i = 0; i < G_N_ELEMENTS(pcts); i++) {
+                double got = pts[i].iops / target[i];
+
+                if (g_test_verbose()) {
+                    g_test_message("%s w%u %d %%: %.0f of %.0f", p->name, w,
+                                   pcts[i], pts[i].iops, target[i]);
+                }
+                if (pcts[i] <= 90) {
+                    /* A Poisson count over 2 s: 4 standard deviations of
+                     * noise, plus 2 % for the drive's own dynamics. */
+                    double tol = 4 / sqrt(target[i] * 2.0) + 0.02;
+
+                    g_assert_cmpfloat(fabs(got - 1), <, tol);
+                } else {
+                    /* Above the peak the drive cannot follow. */
+                    g_assert_cmpfloat(pts[i].iops, <, 1.03 * peak.iops);
+                    g_assert_cmpfloat(got, <, 0.97);
+                    /* ... and latency is the saturated one, not lower. */
+                    g_assert_cmpfloat(pts[i].lat_us, >, 0.8 * peak.lat_us);
+                }
+            }
+            /* Latency grows with load between 50 % and saturation. */
+            g_assert_cmpfloat(pts[4].lat_us, >, pts[1].lat_us);
+        }
+        nvm_profile_free(p);
+    }
+}
+
+/* Open-loop arrivals are Poisson: the count of I/Os in a window varies
+ * across seeds with variance close to its mean (evenly spaced arrivals
+ * would give almost none). */
+static void open_loop_arrivals_are_poisson(void)
+{
+    NvmProfile *p = load("crucial-p5-2tb");
+    NvmWorkload wl[NVM_FOUR_CORNERS];
+    NvmModel *m = nvm_model_new(p, 1);
+    uint64_t now = 0, span;
+    NvmRunSpec spec = { 0 };
+    const unsigned runs = 200;
+    double sum = 0, sum2 = 0, mean, var;
+
+    nvm_four_corners(wl, false);
+    nvm_sim_review_state(m, p, &span, &now);
+    spec.wl = &wl[0];                   /* 4K random read, 128 jobs */
+    spec.lba_bytes = p->lba_bytes;
+    spec.span_bytes = span;
+    spec.warmup_ns = 1000 * 1000;
+    spec.duration_ns = 10 * 1000 * 1000;
+    spec.rate_iops = 50000;             /* ~500 I/Os per window, far below
+                                         * the peak: no queueing */
+    for (unsigned i = 0; i < runs; i++) {
+        NvmRunResult r;
+
+        nvm_curve_run(m, &spec, 1000 + i, &now, &r);
+        sum += r.ios;
+        sum2 += (double)r.ios * r.ios;
+    }
+    mean = sum / runs;
+    var = sum2 / runs - mean * mean;
+    g_test_message("I/Os per window: mean %.1f variance %.1f", mean, var);
+    g_assert_cmpfloat(fabs(mean - 500), <, 15);
+    /* The sample variance of 200 Poisson counts is within ~20 % of the
+     * mean with high probability; allow 35 %. */
+    g_assert_cmpfloat(var / mean, >, 0.65);
+    g_assert_cmpfloat(var / mean, <, 1.35);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/curve/rates_are_percentages_of_the_peak",
+                    curve_rates_are_percentages_of_the_peak);
+    g_test_add_func("/curve/rate_is_split_evenly_across_jobs",
+                    curve_rate_is_split_evenly_across_jobs);
+    g_test_add_func("/curve/points_below_the_peak_reach_their_rate_and_"
+                    "110_120_saturate",
+                    points_below_the_peak_reach_their_rate_and_110_120_saturate);
+    g_test_add_func("/curve/open_loop_arrivals_are_poisson",
+                    open_loop_arrivals_are_poisson);
+    return g_test_run();
+}
