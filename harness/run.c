@@ -44,6 +44,11 @@
  * and the device did not have the workload's outstanding count queued. */
 #define SHORT_FRAC 0.95
 #define BUSY_FRAC 0.85
+/* ... or when the guest's own part of the latency (guest minus device)
+ * exceeds this many us and this fraction of the device's: its single vCPU
+ * is queueing the I/Os, so the latency is not the drive's. */
+#define GUEST_US 50.0
+#define GUEST_FRAC 0.5
 
 static const char *const suites[] = { "four-corners", NULL };
 static const char *const modes[] = { "simtime", "realtime", NULL };
@@ -79,6 +84,7 @@ typedef struct Point {
     uint64_t host_late;
     double host_interval_s;
     bool host_limited;
+    const char *limit;          /* why host-limited: "rate", "guest-latency" */
     double shortfall_pct;
     double sim_lat_us;          /* NAN: outside the model's curve */
     double wall_s;
@@ -314,6 +320,12 @@ static void add_point(JsonBuilder *b, const Point *pt, bool curve)
     json_builder_add_int_value(b, (gint64)pt->host_late);
     json_builder_set_member_name(b, "host_limited");
     json_builder_add_boolean_value(b, pt->host_limited);
+    json_builder_set_member_name(b, "host_limited_by");
+    if (pt->limit) {
+        json_builder_add_string_value(b, pt->limit);
+    } else {
+        json_builder_add_null_value(b);
+    }
     add_num_or_null(b, "shortfall_pct", pt->shortfall_pct);
     add_num_or_null(b, "sim_lat_us", pt->sim_lat_us);
     add_num_or_null(b, "wall_s", pt->wall_s);
@@ -650,8 +662,16 @@ static void judge_point(const Wl *wl, Point *pt)
 
     pt->shortfall_pct = target > 0 && pt->guest.iops < target ?
                         100.0 * (1 - pt->guest.iops / target) : 0;
-    pt->host_limited = pt->guest.iops < SHORT_FRAC * target &&
-                       busy < BUSY_FRAC;
+    if (pt->guest.iops < SHORT_FRAC * target && busy < BUSY_FRAC) {
+        pt->limit = "rate";
+    } else if (pt->have_host &&
+               pt->guest.lat_us - pt->host.lat_us >
+               MAX(GUEST_US, GUEST_FRAC * pt->host.lat_us)) {
+        pt->limit = "guest-latency";
+    } else {
+        pt->limit = NULL;
+    }
+    pt->host_limited = pt->limit != NULL;
     pt->sim_lat_us = sim_lat_at(wl->sim, pt->guest.iops);
     if (!pt->target_pct && !(pt->guest.iops < 1.02 * wl->sim->peak.iops &&
                              pt->guest.iops > 0.98 * wl->sim->peak.iops)) {
@@ -1200,9 +1220,11 @@ static void print_table(const Run *r)
             }
             snprintf(target, sizeof(target), pt->target_pct ? "%.0f" : "-",
                      pt->target_iops);
-            if (pt->host_limited) {
+            if (pt->host_limited && !strcmp(pt->limit, "rate")) {
                 snprintf(note, sizeof(note), "host-limited (%.0f %% short)",
                          pt->shortfall_pct);
+            } else if (pt->host_limited) {
+                snprintf(note, sizeof(note), "host-limited (guest CPU)");
             }
             printf("  %-6s %9s %9.0f %9.1f %9.1f %9.1f %9.1f %9s  %s\n",
                    load, target, pt->guest.iops, pt->guest.mbps,

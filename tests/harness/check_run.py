@@ -52,6 +52,9 @@ def check_point(where, pt, curve):
             fail(f"{where}: {k} is {pt.get(k)!r}")
     if not isinstance(pt.get("host_limited"), bool):
         fail(f"{where}: host_limited is not a boolean")
+    elif pt.get("host_limited_by") not in ((None,) if not pt["host_limited"]
+                                           else ("rate", "guest-latency")):
+        fail(f"{where}: host_limited {pt['host_limited']} but host_limited_by {pt.get('host_limited_by')!r}")
     if not num(pt.get("shortfall_pct")) or not 0 <= pt["shortfall_pct"] <= 100:
         fail(f"{where}: shortfall_pct is {pt.get('shortfall_pct')!r}")
     if not (pt.get("sim_lat_us") is None or num(pt["sim_lat_us"])):
