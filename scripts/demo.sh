@@ -1,25 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# make demo: after deps and the build, show nvmimic end to end on the default
-# profile.  Each step prints its own result line.
+# make demo: after deps and the build, reproduce the reviews' four-corners
+# curves of the default profile inside a VM in simulated time (quick points),
+# print the table (guest vs device vs model vs review) and the report's path.
 set -eu
 B=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PROFILE=${NVMIMIC_DEMO_PROFILE:-crucial-p5-2tb}
-QEMU=$B/qemu/qemu-system-x86_64
-GUEST=$B/guest
+OUT=${NVMIMIC_DEMO_OUT:-$ROOT/out/demo-$PROFILE-$(date +%Y%m%d-%H%M%S)}
 start=$(date +%s)
 
-echo "== 1/3 a Linux guest runs fio on QEMU's stock nvme device (TCG, real time)"
-"$ROOT/tests/vm/smoke.sh" "$QEMU" "$GUEST" | tail -n 1
+echo "== nvmimic run: $PROFILE, four corners, in a guest, simulated time (-icount shift=0,sleep=off), quick"
+"$B/nvmimic" run --profile "$PROFILE" --suite four-corners --mode simtime --quick \
+    --qemu "$B/qemu/qemu-system-x86_64" --guest-dir "$B/guest" --out "$OUT"
 
-echo
-echo "== 2/3 the same guest sees a $PROFILE (simulated time: -icount shift=0,sleep=off)"
-"$ROOT/tests/vm/profile.sh" "$QEMU" "$GUEST" "$ROOT/profiles" "$PROFILE" | tail -n 1
-
-echo
-echo "== 3/3 the drive model alone: the reviews' four corners, quick run"
-"$B/nvmimic" sim --profile "$PROFILE" --suite four-corners --quick --format table
-
+if "$B/nvmimic" report --help >/dev/null 2>&1; then
+    echo
+    echo "== nvmimic report: charts and report.html"
+    "$B/nvmimic" report "$OUT"
+    echo "report: $OUT/report.html"
+fi
 echo
 echo "demo: done in $(( $(date +%s) - start )) s"
