@@ -95,6 +95,10 @@ BUILD_PKGS="build-essential pkg-config ninja-build dpkg-dev flex bison
     python3-setuptools cpio gzip xz-utils file"
 # Guest image (kernel is unpacked, not installed) and run time.
 GUEST_PKGS="busybox-static fio nvme-cli seabios qemu-system-data ipxe-qemu"
+# libvirt (tests/libvirt, nvmimic libvirt-xml) and the Ubuntu / Windows guest
+# recipes in vm-images/ (NoCloud seed, FAT results disk, XML/YAML checks).
+GUEST_PKGS="$GUEST_PKGS libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients libxml2-utils"
+GUEST_PKGS="$GUEST_PKGS cloud-image-utils genisoimage mtools dosfstools python3-yaml"
 # Reports and charts.
 REPORT_PKGS="gnuplot-nox libjson-glib-dev chromium"
 BACKPORTS_PKGS="meson python3-pycotap"
