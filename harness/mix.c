@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Mixed-workload driver.  As curve.c: slots (outstanding I/Os) sit in a
+ * binary heap ordered by their next submission, so the model sees
+ * non-decreasing times.  A slot belongs to job slot / iodepth; a job's
+ * sequential I/Os continue where its previous I/O of that direction ended
+ * (fio's last position), and its burst cycle is shared by its slots.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "mix.h"
+
+typedef struct Slot {
+    uint64_t next_ns;           /* next submission */
+    double on_ns;               /* open loop: arrival, in issuing time */
+} Slot;
+
+typedef struct Job {
+    uint64_t cycle_ns;          /* closed loop: current burst began */
+    uint64_t on_end_ns;         /* ... and stops issuing here */
+    uint64_t max_done_ns;       /* latest completion of the burst */
+    uint64_t last_end[NVM_DIRS];    /* bytes into the span */
+} Job;
+
+typedef struct Heap {
+    unsigned *idx;
+    unsigned n;
+    Slot *slots;
+} Heap;
+
+static bool heap_less(const Heap *h, unsigned a, unsigned b)
+{
+    const Slot *sa = &h->slots[h->idx[a]];
+    const Slot *sb = &h->slots[h->idx[b]];
+
+    if (sa->next_ns != sb->next_ns) {
+        return sa->next_ns < sb->next_ns;
+    }
+    return h->idx[a] < h->idx[b];
+}
+
+static void heap_down(Heap *h, unsigned i)
+{
+    for (;;) {
+        unsigned l = 2 * i + 1, r = l + 1, s = i, t;
+
+        if (l < h->n && heap_less(h, l, s)) {
+            s = l;
+        }
+        if (r < h->n && heap_less(h, r, s)) {
+            s = r;
+        }
+        if (s == i) {
+            return;
+        }
+        t = h->idx[i];
+        h->idx[i] = h->idx[s];
+        h->idx[s] = t;
+        i = s;
+    }
+}
+
+/* splitmix64: a fixed seed gives the same run on every host */
+static uint64_t mix_rand(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static double mix_rand01(uint64_t *s)
+{
+    return ((mix_rand(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+static uint32_t pick_bs(const NvmBsSplit *bs, uint64_t *rng)
+{
+    double x = mix_rand01(rng) * 100.0;
+
+    for (unsigned i = 0; i + 1 < bs->n; i++) {
+        if (x < bs->pct[i]) {
+            return bs->bytes[i];
+        }
+        x -= bs->pct[i];
+    }
+    return bs->bytes[bs->n - 1];
+}
+
+static uint32_t min_bs(const NvmMix *mix)
+{
+    uint32_t b = UINT32_MAX;
+
+    for (int d = 0; d < NVM_DIRS; d++) {
+        for (unsigned i = 0; i < mix->bs[d].n; i++) {
+            b = MIN(b, mix->bs[d].bytes[i]);
+        }
+    }
+    return b;
+}
+
+void nvm_mix_merge_stats(const NvmClassStats *const *cls, unsigned n,
+                         double secs, NvmRunResult *res)
+{
+    uint64_t *hist = g_new0(uint64_t, NVM_HIST_BUCKETS);
+    uint64_t count = 0, bytes = 0;
+    double sum_us = 0;
+
+    for (unsigned c = 0; c < n; c++) {
+        count += cls[c]->count;
+        bytes += cls[c]->bytes;
+        sum_us += cls[c]->mean_us * cls[c]->count;
+        for (unsigned b = 0; b < NVM_HIST_BUCKETS; b++) {
+            hist[b] += cls[c]->hist[b];
+        }
+    }
+    memset(res, 0, sizeof(*res));
+    res->ios = count;
+    res->iops = secs > 0 ? count / secs : 0;
+    res->mbps = secs > 0 ? bytes / secs / 1e6 : 0;
+    if (count) {
+        res->lat_us = sum_us / count;
+        res->p50_us = nvm_hist_percentile_us(hist, count, 0.50);
+        res->p99_us = nvm_hist_percentile_us(hist, count, 0.99);
+        res->p999_us = nvm_hist_percentile_us(hist, count, 0.999);
+    }
+    g_free(hist);
+}
+
+/* Open loop: issuing time @on_ns to real time, skipping the idle parts. */
+static uint64_t on_to_real(const NvmMix *mix, uint64_t t0, double on_ns)
+{
+    uint64_t on = (uint64_t)on_ns;
+
+    if (!mix->think_ns) {
+        return t0 + on;
+    }
+    return t0 + on / mix->think_iotime_ns *
+                (mix->think_iotime_ns + mix->think_ns) +
+           on % mix->think_iotime_ns;
+}
+
+/* Open loop: @t, or the start of the next burst when @t falls idle. */
+static uint64_t skip_idle(const NvmMix *mix, uint64_t t0, uint64_t t)
+{
+    uint64_t period, in;
+
+    if (!mix->think_ns || t < t0) {
+        return t;
+    }
+    period = mix->think_iotime_ns + mix->think_ns;
+    in = (t - t0) % period;
+    return in < mix->think_iotime_ns ? t : t + (period - in);
+}
+
+void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
+                 uint64_t *now_ns, NvmMixResult *res)
+{
+    const NvmMix *mix = spec->mix;
+    unsigned n = nvm_mix_outstanding(mix);
+    Slot *slots = g_new0(Slot, n);
+    Job *jobs = g_new0(Job, mix->numjobs);
+    Heap h = { g_new(unsigned, n), n, slots };
+    bool bursts = mix->think_ns > 0;
+    uint64_t rng = seed;
+    uint64_t t0 = *now_ns;
+    uint64_t period = mix->think_iotime_ns + mix->think_ns;
+    /* whole burst cycles, so the idle share is the same in every run */
+    uint64_t warmup_ns = spec->warmup_ns;
+    uint64_t duration_ns = spec->duration_ns;
+    uint64_t measure_ns = t0 + warmup_ns;
+    uint64_t end_ns = measure_ns + duration_ns;
+    uint32_t align = min_bs(mix);
+    double duty = bursts ? (double)mix->think_iotime_ns /
+                           (mix->think_iotime_ns + mix->think_ns) : 1.0;
+    double mean_gap_on_ns = 0;
+    bool measuring = false;
+    NvmStats *st = g_new(NvmStats, 1);
+
+    if (bursts) {
+        warmup_ns = (warmup_ns + period - 1) / period * period;
+        duration_ns = MAX(1, (duration_ns + period - 1) / period) * period;
+        measure_ns = t0 + warmup_ns;
+        end_ns = measure_ns + duration_ns;
+    }
+    if (spec->rate_iops > 0) {
+        /* per slot, in issuing time: the idle share is made up inside */
+        mean_gap_on_ns = 1e9 * duty / nvm_curve_rate_per_thread(
+                                          spec->rate_iops, n);
+    }
+    for (unsigned j = 0; j < mix->numjobs; j++) {
+        jobs[j].cycle_ns = t0;
+        jobs[j].on_end_ns = bursts ? t0 + mix->think_iotime_ns : UINT64_MAX;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        h.idx[i] = i;
+        if (mean_gap_on_ns > 0) {
+            slots[i].on_ns = -log(mix_rand01(&rng)) * mean_gap_on_ns;
+            slots[i].next_ns = on_to_real(mix, t0, slots[i].on_ns);
+        } else {
+            slots[i].next_ns = t0 + i;  /* closed loop: all start at once */
+        }
+    }
+    for (int i = (int)n / 2 - 1; i >= 0; i--) {
+        heap_down(&h, i);
+    }
+    if (warmup_ns == 0) {
+        nvm_model_reset_stats(m, t0);
+        measuring = true;
+    }
+
+    for (;;) {
+        unsigned si = h.idx[0];
+        Slot *s = &slots[si];
+        Job *job = &jobs[si / mix->iodepth];
+        uint64_t t = s->next_ns;
+        uint64_t off, span = spec->span_bytes, done;
+        uint32_t bs;
+        int dir;
+        NvmCmd cmd;
+
+        if (t >= end_ns) {
+            break;
+        }
+        if (bursts && mean_gap_on_ns == 0) {
+            if (t >= job->on_end_ns) {
+                /*
+                 * The first of the job's slots past the end of the burst:
+                 * every other slot is past it too, so the burst's last
+                 * completion is known.  fio drains, then thinks.
+                 */
+                job->cycle_ns = MAX(job->on_end_ns, job->max_done_ns) +
+                                mix->think_ns;
+                job->on_end_ns = job->cycle_ns + mix->think_iotime_ns;
+            }
+            if (t < job->cycle_ns) {
+                s->next_ns = job->cycle_ns;
+                heap_down(&h, 0);
+                continue;
+            }
+        }
+        if (!measuring && t >= measure_ns) {
+            nvm_model_reset_stats(m, t);
+            measuring = true;
+        }
+
+        dir = mix_rand01(&rng) * 100.0 < mix->read_pct ? NVM_DIR_READ
+                                                       : NVM_DIR_WRITE;
+        bs = pick_bs(&mix->bs[dir], &rng);
+        if (bs > span) {
+            bs = span - span % align;
+        }
+        if (mix_rand01(&rng) * 100.0 < mix->random_pct[dir]) {
+            off = mix_rand(&rng) % ((span - bs) / align + 1) * align;
+        } else {
+            off = job->last_end[dir];
+            if (off + bs > span) {
+                off = 0;
+            }
+        }
+        job->last_end[dir] = off + bs;
+        cmd = (NvmCmd){
+            .op = dir == NVM_DIR_READ ? NVM_OP_READ : NVM_OP_WRITE,
+            .slba = (spec->span_start_bytes + off) / spec->lba_bytes,
+            .nlb = bs / spec->lba_bytes,
+        };
+        if (spec->on_submit) {
+            spec->on_submit(spec->opaque, &cmd, t);
+        }
+        done = nvm_model_submit(m, &cmd, t);
+        job->max_done_ns = MAX(job->max_done_ns, done);
+        if (mean_gap_on_ns > 0) {
+            uint64_t arrival;
+
+            s->on_ns += -log(mix_rand01(&rng)) * mean_gap_on_ns;
+            arrival = on_to_real(mix, t0, s->on_ns);
+            /* fio issues nothing while a job thinks */
+            s->next_ns = skip_idle(mix, t0, MAX(arrival, done));
+        } else {
+            s->next_ns = done;
+        }
+        heap_down(&h, 0);
+    }
+
+    nvm_model_get_stats(m, end_ns, st);
+    {
+        double secs = duration_ns / 1e9;
+        const NvmClassStats *rd = &st->cls[NVM_OP_READ];
+        const NvmClassStats *wr = &st->cls[NVM_OP_WRITE];
+        const NvmClassStats *both[2] = { rd, wr };
+
+        nvm_mix_merge_stats(both, 2, secs, &res->all);
+        nvm_mix_merge_stats(&both[0], 1, secs, &res->cls[NVM_DIR_READ]);
+        nvm_mix_merge_stats(&both[1], 1, secs, &res->cls[NVM_DIR_WRITE]);
+    }
+    *now_ns = end_ns;
+    g_free(st);
+    g_free(h.idx);
+    g_free(jobs);
+    g_free(slots);
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * I/O traces captured at the device (QMP nvmimic-trace-start): parse them,
+ * convert them to a fio iolog for replay in a guest, and replay them
+ * against the model alone in simulated time.
+ *
+ * Format (text, one command a line, written by hw/nvmimic.c):
+ *   # nvmimic trace 1
+ *   # profile=NAME lba-bytes=N capacity-bytes=N start-ns=N
+ *   # submit_ns op slba nlb complete_ns
+ *   12000 read 2048 8 95000
+ * submit_ns and complete_ns are QEMU_CLOCK_VIRTUAL nanoseconds since the
+ * trace started (complete_ns: when the model scheduled the completion, or
+ * "-"); op is read, write, flush, discard or write-zeroes; slba and nlb are
+ * in lba-bytes units (flush: 0 0).  Lines are in submission order.
+ */
+#ifndef NVMIMIC_TRACE_H
+#define NVMIMIC_TRACE_H
+
+#include "nvmimic-model.h"
+
+#define NVM_TRACE_MAGIC "# nvmimic trace 1"
+#define NVM_TRACE_NO_COMPLETION UINT64_MAX
+
+typedef struct NvmTraceCmd {
+    uint64_t submit_ns;
+    uint64_t complete_ns;       /* NVM_TRACE_NO_COMPLETION when "-" */
+    uint64_t slba;
+    uint32_t nlb;
+    uint32_t line;              /* in the trace file, for errors */
+    NvmOp op;
+} NvmTraceCmd;
+
+typedef struct NvmTrace {
+    char *profile;              /* as captured; may be NULL */
+    uint32_t lba_bytes;
+    uint64_t capacity_bytes;    /* 0 when not given */
+    GArray *cmds;               /* NvmTraceCmd */
+} NvmTrace;
+
+NvmTrace *nvm_trace_parse(const char *text, const char *origin,
+                          GError **errp);
+NvmTrace *nvm_trace_load(const char *path, GError **errp);
+void nvm_trace_free(NvmTrace *t);
+const char *nvm_trace_op_name(NvmOp op);
+
+/*
+ * fio iolog version 3 (fio >= 3.31) of @t against @device: timestamps in
+ * microseconds (+1, since fio ignores the delay after a zero timestamp).
+ * fio 3.33 cannot replay trims from an iolog, so discards are left out
+ * (*dropped counts them); write-zeroes replay as writes, flushes as sync.
+ */
+GString *nvm_trace_to_iolog(const NvmTrace *t, const char *device,
+                            unsigned *dropped);
+/* Most commands in flight at once (needs completion times; else 0). */
+unsigned nvm_trace_max_outstanding(const NvmTrace *t);
+
+typedef struct NvmTraceClass {
+    uint64_t count;
+    uint64_t bytes;
+    double mean_us, p50_us, p99_us, p999_us, max_us;
+} NvmTraceClass;
+
+typedef struct NvmTraceReplay {
+    double duration_s;          /* first submission to last completion */
+    NvmTraceClass model[NVM_CLASS_COUNT];
+    NvmTraceClass captured[NVM_CLASS_COUNT];    /* count 0: no times */
+} NvmTraceReplay;
+
+/*
+ * Replay @t open loop against a model of @p in the review's starting state:
+ * every command is submitted at its captured time.  LBAs are converted to
+ * @p's LBA size; a command beyond @p's capacity or not aligned to its LBA
+ * size is an error naming the line.
+ */
+bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
+                      NvmTraceReplay *out, GError **errp);
+
+#endif

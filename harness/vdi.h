@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvmimic sim --suite vdi (the VDI job files through the peak + curve
+ * driver), nvmimic sim --trace (a device trace replayed on the model) and
+ * nvmimic trace2iolog (a device trace as a fio iolog and job).
+ */
+#ifndef NVMIMIC_VDI_H
+#define NVMIMIC_VDI_H
+
+#include "mix.h"
+#include "sim.h"
+
+#define NVM_VDI_WORKLOADS 3
+
+typedef struct NvmVdiResult {
+    NvmMix *mix;
+    char *path;                 /* the job file it came from */
+    NvmMixResult peak;
+    int target_pct[NVM_CURVE_POINTS];
+    double target_iops[NVM_CURVE_POINTS];
+    NvmMixResult curve[NVM_CURVE_POINTS];
+    unsigned n_curve;
+} NvmVdiResult;
+
+/* The three VDI workloads' names, in suite order. */
+extern const char *const nvm_vdi_names[NVM_VDI_WORKLOADS];
+
+/*
+ * Load the suite's job files from @workload_dir (NAME.fio, job [NAME]) and
+ * run each against a fresh model of @p in the review's starting state:
+ * closed-loop peak, then 10..120 % of it.  res[i].mix must be freed with
+ * nvm_vdi_results_clear.
+ */
+bool nvm_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
+                 const char *workload_dir, NvmVdiResult res[NVM_VDI_WORKLOADS],
+                 GError **errp);
+void nvm_vdi_results_clear(NvmVdiResult res[NVM_VDI_WORKLOADS]);
+
+/* CLI pieces; they print and return an exit status. */
+int nvm_cmd_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
+                    const char *workload_dir, bool json);
+int nvm_cmd_sim_trace(const NvmProfile *p, const char *trace_path,
+                      uint64_t seed, bool json);
+int nvm_cmd_trace2iolog(int argc, char **argv);
+
+#endif

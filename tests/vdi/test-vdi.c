@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fio job files (harness/jobfile.c), the mixed-workload driver
+ * (harness/mix.c), device traces (harness/trace.c) and the VDI suite
+ * (harness/vdi.c), all against the model alone.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "trace.h"
+#include "vdi.h"
+
+#ifndef NVMIMIC_PROFILE_DIR
+#define NVMIMIC_PROFILE_DIR "profiles"
+#endif
+#ifndef NVMIMIC_WORKLOAD_DIR
+#define NVMIMIC_WORKLOAD_DIR "harness/workloads"
+#endif
+
+static NvmProfile *load(const char *name)
+{
+    g_autoptr(GError) err = NULL;
+    NvmProfile *p = nvm_profile_load(name, NVMIMIC_PROFILE_DIR, &err);
+
+    g_assert_no_error(err);
+    return p;
+}
+
+static NvmMix *parse_ok(const char *text)
+{
+    g_autoptr(GError) err = NULL;
+    NvmMix *m = nvm_jobfile_parse(text, "t.fio", NULL, &err);
+
+    g_assert_no_error(err);
+    g_assert_nonnull(m);
+    return m;
+}
+
+static void vdi_job_files_load_with_their_stated_mixes(void)
+{
+    static const struct {
+        const char *name;
+        double read_pct, rand_r, rand_w;
+        uint64_t think_ms, iotime_ms;
+    } want[NVM_VDI_WORKLOADS] = {
+        { "vdi-boot", 84, 80, 90, 50, 450 },
+        { "vdi-initial-login", 20, 75, 80, 200, 800 },
+        { "vdi-monday-login", 38, 80, 85, 400, 600 },
+    };
+
+    for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
+        g_autoptr(GError) err = NULL;
+        g_autofree char *path = g_strdup_printf("%s/%s.fio",
+                                                NVMIMIC_WORKLOAD_DIR,
+                                                nvm_vdi_names[w]);
+        g_autofree char *text = NULL;
+        NvmMix *m = nvm_jobfile_load(path, nvm_vdi_names[w], &err);
+        double sum;
+
+        g_assert_no_error(err);
+        g_assert_cmpstr(m->name, ==, want[w].name);
+        g_assert_cmpfloat(m->read_pct, ==, want[w].read_pct);
+        g_assert_cmpfloat(m->random_pct[NVM_DIR_READ], ==, want[w].rand_r);
+        g_assert_cmpfloat(m->random_pct[NVM_DIR_WRITE], ==, want[w].rand_w);
+        g_assert_cmpuint(m->think_ns, ==, want[w].think_ms * 1000000);
+        g_assert_cmpuint(m->think_iotime_ns, ==, want[w].iotime_ms * 1000000);
+        g_assert_cmpuint(nvm_mix_outstanding(m), ==, 64);
+        for (int d = 0; d < NVM_DIRS; d++) {
+            sum = 0;
+            g_assert_cmpuint(m->bs[d].n, >=, 3);
+            for (unsigned i = 0; i < m->bs[d].n; i++) {
+                g_assert_cmpuint(m->bs[d].bytes[i] % 4096, ==, 0);
+                sum += m->bs[d].pct[i];
+            }
+            g_assert_cmpfloat_with_epsilon(sum, 100, 1e-9);
+        }
+        /* every file cites where its numbers come from */
+        g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+        g_assert_nonnull(strstr(text, "Sources"));
+        g_assert_nonnull(strstr(text, "Assumptions"));
+        nvm_mix_free(m);
+    }
+}
+
+static void jobfile_reads_fio_defaults_units_and_split_forms(void)
+{
+    NvmMix *m;
+
+    /* rw=read: sequential, whatever percentage_random says; bs for both */
+    m = parse_ok("[global]\nbs=8k\n[j]\nrw=read\npercentage_random=50\n");
+    g_assert_cmpfloat(m->read_pct, ==, 100);
+    g_assert_cmpfloat(m->random_pct[NVM_DIR_READ], ==, 0);
+    g_assert_cmpuint(m->bs[NVM_DIR_WRITE].bytes[0], ==, 8192);
+    g_assert_cmpuint(nvm_mix_outstanding(m), ==, 1);
+    nvm_mix_free(m);
+
+    /* rwmix before rw, single percentage_random for both directions,
+     * empty shares split the rest, thinktime in us, iotime in s */
+    m = parse_ok("; c\n[j]\nrwmixwrite=30\nrw=randrw\npercentage_random=60\n"
+                 "bssplit=4k/50:16k/:64k/\nthinktime=250\n"
+                 "thinktime_iotime=2\niodepth=8\nnumjobs=3\n"
+                 "[other]\nrw=write\n");
+    g_assert_cmpstr(m->name, ==, "j");
+    g_assert_cmpfloat(m->read_pct, ==, 70);
+    g_assert_cmpfloat(m->random_pct[NVM_DIR_WRITE], ==, 60);
+    g_assert_cmpuint(m->bs[NVM_DIR_WRITE].n, ==, 3);
+    g_assert_cmpfloat(m->bs[NVM_DIR_WRITE].pct[2], ==, 25);
+    g_assert_cmpuint(m->think_ns, ==, 250000);
+    g_assert_cmpuint(m->think_iotime_ns, ==, 2000000000);
+    g_assert_cmpuint(nvm_mix_outstanding(m), ==, 24);
+    g_assert_cmpfloat_with_epsilon(nvm_mix_mean_block_bytes(m),
+                                   0.5 * 4096 + 0.25 * 16384 + 0.25 * 65536,
+                                   1e-6);
+    nvm_mix_free(m);
+
+    /* separate read and write splits; the job picked by name */
+    {
+        g_autoptr(GError) err = NULL;
+
+        m = nvm_jobfile_parse("[a]\nrw=randread\n[b]\nrw=randrw\n"
+                              "bssplit=4k/100,64k/100\n", "t.fio", "b",
+                              &err);
+        g_assert_no_error(err);
+        g_assert_cmpfloat(m->read_pct, ==, 50);
+        g_assert_cmpfloat(m->random_pct[NVM_DIR_READ], ==, 100);
+        g_assert_cmpuint(m->bs[NVM_DIR_READ].bytes[0], ==, 4096);
+        g_assert_cmpuint(m->bs[NVM_DIR_WRITE].bytes[0], ==, 65536);
+        nvm_mix_free(m);
+    }
+}
+
+static void jobfile_bad_values_name_file_line_and_value(void)
+{
+    static const struct {
+        const char *text;
+        const char *want;
+    } bad[] = {
+        { "[j]\nbssplit=4k/50:8k/40\n", "t.fio:2: bssplit=4k/50:8k/40: "
+          "the percentages do not add up to 100" },
+        { "[j]\nbs=1000\n", "t.fio:2: bs=1000: not a multiple of 512" },
+        { "[j]\nbssplit=4k/50:12m/50\n", "t.fio:2: bssplit" },
+        { "[j]\nrw=randomrw\n", "t.fio:2: rw=randomrw: not one of" },
+        { "[j]\nrwmixread=101\n", "t.fio:2: rwmixread=101" },
+        { "[j]\niodepth=0\n", "t.fio:2: iodepth=0" },
+        { "[j]\n\nnumjobs=-1\n", "t.fio:3: numjobs=-1" },
+        { "[j]\nthinktime=5ms\n", "needs thinktime_iotime" },
+        { "[j]\nthinktime_iotime=1s\n", "needs thinktime" },
+        { "[j]\nthinktime=5 hours\nthinktime_iotime=1\n", "thinktime=5" },
+        { "[j]\nrate_iops=100\n", "rate_iops=100: not modelled" },
+        { "[j]\niodepth=4096\nnumjobs=2\n", "more than 4096" },
+        { "[global]\nrw=read\n", "no job section" },
+        { "[j\nrw=read\n", "t.fio:1: malformed section header" },
+    };
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(bad); i++) {
+        g_autoptr(GError) err = NULL;
+        NvmMix *m = nvm_jobfile_parse(bad[i].text, "t.fio", NULL, &err);
+
+        g_assert_null(m);
+        g_assert_nonnull(err);
+        if (!strstr(err->message, bad[i].want)) {
+            g_test_message("'%s' gave '%s', want '%s'", bad[i].text,
+                           err->message, bad[i].want);
+            g_test_fail();
+        }
+    }
+    {
+        g_autoptr(GError) err = NULL;
+
+        g_assert_null(nvm_jobfile_parse("[a]\n", "t.fio", "zz", &err));
+        g_assert_nonnull(strstr(err->message, "no job [zz]"));
+    }
+}
+
+typedef struct Seen {
+    uint64_t n, reads, bytes, sequential;
+    uint64_t last_end[2];
+    uint64_t first_ns, last_ns;
+    uint64_t gaps_over_1ms;
+} Seen;
+
+static void see(void *opaque, const NvmCmd *cmd, uint64_t t)
+{
+    Seen *s = opaque;
+    int d = cmd->op == NVM_OP_READ ? 0 : 1;
+
+    if (s->n && t - s->last_ns > 1000000) {
+        s->gaps_over_1ms++;
+    }
+    if (!s->n) {
+        s->first_ns = t;
+    }
+    s->n++;
+    s->reads += !d;
+    s->bytes += (uint64_t)cmd->nlb * 512;
+    s->sequential += s->n > 1 && cmd->slba == s->last_end[d];
+    s->last_end[d] = cmd->slba + cmd->nlb;
+    s->last_ns = t;
+}
+
+static void run_mix(const char *text, double rate, uint64_t dur_ms,
+                    Seen *seen, NvmMixResult *res)
+{
+    NvmProfile *p = load("crucial-p5-2tb");
+    NvmModel *m = nvm_model_new(p, 1);
+    NvmMix *mix = parse_ok(text);
+    uint64_t now = 0;
+    NvmMixSpec spec = {
+        .mix = mix,
+        .lba_bytes = p->lba_bytes,
+        .span_bytes = 8ULL << 30,
+        .duration_ns = dur_ms * 1000000,
+        .rate_iops = rate,
+        .on_submit = see,
+        .opaque = seen,
+    };
+
+    g_assert_cmpuint(p->lba_bytes, ==, 512);
+    memset(seen, 0, sizeof(*seen));
+    nvm_mix_run(m, &spec, 7, &now, res);
+    g_assert_cmpuint(now, ==, spec.duration_ns);
+    nvm_mix_free(mix);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+static void mix_issues_the_read_share_block_split_and_sequential_share(void)
+{
+    Seen s;
+    NvmMixResult r;
+    double rd, mean_bs, seq;
+
+    run_mix("[j]\nrw=randrw\nrwmixread=70\npercentage_random=50\n"
+            "bssplit=4k/50:64k/50\niodepth=1\n", 0, 200, &s, &r);
+    rd = (double)s.reads / s.n;
+    mean_bs = (double)s.bytes / s.n;
+    seq = (double)s.sequential / s.n;
+    g_test_message("%" G_GUINT64_FORMAT " I/Os, %.3f reads, mean %.0f B, "
+                   "%.3f sequential", s.n, rd, mean_bs, seq);
+    g_assert_cmpuint(s.n, >, 2000);
+    g_assert_cmpfloat(fabs(rd - 0.70), <, 0.03);
+    g_assert_cmpfloat(fabs(mean_bs - 34816) / 34816, <, 0.05);
+    /* half the I/Os continue their direction's previous one */
+    g_assert_cmpfloat(fabs(seq - 0.50), <, 0.04);
+    /* the model counted what was submitted */
+    g_assert_cmpuint(r.all.ios, ==, r.cls[0].ios + r.cls[1].ios);
+    g_assert_cmpuint(r.all.ios, <=, s.n);
+    g_assert_cmpfloat(r.all.lat_us, >, 0);
+    g_assert_cmpfloat(r.all.p99_us, >=, r.all.p50_us);
+
+    run_mix("[j]\nrw=randrw\npercentage_random=100\nbs=4k\niodepth=4\n",
+            0, 50, &s, &r);
+    g_assert_cmpfloat((double)s.sequential / s.n, <, 0.01);
+}
+
+static void mix_open_loop_reaches_its_rate_with_and_without_bursts(void)
+{
+    Seen s;
+    NvmMixResult r;
+
+    run_mix("[j]\nrw=randrw\nrwmixread=50\nbs=4k\niodepth=8\nnumjobs=2\n",
+            20000, 500, &s, &r);
+    g_test_message("plain: %.0f IOPS", r.all.iops);
+    g_assert_cmpfloat(fabs(r.all.iops - 20000) / 20000, <, 0.03);
+    g_assert_cmpuint(s.gaps_over_1ms, ==, 0);
+
+    /* 30 ms on, 70 ms off: the same average, idle gaps between bursts */
+    run_mix("[j]\nrw=randrw\nrwmixread=50\nbs=4k\niodepth=8\nnumjobs=2\n"
+            "thinktime=70ms\nthinktime_iotime=30ms\n", 20000, 500, &s, &r);
+    g_test_message("bursts: %.0f IOPS, %" G_GUINT64_FORMAT " gaps",
+                   r.all.iops, s.gaps_over_1ms);
+    g_assert_cmpfloat(fabs(r.all.iops - 20000) / 20000, <, 0.05);
+    g_assert_cmpuint(s.gaps_over_1ms, >=, 4);
+}
+
+static void mix_closed_loop_bursts_idle_for_the_think_time(void)
+{
+    Seen s;
+    NvmMixResult plain, burst;
+
+    run_mix("[j]\nrw=randread\nbs=4k\niodepth=32\n", 0, 400, &s, &plain);
+    run_mix("[j]\nrw=randread\nbs=4k\niodepth=32\n"
+            "thinktime=50ms\nthinktime_iotime=50ms\n", 0, 400, &s, &burst);
+    g_test_message("plain %.0f, 50 %% duty %.0f IOPS", plain.all.iops,
+                   burst.all.iops);
+    /* issuing half the time: about half the I/Os, minus the drains */
+    g_assert_cmpfloat(burst.all.iops / plain.all.iops, >, 0.45);
+    g_assert_cmpfloat(burst.all.iops / plain.all.iops, <, 0.52);
+    g_assert_cmpuint(s.gaps_over_1ms, >=, 3);
+}
+
+static const char trace_text[] =
+    "# nvmimic trace 1\n"
+    "# profile=crucial-p5-2tb lba-bytes=512 capacity-bytes=2000398934016 "
+    "start-ns=5\n"
+    "# submit_ns op slba nlb complete_ns\n"
+    "0 read 2048 8 90000\n"
+    "1500 write 4096 16 30000\n"
+    "2000000 flush 0 0 2010000\n"
+    "2000000 discard 8 8 2005000\n"
+    "3000999 write-zeroes 16 8 3100000\n";
+
+static void trace_converts_to_fio_iolog_v3_in_microseconds(void)
+{
+    g_autoptr(GError) err = NULL;
+    NvmTrace *t = nvm_trace_parse(trace_text, "t.trace", &err);
+    GString *log;
+    unsigned dropped;
+
+    g_assert_no_error(err);
+    g_assert_cmpuint(t->cmds->len, ==, 5);
+    g_assert_cmpuint(t->lba_bytes, ==, 512);
+    g_assert_cmpstr(t->profile, ==, "crucial-p5-2tb");
+    log = nvm_trace_to_iolog(t, "/dev/nvme0n1", &dropped);
+    g_assert_cmpstr(log->str, ==,
+                    "fio version 3 iolog\n"
+                    "1 /dev/nvme0n1 add\n"
+                    "1 /dev/nvme0n1 open\n"
+                    "1 /dev/nvme0n1 read 1048576 4096\n"
+                    "2 /dev/nvme0n1 write 2097152 8192\n"
+                    "2001 /dev/nvme0n1 sync 0 0\n"
+                    "3001 /dev/nvme0n1 write 8192 4096\n"
+                    "3001 /dev/nvme0n1 close\n");
+    g_assert_cmpuint(dropped, ==, 1);
+    /* read [0, 90 us) and write [1.5, 30 us) overlap; the rest do not */
+    g_assert_cmpuint(nvm_trace_max_outstanding(t), ==, 2);
+    g_string_free(log, TRUE);
+    nvm_trace_free(t);
+}
+
+static void trace_bad_lines_are_refused_with_their_line(void)
+{
+    static const struct {
+        const char *text;
+        const char *want;
+    } bad[] = {
+        { "0 read 0 8 10\n", "not an nvmimic trace" },
+        { "# nvmimic trace 1\n0 read 0 8 10\n", "gives no lba-bytes" },
+        { "# nvmimic trace 1\n# lba-bytes=1000\n", "t.trace:2: lba-bytes" },
+        { "# nvmimic trace 1\n# lba-bytes=512\n0 scan 0 8 10\n",
+          "t.trace:3: unknown op 'scan'" },
+        { "# nvmimic trace 1\n# lba-bytes=512\n0 read 0 0 10\n",
+          "t.trace:3: read with 0 blocks" },
+        { "# nvmimic trace 1\n# lba-bytes=512\n0 flush 0 8 10\n",
+          "t.trace:3: flush with 8 blocks" },
+        { "# nvmimic trace 1\n# lba-bytes=512\n50 read 0 8 10\n",
+          "t.trace:3: complete_ns '10'" },
+        { "# nvmimic trace 1\n# lba-bytes=512\n50 read 0 8\n40 read 0 8\n",
+          "t.trace:4: submit_ns goes back" },
+        { "# nvmimic trace 1\n# lba-bytes=512\n-5 read 0 8\n",
+          "t.trace:3: submit_ns, slba and nlb" },
+        { "# nvmimic trace 1\n# lba-bytes=512\n0 read 0\n",
+          "t.trace:3: expected" },
+    };
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(bad); i++) {
+        g_autoptr(GError) err = NULL;
+        NvmTrace *t = nvm_trace_parse(bad[i].text, "t.trace", &err);
+
+        g_assert_null(t);
+        if (!err || !strstr(err->message, bad[i].want)) {
+            g_test_message("'%s' gave '%s', want '%s'", bad[i].text,
+                           err ? err->message : "(none)", bad[i].want);
+            g_test_fail();
+        }
+    }
+}
+
+static void trace_replay_submits_each_command_at_its_time(void)
+{
+    g_autoptr(GError) err = NULL;
+    NvmProfile *p = load("crucial-p5-2tb");
+    NvmTrace *t;
+    NvmTraceReplay r;
+    GString *text = g_string_new("# nvmimic trace 1\n# lba-bytes=4096\n");
+    NvmModel *m;
+    uint64_t now = 0, span, sum = 0;
+
+    /* QD1 reads 1 ms apart (4 KiB LBAs in the trace, 512 in the profile) */
+    for (unsigned i = 0; i < 200; i++) {
+        g_string_append_printf(text, "%u read %u 1 %u\n", i * 1000000,
+                               i * 977 % 100000, i * 1000000 + 80000);
+    }
+    t = nvm_trace_parse(text->str, "q.trace", &err);
+    g_assert_no_error(err);
+    g_assert_true(nvm_trace_replay(t, p, 3, &r, &err));
+    g_assert_cmpuint(r.model[NVM_OP_READ].count, ==, 200);
+    g_assert_cmpuint(r.model[NVM_OP_READ].bytes, ==, 200 * 4096);
+    g_assert_cmpuint(r.model[NVM_OP_WRITE].count, ==, 0);
+    g_assert_cmpuint(r.captured[NVM_OP_READ].count, ==, 200);
+    g_assert_cmpfloat(r.captured[NVM_OP_READ].mean_us, ==, 80);
+    g_assert_cmpfloat(r.duration_s, >, 0.199);
+    g_assert_cmpfloat(r.duration_s, <, 0.2005);
+
+    /* the same commands submitted by hand give the same mean */
+    m = nvm_model_new(p, 3);
+    nvm_sim_review_state(m, p, &span, &now);
+    for (unsigned i = 0; i < 200; i++) {
+        NvmCmd c = { NVM_OP_READ, (uint64_t)(i * 977 % 100000) * 8, 8 };
+        uint64_t at = now + (uint64_t)i * 1000000;
+
+        sum += nvm_model_submit(m, &c, at) - at;
+    }
+    g_assert_cmpfloat_with_epsilon(r.model[NVM_OP_READ].mean_us,
+                                   sum / 200.0 / 1000.0, 0.01);
+    nvm_model_free(m);
+    nvm_trace_free(t);
+
+    /* beyond the profile's capacity: refused, naming the line */
+    g_string_printf(text, "# nvmimic trace 1\n# lba-bytes=512\n"
+                    "0 read 0 8\n10 write %" G_GUINT64_FORMAT " 8\n",
+                    p->capacity_bytes / 512 - 4);
+    t = nvm_trace_parse(text->str, "q.trace", &err);
+    g_assert_no_error(err);
+    g_assert_false(nvm_trace_replay(t, p, 3, &r, &err));
+    g_assert_nonnull(strstr(err->message, "trace line 4: write"));
+    nvm_trace_free(t);
+    g_string_free(text, TRUE);
+    nvm_profile_free(p);
+}
+
+static void vdi_suite_curve_reaches_targets_and_saturates_at_the_peak(void)
+{
+    g_autoptr(GError) err = NULL;
+    NvmProfile *p = load("crucial-p5-2tb");
+    NvmSimOptions o = { .seed = 1, .duration_s = 0.5 };
+    NvmVdiResult res[NVM_VDI_WORKLOADS];
+
+    g_assert_true(nvm_sim_vdi(p, &o, NVMIMIC_WORKLOAD_DIR, res, &err));
+    g_assert_no_error(err);
+    for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
+        const NvmVdiResult *r = &res[w];
+        double rd = r->peak.cls[NVM_DIR_READ].ios /
+                    (double)r->peak.all.ios;
+
+        g_test_message("%s: peak %.0f IOPS, %.3f reads", r->mix->name,
+                       r->peak.all.iops, rd);
+        g_assert_cmpstr(r->mix->name, ==, nvm_vdi_names[w]);
+        g_assert_cmpfloat(r->peak.all.iops, >, 1000);
+        g_assert_cmpfloat(fabs(rd * 100 - r->mix->read_pct), <, 3);
+        g_assert_cmpuint(r->n_curve, ==, NVM_CURVE_POINTS);
+        /* 10..50 %: within 5 % of the target */
+        for (unsigned i = 0; i < 5; i++) {
+            g_assert_cmpfloat(fabs(r->curve[i].all.iops -
+                                   r->target_iops[i]) / r->target_iops[i],
+                              <, 0.05);
+        }
+        /* 120 %: no more than the peak, give or take noise */
+        g_assert_cmpfloat(r->curve[11].all.iops, <,
+                          r->peak.all.iops * 1.06);
+    }
+    nvm_vdi_results_clear(res);
+    nvm_profile_free(p);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/vdi/job_files_load_with_their_stated_mixes",
+                    vdi_job_files_load_with_their_stated_mixes);
+    g_test_add_func("/jobfile/reads_fio_defaults_units_and_split_forms",
+                    jobfile_reads_fio_defaults_units_and_split_forms);
+    g_test_add_func("/jobfile/bad_values_name_file_line_and_value",
+                    jobfile_bad_values_name_file_line_and_value);
+    g_test_add_func("/mix/issues_the_read_share_block_split_and_"
+                    "sequential_share",
+                    mix_issues_the_read_share_block_split_and_sequential_share);
+    g_test_add_func("/mix/open_loop_reaches_its_rate_with_and_without_bursts",
+                    mix_open_loop_reaches_its_rate_with_and_without_bursts);
+    g_test_add_func("/mix/closed_loop_bursts_idle_for_the_think_time",
+                    mix_closed_loop_bursts_idle_for_the_think_time);
+    g_test_add_func("/trace/converts_to_fio_iolog_v3_in_microseconds",
+                    trace_converts_to_fio_iolog_v3_in_microseconds);
+    g_test_add_func("/trace/bad_lines_are_refused_with_their_line",
+                    trace_bad_lines_are_refused_with_their_line);
+    g_test_add_func("/trace/replay_submits_each_command_at_its_time",
+                    trace_replay_submits_each_command_at_its_time);
+    g_test_add_func("/vdi/suite_curve_reaches_targets_and_saturates_at_the_"
+                    "peak",
+                    vdi_suite_curve_reaches_targets_and_saturates_at_the_peak);
+    return g_test_run();
+}
