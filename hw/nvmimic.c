@@ -19,6 +19,7 @@
 #include "qemu/cutils.h"
 #include "system/cpu-timers.h"
 #include "system/qtest.h"
+#include "system/system.h"
 #include "hw/pci/pci.h"
 #include "qom/object.h"
 
@@ -33,6 +34,9 @@
  * meanwhile.
  */
 #define NVMIMIC_GUARD_NS 200
+
+/* I/O trace: buffer of the trace file (written in whole buffers) */
+#define NVMIMIC_TRACE_BUF_BYTES (64 * 1024)
 
 /* SMART Percentage Used saturates at 255 (NVMe 1.4, Figure 194). */
 #define NVMIMIC_WEAR_PCT_MAX 255
@@ -61,6 +65,14 @@ struct NvmimicCtrl {
     int64_t stats_since_ns;
     bool apst_enabled;
     uint8_t apst_table[NVMIMIC_APST_BYTES];
+    /* I/O trace (nvmimic-trace-start), NULL when none runs */
+    FILE *trace;
+    char *trace_path;
+    char *trace_buf;
+    int64_t trace_start_ns;
+    uint64_t trace_commands;
+    int trace_errno;            /* first write error, 0 if none */
+    Notifier trace_exit;        /* QEMU exits with the trace running */
 };
 
 static int64_t nvmimic_now(void)
@@ -204,6 +216,48 @@ static void nvmimic_timer_cb(void *opaque)
         nvme_post_req_completion(e.req, true);
     }
     nvmimic_arm(s, now);
+}
+
+/* ---- I/O trace ---------------------------------------------------------- */
+
+static const char *const nvmimic_trace_ops[NVM_CLASS_COUNT] = {
+    [NVM_OP_READ] = "read",
+    [NVM_OP_WRITE] = "write",
+    [NVM_OP_FLUSH] = "flush",
+    [NVM_OP_DISCARD] = "discard",
+    [NVM_OP_WRITE_ZEROES] = "write-zeroes",
+};
+
+/* One line per timed command; a buffered fprintf, so O(1) per command. */
+static void nvmimic_trace_cmd(NvmimicCtrl *s, int64_t now, const NvmCmd *c,
+                              int64_t deadline)
+{
+    if (!s->trace) {
+        return;
+    }
+    if (fprintf(s->trace, "%" PRId64 " %s %" PRIu64 " %" PRIu32 " %" PRId64
+                "\n", now - s->trace_start_ns, nvmimic_trace_ops[c->op],
+                c->slba, c->nlb, deadline - s->trace_start_ns) < 0 &&
+        !s->trace_errno) {
+        s->trace_errno = errno ? errno : EIO;
+    }
+    s->trace_commands++;
+}
+
+/* Flush and close the trace file; false (errno set) if data was lost. */
+static bool nvmimic_trace_close(NvmimicCtrl *s)
+{
+    int err = s->trace_errno;
+
+    notifier_remove(&s->trace_exit);
+    if (fclose(s->trace) && !err) {
+        err = errno ? errno : EIO;
+    }
+    s->trace = NULL;
+    g_free(s->trace_buf);
+    s->trace_buf = NULL;
+    errno = err;
+    return !err;
 }
 
 /* ---- profile, identity ------------------------------------------------ */
@@ -424,12 +478,27 @@ void nvmimic_exit(NvmeCtrl *n)
     if (!s) {
         return;
     }
+    if (s->trace) {
+        /* the device goes away: keep what was recorded */
+        nvmimic_trace_close(s);
+    }
+    g_free(s->trace_path);
     timer_free(s->timer);
     g_array_free(s->heap, true);
     nvm_model_free(s->model);
     nvm_profile_free(s->profile);
     g_free(s);
     n->nvmimic = NULL;
+}
+
+/* QEMU does not unrealize devices when it quits: keep the trace anyway. */
+static void nvmimic_trace_exit_notify(Notifier *notifier, void *data)
+{
+    NvmimicCtrl *s = container_of(notifier, NvmimicCtrl, trace_exit);
+
+    if (s->trace) {
+        nvmimic_trace_close(s);
+    }
 }
 
 /* ---- timing ----------------------------------------------------------- */
@@ -482,11 +551,14 @@ static int64_t nvmimic_submit_dsm(NvmeCtrl *n, NvmeRequest *req, int64_t now)
             .nlb = le32_to_cpu(range[i].nlb),
         };
 
+        int64_t d;
+
         if (!nvmimic_range_ok(n, nsid, c.slba, c.nlb)) {
             continue;
         }
-        deadline = MAX(deadline,
-                       (int64_t)nvm_model_submit(s->model, &c, now));
+        d = nvm_model_submit(s->model, &c, now);
+        nvmimic_trace_cmd(s, now, &c, d);
+        deadline = MAX(deadline, d);
     }
     return deadline;
 }
@@ -518,10 +590,12 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
             return;             /* the controller fails it, untimed */
         }
         deadline = nvm_model_submit(s->model, &c, now);
+        nvmimic_trace_cmd(s, now, &c, deadline);
         break;
     case NVME_CMD_FLUSH:
         c.op = NVM_OP_FLUSH;
         deadline = nvm_model_submit(s->model, &c, now);
+        nvmimic_trace_cmd(s, now, &c, deadline);
         break;
     case NVME_CMD_DSM:
         if (!(le32_to_cpu(req->cmd.cdw11) & NVME_DSMGMT_AD)) {
@@ -893,4 +967,81 @@ void qmp_nvmimic_set_state(const char *id,
         memset(s->late, 0, sizeof(s->late));
         s->stats_since_ns = now;
     }
+}
+
+void qmp_nvmimic_trace_start(const char *id, const char *path, Error **errp)
+{
+    NvmeCtrl *n = nvmimic_find(id, errp);
+    NvmimicCtrl *s;
+    const NvmProfile *p;
+    Error *local_err = NULL;
+    int fd;
+
+    if (!n) {
+        return;
+    }
+    s = n->nvmimic;
+    p = s->profile;
+    if (s->trace) {
+        error_setg(errp, "%s: a trace is already running (to %s); stop it "
+                   "with nvmimic-trace-stop first", id, s->trace_path);
+        return;
+    }
+    if (!*path) {
+        error_setg(errp, "%s: trace path is empty", id);
+        return;
+    }
+    fd = qemu_create(path, O_WRONLY | O_TRUNC, 0644, &local_err);
+    if (fd < 0) {
+        error_propagate_prepend(errp, local_err, "%s: trace: ", id);
+        return;
+    }
+    s->trace = fdopen(fd, "w");
+    if (!s->trace) {
+        error_setg_errno(errp, errno, "%s: trace: %s", id, path);
+        close(fd);
+        return;
+    }
+    s->trace_buf = g_malloc(NVMIMIC_TRACE_BUF_BYTES);
+    setvbuf(s->trace, s->trace_buf, _IOFBF, NVMIMIC_TRACE_BUF_BYTES);
+    g_free(s->trace_path);
+    s->trace_path = g_strdup(path);
+    s->trace_start_ns = nvmimic_now();
+    s->trace_commands = 0;
+    s->trace_exit.notify = nvmimic_trace_exit_notify;
+    qemu_add_exit_notifier(&s->trace_exit);
+    s->trace_errno = 0;
+    if (fprintf(s->trace, "# nvmimic trace 1\n"
+                "# profile=%s lba-bytes=%u capacity-bytes=%" PRIu64
+                " start-ns=%" PRId64 "\n"
+                "# submit_ns op slba nlb complete_ns\n", p->name,
+                p->lba_bytes, p->capacity_bytes, s->trace_start_ns) < 0) {
+        s->trace_errno = errno ? errno : EIO;
+    }
+}
+
+NvmimicTraceInfo *qmp_nvmimic_trace_stop(const char *id, Error **errp)
+{
+    NvmeCtrl *n = nvmimic_find(id, errp);
+    NvmimicTraceInfo *info;
+    NvmimicCtrl *s;
+
+    if (!n) {
+        return NULL;
+    }
+    s = n->nvmimic;
+    if (!s->trace) {
+        error_setg(errp, "%s: no trace is running", id);
+        return NULL;
+    }
+    if (!nvmimic_trace_close(s)) {
+        error_setg_errno(errp, errno, "%s: trace %s is incomplete (%" PRIu64
+                         " commands recorded)", id, s->trace_path,
+                         s->trace_commands);
+        return NULL;
+    }
+    info = g_new0(NvmimicTraceInfo, 1);
+    info->path = g_strdup(s->trace_path);
+    info->commands = s->trace_commands;
+    return info;
 }
