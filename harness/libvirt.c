@@ -28,6 +28,8 @@
 #endif
 
 #define QEMU_NS "http://libvirt.org/schemas/domain/qemu/1.0"
+/* Far above the slots libvirt fills with pcie-root-ports (8 per slot). */
+#define NVM_LV_NVME_PCI_SLOT "0x10"
 
 static GQuark lv_error_quark(void)
 {
@@ -611,8 +613,13 @@ char *nvm_lv_domain_xml(const NvmLvSpec *s)
     }
     drive = g_strdup_printf("file=%s,if=none,id=%s,format=%s", q_disk,
                             drive_id, s->disk_format);
-    device = g_strdup_printf("nvme,id=%s,drive=%s,profile=%s", q_id,
-                             drive_id, q_prof);
+    /* A fixed slot on the root complex: libvirt assigns the addresses of
+     * its own devices (pcie-root-ports from slot 1 up) without knowing about
+     * this one, and QEMU may create it first, so an automatic slot would
+     * collide with theirs. */
+    device = g_strdup_printf("nvme,id=%s,drive=%s,profile=%s,bus=pcie.0,"
+                             "addr=%s", q_id, drive_id, q_prof,
+                             NVM_LV_NVME_PCI_SLOT);
     qarg(x, "-drive");
     qarg(x, drive);
     qarg(x, "-device");
