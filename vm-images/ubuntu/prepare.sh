@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
         --ssh-key) ssh_key=${2:?}; shift 2 ;;
         --disk-gb) disk_gb=${2:?}; shift 2 ;;
         --seed-only) seed_only=1; shift ;;
-        -h|--help) sed -n '4,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '4,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument '$1' (see --help)" ;;
     esac
 done

@@ -58,7 +58,7 @@ while [ $# -gt 0 ]; do
         --duration-s) duration=${2:?}; shift 2 ;;
         --system-gb) system_gb=${2:?}; shift 2 ;;
         --media-only) media_only=1; shift ;;
-        -h|--help) sed -n '4,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument '$1' (see --help)" ;;
     esac
 done
