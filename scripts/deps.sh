@@ -92,7 +92,7 @@ fi
 # Build: our code, QEMU's x86_64-softmmu, the pinned source package.
 BUILD_PKGS="build-essential pkg-config ninja-build dpkg-dev flex bison
     libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev python3-venv
-    python3-setuptools cpio gzip xz-utils file"
+    python3-setuptools cpio gzip xz-utils file libvirt-dev"
 # Guest image (kernel is unpacked, not installed) and run time.
 GUEST_PKGS="busybox-static fio nvme-cli seabios qemu-system-data ipxe-qemu"
 # libvirt (tests/libvirt, nvmimic libvirt-xml) and the Ubuntu / Windows guest
