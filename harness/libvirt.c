@@ -31,11 +31,11 @@
 /* Far above the slots libvirt fills with pcie-root-ports (8 per slot). */
 #define NVM_LV_NVME_PCI_SLOT "0x10"
 
-static GQuark lv_error_quark(void)
+GQuark nvm_lv_error_quark(void)
 {
     return g_quark_from_static_string("nvmimic-libvirt-error-quark");
 }
-#define LV_ERR lv_error_quark()
+#define LV_ERR NVM_LV_ERROR
 
 static void disk_free(gpointer p)
 {
@@ -84,6 +84,7 @@ void nvm_lv_spec_free(NvmLvSpec *s)
     g_ptr_array_unref(s->disks);
     g_free(s->serial_log);
     g_free(s->net);
+    g_free(s->ctl_socket);
     g_strfreev(s->fw_dirs);
     g_free(s);
 }
@@ -237,14 +238,15 @@ bool nvm_lv_spec_check(NvmLvSpec *s, GError **err)
         nvm_profile_free(p);
         return false;
     }
-    if (!s->disk) {
+    if (s->null_bytes) {
+        /* run --connect: a null-co drive, no file */
+    } else if (!s->disk) {
         g_set_error(err, LV_ERR, 0, "no disk given for the NVMe drive "
                     "(--disk FILE; create one with: truncate -s %"
                     G_GUINT64_FORMAT " FILE)", p->capacity_bytes);
         nvm_profile_free(p);
         return false;
-    }
-    if (!need_file(&s->disk, "NVMe disk", &e)) {
+    } else if (!need_file(&s->disk, "NVMe disk", &e)) {
         g_autofree char *hint = strcmp(s->disk_format, "raw")
             ? g_strdup_printf("qemu-img create -f qcow2 %s %" G_GUINT64_FORMAT,
                               s->disk, p->capacity_bytes)
@@ -255,12 +257,10 @@ bool nvm_lv_spec_check(NvmLvSpec *s, GError **err)
                     e->message, hint);
         nvm_profile_free(p);
         return false;
-    }
-    if (!guest_size(s->disk, s->disk_format, &size, err)) {
+    } else if (!guest_size(s->disk, s->disk_format, &size, err)) {
         nvm_profile_free(p);
         return false;
-    }
-    if (size < p->capacity_bytes) {
+    } else if (size < p->capacity_bytes) {
         g_set_error(err, LV_ERR, 0, "NVMe disk '%s' holds %" G_GUINT64_FORMAT
                     " bytes, less than profile %s's capacity of %"
                     G_GUINT64_FORMAT " (make it large enough with: %s%"
@@ -274,12 +274,14 @@ bool nvm_lv_spec_check(NvmLvSpec *s, GError **err)
     }
     nvm_profile_free(p);
 
-    if (!need_file(&s->qemu, "QEMU binary", &e)) {
+    if (s->remote_emulator) {
+        /* the libvirt host's path: nvm_lv_guest_start() asks that host */
+    } else if (!need_file(&s->qemu, "QEMU binary", &e)) {
         g_set_error(err, LV_ERR, 0, "%s (build it with: make qemu)",
                     e->message);
         return false;
     }
-    if (access(s->qemu, X_OK) < 0) {
+    if (!s->remote_emulator && access(s->qemu, X_OK) < 0) {
         g_set_error(err, LV_ERR, 0, "QEMU binary '%s' is not executable",
                     s->qemu);
         return false;
@@ -454,7 +456,7 @@ char *nvm_lv_domain_xml(const NvmLvSpec *s)
     DevNames names = { 0 };
     g_autofree char *cpustr = g_strdup_printf("%u", vcpus);
     g_autofree char *drive_id = g_strdup_printf("%s-drive", s->device_id);
-    g_autofree char *q_disk = qemu_opt(s->disk);
+    g_autofree char *q_disk = s->disk ? qemu_opt(s->disk) : NULL;
     g_autofree char *q_prof = qemu_opt(s->profile);
     g_autofree char *q_id = qemu_opt(s->device_id);
     g_autofree char *drive = NULL, *device = NULL;
@@ -475,7 +477,8 @@ char *nvm_lv_domain_xml(const NvmLvSpec *s)
         g_autofree char *desc = g_strdup_printf(
             "nvmimic: %s guest, NVMe drive %s as profile %s (QEMU device id "
             "%s; query-nvmimic-stats through virsh qemu-monitor-command)",
-            win ? "Windows" : "Linux", s->disk, s->profile, s->device_id);
+            win ? "Windows" : "Linux", s->disk ? s->disk : "(null-co)",
+            s->profile, s->device_id);
 
         elem(x, 1, "description", desc);
     }
@@ -584,6 +587,15 @@ char *nvm_lv_domain_xml(const NvmLvSpec *s)
         tag(x, 3, "target", true, "port", "0", NULL);
         end(x, 2, "serial");
     }
+    if (s->ctl_socket) {
+        /* ttyS1: the guest agent's control channel (vm-images/agent.sh);
+         * libvirt binds the socket, nvmimic connects to it */
+        tag(x, 2, "serial", false, "type", "unix", NULL);
+        tag(x, 3, "source", true, "mode", "bind", "path", s->ctl_socket,
+            NULL);
+        tag(x, 3, "target", true, "port", "1", NULL);
+        end(x, 2, "serial");
+    }
     if (graphics) {
         tag(x, 2, "input", true, "type", "tablet", "bus", "usb", NULL);
         tag(x, 2, "graphics", true, "type", "vnc", "port", "-1",
@@ -611,8 +623,14 @@ char *nvm_lv_domain_xml(const NvmLvSpec *s)
         qarg(x, "-icount");
         qarg(x, "shift=0,sleep=off");
     }
-    drive = g_strdup_printf("file=%s,if=none,id=%s,format=%s", q_disk,
-                            drive_id, s->disk_format);
+    if (s->null_bytes) {
+        drive = g_strdup_printf("driver=null-co,node-name=%s,size=%"
+                                G_GUINT64_FORMAT ",read-zeroes=on", drive_id,
+                                s->null_bytes);
+    } else {
+        drive = g_strdup_printf("file=%s,if=none,id=%s,format=%s", q_disk,
+                                drive_id, s->disk_format);
+    }
     /* A fixed slot on the root complex: libvirt assigns the addresses of
      * its own devices (pcie-root-ports from slot 1 up) without knowing about
      * this one, and QEMU may create it first, so an automatic slot would
@@ -620,7 +638,14 @@ char *nvm_lv_domain_xml(const NvmLvSpec *s)
     device = g_strdup_printf("nvme,id=%s,drive=%s,profile=%s,bus=pcie.0,"
                              "addr=%s", q_id, drive_id, q_prof,
                              NVM_LV_NVME_PCI_SLOT);
-    qarg(x, "-drive");
+    if (s->seed) {
+        char *d = g_strdup_printf("%s,profile-seed=%" G_GUINT64_FORMAT,
+                                  device, s->seed);
+
+        g_free(device);
+        device = d;
+    }
+    qarg(x, s->null_bytes ? "-blockdev" : "-drive");
     qarg(x, drive);
     qarg(x, "-device");
     qarg(x, device);
@@ -925,4 +950,240 @@ int nvm_cmd_libvirt_xml(int argc, char **argv, const char *profile_dir)
     }
     fputs(xml, stdout);
     return 0;
+}
+
+/* ---- a domain through libvirt's C API (nvmimic run --connect) ---------- */
+
+#include <libvirt/libvirt.h>
+#include <libvirt/libvirt-qemu.h>
+#include <libvirt/virterror.h>
+
+struct NvmLvGuest {
+    char *uri;
+    char *name;
+    virConnectPtr conn;
+    virDomainPtr dom;
+};
+
+/* libvirt prints every error on stderr by default; nvmimic words its own. */
+static void lv_quiet(void *opaque, virErrorPtr e)
+{
+    (void)opaque;
+    (void)e;
+}
+
+static const char *lv_msg(void)
+{
+    const char *m = virGetLastErrorMessage();
+
+    return m && *m ? m : "unknown libvirt error";
+}
+
+static const char *const transports[] = {
+    "", "+unix", "+ssh", "+libssh", "+libssh2", "+tcp", "+tls", "+ext", NULL
+};
+
+bool nvm_lv_uri_valid(const char *uri, GError **err)
+{
+    const char *sep = uri ? strstr(uri, "://") : NULL;
+    g_autofree char *scheme = sep ? g_strndup(uri, sep - uri) : NULL;
+    const char *path;
+    size_t plen;
+
+    if (!uri || !*uri) {
+        g_set_error(err, LV_ERR, 0, "empty libvirt URI");
+        return false;
+    }
+    if (!sep) {
+        g_set_error(err, LV_ERR, 0, "'%s' is not a libvirt URI "
+                    "(qemu:///system, qemu+ssh://HOST/system, ...)", uri);
+        return false;
+    }
+    if (!g_str_has_prefix(scheme, "qemu") ||
+        !one_of(scheme + 4, transports)) {
+        g_set_error(err, LV_ERR, 0, "unknown URI scheme '%s' in '%s' "
+                    "(nvmimic needs libvirt's QEMU driver: qemu, qemu+ssh, "
+                    "qemu+libssh, qemu+libssh2, qemu+unix, qemu+tcp, "
+                    "qemu+tls, qemu+ext)", scheme, uri);
+        return false;
+    }
+    path = strchr(sep + 3, '/');
+    plen = path ? strcspn(path, "?#") : 0;
+    if (!path || !((plen == 7 && !strncmp(path, "/system", 7)) ||
+                   (plen == 8 && !strncmp(path, "/session", 8)))) {
+        g_set_error(err, LV_ERR, 0, "libvirt URI '%s' names no /system or "
+                    "/session path", uri);
+        return false;
+    }
+    return true;
+}
+
+/* After a failed call: the host is gone (retry elsewhere) or it refused.
+ * Sets *msg to libvirt's message first (the next call resets it). */
+static int lv_code(NvmLvGuest *g, char **msg)
+{
+    virErrorPtr e = virGetLastError();
+    bool gone = e && e->code == VIR_ERR_NO_DOMAIN;
+
+    *msg = g_strdup(lv_msg());
+    if (gone || (g->conn && virConnectIsAlive(g->conn) != 1)) {
+        return NVM_LV_ERROR_HOST;
+    }
+    return NVM_LV_ERROR_FAILED;
+}
+
+NvmLvGuest *nvm_lv_guest_start(const char *uri, const NvmLvSpec *s,
+                               GError **err)
+{
+    NvmLvGuest *g = g_new0(NvmLvGuest, 1);
+    g_autofree char *xml = NULL;
+    char *caps;
+
+    virSetErrorFunc(NULL, lv_quiet);
+    g->uri = g_strdup(uri);
+    g->name = g_strdup(s->name);
+    g->conn = virConnectOpen(uri);
+    if (!g->conn) {
+        g_set_error(err, LV_ERR, NVM_LV_ERROR_HOST, "cannot reach libvirt at "
+                    "%s: %s", uri, lv_msg());
+        goto fail;
+    }
+    /* the host's own answer to "is our QEMU there, and usable" */
+    caps = virConnectGetDomainCapabilities(g->conn, s->qemu, "x86_64", "q35",
+                                           s->domain_type, 0);
+    if (!caps) {
+        g_autofree char *m = NULL;
+
+        lv_code(g, &m);
+        /* another host may have it: retryable */
+        g_set_error(err, LV_ERR, NVM_LV_ERROR_HOST, "libvirt host %s has no "
+                    "usable QEMU at %s for domain type %s (install nvmimic's "
+                    "QEMU there at that path, or pass --qemu PATH): %s", uri,
+                    s->qemu, s->domain_type, m);
+        goto fail;
+    }
+    free(caps);
+    xml = nvm_lv_domain_xml(s);
+    g->dom = virDomainDefineXML(g->conn, xml);
+    if (!g->dom) {
+        g_autofree char *m = NULL;
+        int code = lv_code(g, &m);
+
+        g_set_error(err, LV_ERR, code, "libvirt %s: defining domain %s "
+                    "failed: %s", uri, s->name, m);
+        goto fail;
+    }
+    if (virDomainCreate(g->dom) < 0) {
+        g_autofree char *m = NULL;
+        int code = lv_code(g, &m);
+
+        g_set_error(err, LV_ERR, code, "libvirt %s: starting domain %s "
+                    "failed: %s", uri, s->name, m);
+        goto fail;
+    }
+    return g;
+
+fail:
+    nvm_lv_guest_free(g);
+    return NULL;
+}
+
+JsonNode *nvm_lv_guest_qmp(NvmLvGuest *g, const char *cmd, const char *args,
+                           GError **err)
+{
+    g_autofree char *msg = args ?
+        g_strdup_printf("{\"execute\": \"%s\", \"arguments\": %s}", cmd, args) :
+        g_strdup_printf("{\"execute\": \"%s\"}", cmd);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    char *reply = NULL;
+    JsonObject *o;
+    JsonNode *ret;
+    bool ok;
+
+    if (virDomainQemuMonitorCommand(g->dom, msg, &reply, 0) < 0) {
+        g_autofree char *m = NULL;
+        int code = lv_code(g, &m);
+
+        g_set_error(err, LV_ERR, code, "QMP %s through libvirt %s: %s%s", cmd,
+                    g->uri, code == NVM_LV_ERROR_HOST ? "host dropped: " : "",
+                    m);
+        return NULL;
+    }
+    ok = json_parser_load_from_data(parser, reply, -1, NULL);
+    free(reply);
+    if (!ok || !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser))) {
+        g_set_error(err, LV_ERR, 0, "QMP %s through libvirt %s: reply is "
+                    "not a JSON object", cmd, g->uri);
+        return NULL;
+    }
+    o = json_node_get_object(json_parser_get_root(parser));
+    if (json_object_has_member(o, "error")) {
+        JsonObject *e = json_object_get_object_member(o, "error");
+        const char *desc = e && json_object_has_member(e, "desc") ?
+                           json_object_get_string_member(e, "desc") : "?";
+
+        g_set_error(err, LV_ERR, 0, "QMP %s: %s", cmd, desc);
+        return NULL;
+    }
+    ret = json_object_get_member(o, "return");
+    return ret ? json_node_copy(ret) : json_node_new(JSON_NODE_NULL);
+}
+
+bool nvm_lv_guest_running(NvmLvGuest *g, GError **err)
+{
+    int state, reason;
+
+    if (virDomainGetState(g->dom, &state, &reason, 0) < 0) {
+        g_set_error(err, LV_ERR, NVM_LV_ERROR_HOST, "libvirt host %s dropped "
+                    "domain %s: %s", g->uri, g->name, lv_msg());
+        return false;
+    }
+    if (state == VIR_DOMAIN_RUNNING || state == VIR_DOMAIN_BLOCKED) {
+        return true;
+    }
+    if (state == VIR_DOMAIN_SHUTOFF && reason == VIR_DOMAIN_SHUTOFF_DESTROYED) {
+        g_set_error(err, LV_ERR, NVM_LV_ERROR_HOST, "domain %s on %s was "
+                    "destroyed from outside nvmimic", g->name, g->uri);
+        return false;
+    }
+    g_set_error(err, LV_ERR, 0, "the guest stopped (libvirt %s: domain %s "
+                "state %d, reason %d; see the console log)", g->uri, g->name,
+                state, reason);
+    return false;
+}
+
+bool nvm_lv_guest_wait_off(NvmLvGuest *g, int timeout_ms)
+{
+    for (int i = 0; i <= timeout_ms / 100; i++) {
+        int state, reason;
+
+        if (virDomainGetState(g->dom, &state, &reason, 0) < 0) {
+            return false;
+        }
+        if (state == VIR_DOMAIN_SHUTOFF) {
+            return true;
+        }
+        g_usleep(100 * 1000);
+    }
+    return false;
+}
+
+void nvm_lv_guest_free(NvmLvGuest *g)
+{
+    if (!g) {
+        return;
+    }
+    if (g->dom) {
+        if (virDomainIsActive(g->dom) == 1) {
+            virDomainDestroy(g->dom);
+        }
+        virDomainUndefine(g->dom);
+        virDomainFree(g->dom);
+    }
+    if (g->conn) {
+        virConnectClose(g->conn);
+    }
+    g_free(g->uri);
+    g_free(g->name);
+    g_free(g);
 }

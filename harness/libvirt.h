@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 typedef enum {
     NVM_LV_OS_LINUX,
@@ -48,6 +49,13 @@ typedef struct NvmLvSpec {
     char **fw_dirs;      /* -L directories */
     bool icount;         /* -icount shift=0,sleep=off (simulated time) */
     bool graphics;       /* VNC on 127.0.0.1 (default for windows) */
+    /* for nvmimic run --connect */
+    uint64_t null_bytes; /* > 0: the drive on null-co of this size, no disk */
+    uint64_t seed;       /* profile-seed= of the device (0: QEMU's default) */
+    char *ctl_socket;    /* second serial port (ttyS1): a unix socket libvirt
+                          * binds, for the guest agent's control channel */
+    bool remote_emulator;/* the emulator is on the libvirt host: not checked
+                          * here (nvm_lv_guest_start() asks that host) */
 } NvmLvSpec;
 
 NvmLvSpec *nvm_lv_spec_new(void);
@@ -66,6 +74,35 @@ char *nvm_lv_domain_xml(const NvmLvSpec *s);
 
 /* Whether NAME is a name nvmimic hands to libvirt (letters, digits, . _ + -). */
 bool nvm_lv_name_valid(const char *name);
+
+/*
+ * A domain run through libvirt's C API (nvmimic run --connect): define,
+ * start, QMP passthrough (virDomainQemuMonitorCommand), state, destroy and
+ * undefine.  Errors in the NVM_LV_ERROR domain; code NVM_LV_ERROR_HOST means
+ * the host could not be reached or dropped (connection lost, domain
+ * vanished or destroyed from outside): worth retrying on another host.
+ */
+#define NVM_LV_ERROR nvm_lv_error_quark()
+GQuark nvm_lv_error_quark(void);
+enum { NVM_LV_ERROR_FAILED, NVM_LV_ERROR_HOST };
+
+typedef struct NvmLvGuest NvmLvGuest;
+
+/* Whether @uri names a QEMU driver URI nvmimic can use (qemu[+transport]://). */
+bool nvm_lv_uri_valid(const char *uri, GError **err);
+/* Connect, check the host's emulator, define and start the domain of @s. */
+NvmLvGuest *nvm_lv_guest_start(const char *uri, const NvmLvSpec *s,
+                               GError **err);
+/* A QMP command through libvirt; the "return" member or NULL. */
+JsonNode *nvm_lv_guest_qmp(NvmLvGuest *g, const char *cmd, const char *args,
+                           GError **err);
+/* false with *err set when the domain is not running (NVM_LV_ERROR_HOST when
+ * the host dropped it). */
+bool nvm_lv_guest_running(NvmLvGuest *g, GError **err);
+/* Wait up to @timeout_ms for the guest to power off; true if it did. */
+bool nvm_lv_guest_wait_off(NvmLvGuest *g, int timeout_ms);
+/* Destroy (if running), undefine, disconnect. */
+void nvm_lv_guest_free(NvmLvGuest *g);
 
 /* argv[1] is "libvirt-xml"; returns the process exit status. */
 int nvm_cmd_libvirt_xml(int argc, char **argv, const char *profile_dir);

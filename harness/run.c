@@ -9,6 +9,12 @@
  * marks the start and end of a window inside fio's measured interval, over
  * which the host resets and reads the device statistics, and returns fio's
  * JSON.  results.json and results.csv are rewritten after every point.
+ *
+ * With --connect URI the same guest runs as a libvirt domain instead: the
+ * control port is a <serial type='unix'> libvirt binds, the job and results
+ * disks are libvirt <disk>s, and the device's QMP commands go through
+ * virDomainQemuMonitorCommand.  Only the monitor (Mon below) and the guest's
+ * start, liveness and end differ; every point runs the same code.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +30,7 @@
 #include <json-glib/json-glib.h>
 
 #include "guestctl.h"
+#include "libvirt.h"
 #include "qmp.h"
 #include "run.h"
 #include "sim.h"
@@ -68,7 +75,15 @@ typedef struct RunOpts {
     bool quick;
     double run_s, ramp_s, peak_ramp_s;
     double point_timeout_s;
+    const char *connect;        /* libvirt URI, or NULL: spawn QEMU */
 } RunOpts;
+
+/* The device's QMP monitor: QEMU's socket, or libvirt's passthrough. */
+typedef struct Mon {
+    JsonNode *(*exec)(void *h, const char *cmd, const char *args,
+                      int timeout_ms, GError **errp);
+    void *h;
+} Mon;
 
 typedef struct Fig {
     double iops, mbps, lat_us, p50_us, p99_us, p999_us;
@@ -123,6 +138,11 @@ typedef struct Run {
     /* the guest */
     pid_t child;
     NvmQmp *qmp;
+    NvmLvGuest *lv;             /* --connect */
+    char *lv_results;           /* its results disk, unpacked at the end */
+    char *lv_console;
+    bool host_lost;             /* the libvirt host dropped: exit status 3 */
+    Mon mon;
     NvmLineSock *ctl;
     bool tty;
 } Run;
@@ -156,7 +176,7 @@ static void run_help(void)
 "    [--mode simtime|realtime] [--quick] [--out DIR] [--seed N]\n"
 "    [--workloads a,b] [--threads stated|implied] [--points 10,50,100]\n"
 "    [--run-s S] [--ramp-s S] [--point-timeout-s S]\n"
-"    [--qemu PATH] [--guest-dir DIR] [--profile-dir DIR]\n"
+"    [--qemu PATH] [--guest-dir DIR] [--profile-dir DIR] [--connect URI]\n"
 "Boots the guest (vm-images/) with the profiled drive, preconditions it like\n"
 "the review, and runs each workload with fio: an unthrottled peak at the\n"
 "workload's outstanding count, then Poisson rates of 10..120 % of that peak.\n"
@@ -168,6 +188,11 @@ static void run_help(void)
 "  --quick           0.5 s per point after a 0.1 s ramp (default 30 s after\n"
 "                    6 s for the peak and 3 s for the rates, as vdbench)\n"
 "  --out DIR         default out/PROFILE-SUITE-YYYYmmdd-HHMMSS\n"
+"  --connect URI     run the guest as a libvirt domain on URI (qemu:///system,\n"
+"                    qemu+ssh://HOST/system): QMP through libvirt, the same\n"
+"                    outputs; --qemu names the emulator path on that host.\n"
+"                    Exit status 3: the host was unreachable or dropped the\n"
+"                    domain (nvmimic matrix retries such a run elsewhere)\n"
 "Writes DIR/results.json (after every point; \"complete\": false until the\n"
 "end), DIR/results.csv and the guest's logs in DIR/guest/.\n"
 "Environment: NVMIMIC_QEMU (QEMU binary), NVMIMIC_GUEST_DIR, NVMIMIC_AGENT\n"
@@ -239,6 +264,8 @@ static int parse_run_opts(int argc, char **argv, RunOpts *o)
             o->guest_dir = v;
         } else if (!strcmp(a, "--points")) {
             o->points = v;
+        } else if (!strcmp(a, "--connect")) {
+            o->connect = v;
         } else if (!strcmp(a, "--seed")) {
             char *end;
 
@@ -356,6 +383,12 @@ static char *results_json(const Run *r)
     json_builder_add_string_value(b, r->o.mode);
     json_builder_set_member_name(b, "accel");
     json_builder_add_string_value(b, r->accel ? r->accel : "unknown");
+    json_builder_set_member_name(b, "connect");
+    if (r->o.connect) {
+        json_builder_add_string_value(b, r->o.connect);
+    } else {
+        json_builder_add_null_value(b);
+    }
     json_builder_set_member_name(b, "suite");
     json_builder_add_string_value(b, r->o.suite);
     json_builder_set_member_name(b, "seed");
@@ -710,8 +743,15 @@ static void progress(Run *r, const char *wl, const Point *pt, double el,
     }
 }
 
+static void lv_collect(Run *r, bool powered_off);
+
 static void kill_guest(Run *r)
 {
+    if (r->lv) {
+        nvm_lv_guest_free(r->lv);       /* destroy, undefine */
+        r->lv = NULL;
+        lv_collect(r, false);
+    }
     if (r->qmp) {
         JsonNode *n = nvm_qmp_exec(r->qmp, "quit", NULL, 2000, NULL);
 
@@ -742,6 +782,16 @@ static bool guest_alive(Run *r, char **why)
 {
     int st;
 
+    if (r->lv) {
+        g_autoptr(GError) e = NULL;
+
+        if (nvm_lv_guest_running(r->lv, &e)) {
+            return true;
+        }
+        r->host_lost |= e->code == NVM_LV_ERROR_HOST;
+        *why = g_strdup(e->message);
+        return false;
+    }
     if (r->child > 0 && waitpid(r->child, &st, WNOHANG) == r->child) {
         r->child = 0;
         *why = g_strdup_printf("the guest exited (run-guest status %d; see "
@@ -768,7 +818,7 @@ static bool qmp_state(Run *r, const char *args_fmt, GError **errp, ...)
     va_end(ap);
     args = g_strdup_printf("{\"id\": \"nvm0\"%s%s}", *extra ? ", " : "",
                            extra);
-    n = nvm_qmp_exec(r->qmp, "nvmimic-set-state", args, 10000, errp);
+    n = r->mon.exec(r->mon.h, "nvmimic-set-state", args, 10000, errp);
     if (!n) {
         return false;
     }
@@ -778,12 +828,161 @@ static bool qmp_state(Run *r, const char *args_fmt, GError **errp, ...)
 
 static JsonNode *qmp_stats(Run *r, GError **errp)
 {
-    return nvm_qmp_exec(r->qmp, "query-nvmimic-stats", "{\"id\": \"nvm0\"}",
-                        10000, errp);
+    return r->mon.exec(r->mon.h, "query-nvmimic-stats",
+                       "{\"id\": \"nvm0\"}", 10000, errp);
+}
+
+static JsonNode *mon_qmp_socket(void *h, const char *cmd, const char *args,
+                                int timeout_ms, GError **errp)
+{
+    return nvm_qmp_exec(h, cmd, args, timeout_ms, errp);
+}
+
+static JsonNode *mon_libvirt(void *h, const char *cmd, const char *args,
+                             int timeout_ms, GError **errp)
+{
+    (void)timeout_ms;           /* libvirt's own monitor timeout applies */
+    return nvm_lv_guest_qmp(h, cmd, args, errp);
+}
+
+static bool wait_hello(Run *r, GError **errp);
+
+/* Copy the console log (and, after a clean power-off, unpack the results
+ * disk) of a libvirt guest into DIR/guest, as run-guest.sh does. */
+static void lv_collect(Run *r, bool powered_off)
+{
+    g_autofree char *gdir = g_build_filename(r->dir, "guest", NULL);
+    g_autofree char *con = g_build_filename(gdir, "console.log", NULL);
+    g_autofree char *text = NULL;
+    gsize len;
+
+    g_mkdir_with_parents(gdir, 0755);
+    if (r->lv_console &&
+        g_file_get_contents(r->lv_console, &text, &len, NULL)) {
+        g_file_set_contents(con, text, len, NULL);
+    }
+    if (powered_off && r->lv_results) {
+        const char *argv[] = { "tar", "-xf", r->lv_results, "-C", gdir,
+                               "--no-same-owner", "--no-same-permissions",
+                               NULL };
+        int st = 0;
+
+        if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH |
+                          G_SPAWN_STDOUT_TO_DEV_NULL |
+                          G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL,
+                          &st, NULL) || st) {
+            fprintf(stderr, "nvmimic run: warning: the guest's results disk "
+                    "could not be unpacked into %s\n", gdir);
+        }
+    }
+}
+
+/* The guest as a libvirt domain on r->o.connect. */
+static bool start_guest_lv(Run *r, GError **errp)
+{
+    g_autofree char *jobdir = g_build_filename(r->tmp, "job", NULL);
+    g_autofree char *agent = g_getenv("NVMIMIC_AGENT") ?
+        g_strdup(g_getenv("NVMIMIC_AGENT")) :
+        g_build_filename(NVMIMIC_SOURCE_DIR, "vm-images", "agent.sh", NULL);
+    g_autofree char *runsh = g_build_filename(jobdir, "run.sh", NULL);
+    g_autofree char *jobtar = g_build_filename(r->tmp, "job.tar", NULL);
+    g_autofree char *ctl = g_build_filename(r->tmp, "ctl.sock", NULL);
+    g_autofree char *text = NULL;
+    g_autoptr(NvmLvSpec) s = nvm_lv_spec_new();
+    bool simtime = !strcmp(r->o.mode, "simtime");
+    const char *tar[] = { "tar", "-cf", jobtar, "-C", jobdir, ".", NULL };
+    NvmLvDisk *d;
+    gsize len;
+    int st = 0, fd;
+
+    r->lv_results = g_build_filename(r->tmp, "results.img", NULL);
+    r->lv_console = g_build_filename(r->tmp, "console.log", NULL);
+    /* QEMU runs as the host's qemu user (libvirt-qemu on Debian): it must
+     * reach what libvirt does not label for it */
+    chmod(r->tmp, 0755);
+    g_mkdir_with_parents(jobdir, 0755);
+    if (!g_file_get_contents(agent, &text, &len, errp) ||
+        !g_file_set_contents(runsh, text, len, errp)) {
+        return false;
+    }
+    if (!g_spawn_sync(NULL, (char **)tar, NULL, G_SPAWN_SEARCH_PATH, NULL,
+                      NULL, NULL, NULL, &st, errp) ||
+        !g_spawn_check_wait_status(st, errp)) {
+        g_prefix_error(errp, "cannot archive the job: ");
+        return false;
+    }
+    fd = open(r->lv_results, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || ftruncate(fd, 256 << 20) < 0) {
+        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot create %s: "
+                    "%s", r->lv_results, g_strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+        }
+        return false;
+    }
+    close(fd);
+
+    s->name = g_strdup_printf("nvmimic-run-%d-%08x", (int)getpid(),
+                              g_random_int());
+    g_free(s->qemu);
+    s->qemu = g_strdup(r->o.qemu);
+    s->remote_emulator = true;
+    g_free(s->domain_type);
+    s->domain_type = g_strdup(simtime ? "qemu" : "kvm");
+    s->icount = simtime;
+    s->profile = g_strdup(r->profile_path);
+    s->profile_dir = g_strdup(r->o.profile_dir);
+    s->null_bytes = r->p->capacity_bytes;
+    s->seed = r->o.seed;
+    s->memory_mib = 1024;
+    s->vcpus = 1;
+    s->kernel = g_build_filename(r->o.guest_dir, "vmlinuz", NULL);
+    s->initrd = g_build_filename(r->o.guest_dir, "initramfs.cpio.gz", NULL);
+    s->append = g_strdup("console=ttyS0 panic=-1");
+    d = g_new0(NvmLvDisk, 1);
+    d->file = g_strdup(jobtar);
+    d->format = g_strdup("raw");
+    d->serial = g_strdup("nvmimic-job");
+    d->readonly = true;
+    g_ptr_array_add(s->disks, d);
+    d = g_new0(NvmLvDisk, 1);
+    d->file = g_strdup(r->lv_results);
+    d->format = g_strdup("raw");
+    d->serial = g_strdup("nvmimic-results");
+    g_ptr_array_add(s->disks, d);
+    s->serial_log = g_strdup(r->lv_console);
+    s->ctl_socket = g_strdup(ctl);
+    if (!nvm_lv_spec_check(s, errp)) {
+        return false;
+    }
+    {
+        g_autofree char *xml = nvm_lv_domain_xml(s);
+        g_autofree char *xf = g_build_filename(r->dir, "domain.xml", NULL);
+
+        g_file_set_contents(xf, xml, -1, NULL);
+    }
+    r->lv = nvm_lv_guest_start(r->o.connect, s, errp);
+    if (!r->lv) {
+        r->host_lost = g_error_matches(*errp, NVM_LV_ERROR,
+                                       NVM_LV_ERROR_HOST);
+        return false;
+    }
+    r->mon.exec = mon_libvirt;
+    r->mon.h = r->lv;
+    r->accel = g_strdup(simtime ? "tcg icount" : "kvm");
+    r->ctl = nvm_line_connect(ctl, 30000, errp);
+    if (!r->ctl) {
+        g_prefix_error(errp, "guest control port %s: ", ctl);
+        return false;
+    }
+    return wait_hello(r, errp);
 }
 
 static bool start_guest(Run *r, GError **errp)
 {
+    if (r->o.connect) {
+        return start_guest_lv(r, errp);
+    }
     g_autofree char *jobdir = g_build_filename(r->tmp, "job", NULL);
     g_autofree char *agent = g_getenv("NVMIMIC_AGENT") ?
         g_strdup(g_getenv("NVMIMIC_AGENT")) :
@@ -898,6 +1097,8 @@ static bool start_guest(Run *r, GError **errp)
     if (!r->qmp) {
         return false;
     }
+    r->mon.exec = mon_qmp_socket;
+    r->mon.h = r->qmp;
     r->ctl = nvm_line_connect(ctl, 30000, errp);
     if (!r->ctl) {
         return false;
@@ -923,7 +1124,12 @@ static bool start_guest(Run *r, GError **errp)
                 "real time (slow, host-limited)\n",
                 line ? line : "KVM not usable");
     }
-    /* Wait for the agent. */
+    return wait_hello(r, errp);
+}
+
+/* Wait for the agent's HELLO on the control port. */
+static bool wait_hello(Run *r, GError **errp)
+{
     for (;;) {
         g_autofree char *line = NULL;
         g_autofree char *why = NULL;
@@ -1017,8 +1223,12 @@ static bool guest_fio(Run *r, const char *id, const char *wlname,
             continue;
         }
         if (st == NVM_LINE_EOF || st == NVM_LINE_ERROR) {
-            g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
-                        "the guest's control port closed");
+            if (!guest_alive(r, &why)) {
+                g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", why);
+            } else {
+                g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
+                            "the guest's control port closed");
+            }
             break;
         }
         if (!guest_alive(r, &why)) {
@@ -1396,7 +1606,13 @@ int nvm_cmd_run(int argc, char **argv, const char *profile_dir)
 
         r->profile_path = g_canonicalize_filename(rel, NULL);
     }
-    if (!g_file_test(o->qemu, G_FILE_TEST_IS_EXECUTABLE)) {
+    if (o->connect) {
+        g_autoptr(GError) ue = NULL;
+
+        if (!nvm_lv_uri_valid(o->connect, &ue)) {
+            return run_usage("--connect: %s", ue->message);
+        }
+    } else if (!g_file_test(o->qemu, G_FILE_TEST_IS_EXECUTABLE)) {
         fprintf(stderr, "nvmimic run: QEMU '%s' not found (build it with "
                 "'make qemu', or set --qemu / NVMIMIC_QEMU)\n", o->qemu);
         return 1;
@@ -1502,7 +1718,11 @@ int nvm_cmd_run(int argc, char **argv, const char *profile_dir)
         }
     }
     /* Let the guest hand back its logs and power off. */
-    if (nvm_line_send(r->ctl, "QUIT", NULL)) {
+    if (r->lv && nvm_line_send(r->ctl, "QUIT", NULL)) {
+        bool off = nvm_lv_guest_wait_off(r->lv, 60000);
+
+        lv_collect(r, off);
+    } else if (nvm_line_send(r->ctl, "QUIT", NULL)) {
         for (int i = 0; i < 600 && r->child > 0; i++) {
             int st;
 
@@ -1538,5 +1758,5 @@ out:
     }
     g_free(cur);
     nvm_profile_free(r->p);
-    return interrupted ? 130 : r->error ? 1 : 0;
+    return interrupted ? 130 : r->error ? (r->host_lost ? 3 : 1) : 0;
 }
