@@ -2,19 +2,24 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # run_quick.sh NVMIMIC: `nvmimic run --quick` of one workload (64k-seq-read on
-# crucial-p5-2tb, peak + 4 points) in simulated time; check_run.py checks
+# crucial-p2-2tb, peak + 4 points) in simulated time; check_run.py checks
 # results.json against its schema, guest vs device vs model.
+#
+# The drive is chosen so the guest is not the limit: its 64K read peak
+# (~15 K IOPS) is well below what one simulated vCPU can issue.  The P5 2 TB's
+# (~36 K IOPS) sits at that edge, where whether a point is host-limited
+# changes from run to run, which makes no test.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 nvmimic=$1
 out=$(mktemp -d "${TMPDIR:-/tmp}/nvmimic-runq.XXXXXX")
 trap 'rm -rf "$out"' EXIT
-"$nvmimic" run --profile crucial-p5-2tb --suite four-corners --mode simtime \
+"$nvmimic" run --profile crucial-p2-2tb --suite four-corners --mode simtime \
     --quick --workloads 64k-seq-read --points 10,50,100,120 --out "$out/r" ||
     { echo "run_quick: FAIL nvmimic run exited with $?"; exit 1; }
 python3 "$here/check_run.py" "$out/r" 4
 # The drive's own peak: 16 outstanding 64 KiB reads are not host-limited in
-# simtime, and reach the model's peak within 3 %.
+# simtime on this drive, and reach the model's peak within 3 %.
 python3 - "$out/r/results.json" <<'PY'
 import json, sys
 w = json.load(open(sys.argv[1]))["workloads"][0]
