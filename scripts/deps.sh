@@ -99,6 +99,8 @@ GUEST_PKGS="busybox-static fio nvme-cli seabios qemu-system-data ipxe-qemu"
 # recipes in vm-images/ (NoCloud seed, FAT results disk, XML/YAML checks).
 GUEST_PKGS="$GUEST_PKGS libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients libxml2-utils"
 GUEST_PKGS="$GUEST_PKGS cloud-image-utils genisoimage mtools dosfstools python3-yaml"
+# Application workloads (workloads/, vm-images/dbguest): PostgreSQL 15 + pgbench, debootstrap.
+GUEST_PKGS="$GUEST_PKGS postgresql debootstrap"
 # Reports and charts.
 REPORT_PKGS="gnuplot-nox libjson-glib-dev chromium"
 BACKPORTS_PKGS="meson python3-pycotap"

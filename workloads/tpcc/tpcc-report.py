@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Turn a tpcc.sh sample (pgbench per-transaction logs) into a JSON report.
+
+usage: tpcc-report.py OUTDIR   (reads OUTDIR/params.json, OUTDIR/tx.*,
+                                OUTDIR/pgbench.txt, OUTDIR/new-orders-committed)
+
+pgbench logs one line per transaction, "client_id transaction_no time
+script_no time_epoch time_us [retries]", where time (us) includes the
+script's \\sleep commands.  The keying time is fixed per script and the think
+time is a deterministic function of (client_id, n), n = the client's count of
+completed transactions (see new_order.sql), so both are recomputed here and
+subtracted: what is left is the transaction's response time as the terminal
+sees it (the SQL call, plus pgbench's scheduling overhead, tens of us).
+pgbench's own per-command averages (-r) are reported alongside as a check.
+"""
+import glob
+import json
+import math
+import os
+import re
+import sys
+
+
+def think_us(client, n, mean_us):
+    """The think time new_order.sql & co. draw (MINSTD, keyed by client, n)."""
+    x = ((client + 1) * 1000003 + n * 7919 + 17) % 2147483647
+    x = (x * 48271) % 2147483647
+    x = (x * 48271) % 2147483647
+    return int(min(-math.log((x + 1) / 2147483648.0), 10.0) * mean_us)
+
+
+def pct(sorted_vals, p):
+    """Nearest-rank percentile."""
+    if not sorted_vals:
+        return None
+    k = max(0, math.ceil(p / 100.0 * len(sorted_vals)) - 1)
+    return sorted_vals[k]
+
+
+def stats(lat_us):
+    v = sorted(lat_us)
+    if not v:
+        return {"count": 0, "avg_ms": None, "p95_ms": None, "p99_ms": None,
+                "max_ms": None}
+    return {"count": len(v),
+            "avg_ms": round(sum(v) / len(v) / 1000.0, 3),
+            "p95_ms": round(pct(v, 95) / 1000.0, 3),
+            "p99_ms": round(pct(v, 99) / 1000.0, 3),
+            "max_ms": round(v[-1] / 1000.0, 3)}
+
+
+def pgbench_command_latencies(path, scripts):
+    """Average latency (ms) of each script's SELECT from pgbench -r output."""
+    out = {}
+    if not os.path.exists(path):
+        return out
+    cur = None
+    for line in open(path, errors="replace"):
+        m = re.match(r"SQL script (\d+): .*/(\w+)\.sql", line)
+        if m:
+            cur = int(m.group(1)) - 1
+            continue
+        m = re.match(r"\s+([\d.]+)\s+(?:\d+\s+)*SELECT ", line)
+        if m and cur is not None and 0 <= cur < len(scripts):
+            out[scripts[cur]["name"]] = float(m.group(1))
+    return out
+
+
+def main():
+    d = sys.argv[1]
+    params = json.load(open(os.path.join(d, "params.json")))
+    scripts = params["scripts"]
+    lat = {s["name"]: [] for s in scripts}
+    failures = retries = 0
+    first = last = None
+    files = sorted(glob.glob(os.path.join(d, "tx.*")))
+    if not files:
+        sys.exit("tpcc-report: no pgbench transaction logs (tx.*) in " + d)
+    for f in files:
+        done = {}                       # client -> completed transactions
+        for line in open(f):
+            p = line.split()
+            if len(p) < 6:
+                continue
+            client, script = int(p[0]), int(p[3])
+            tries = int(p[6]) + 1 if len(p) > 6 else 1
+            retries += tries - 1
+            if not p[2].isdigit():      # "failed", "serialization", "deadlock"
+                failures += 1
+                continue
+            s = scripts[script]
+            n = done.get(client, 0)
+            done[client] = n + 1
+            sleep = s["key_us"] * tries + think_us(client, n, s["think_us"])
+            lat[s["name"]].append(max(0, int(p[2]) - sleep))
+            end = int(p[4]) + int(p[5]) / 1e6
+            first = end if first is None else min(first, end)
+            last = end if last is None else max(last, end)
+    total = sum(len(v) for v in lat.values())
+    minutes = params["sample_s"] / 60.0
+    report = {
+        "workload": "tpcc",
+        "warehouses": params["warehouses"],
+        "users": params["users"],
+        "think_factor": params["think_factor"],
+        "precondition_s": params["precondition_s"],
+        "sample_s": params["sample_s"],
+        "tpmC": round(len(lat["new_order"]) / minutes, 2),
+        "tpm_total": round(total / minutes, 2),
+        "failures": failures,
+        "retries": retries,
+        "transactions": {},
+        "overall": stats([x for v in lat.values() for x in v]),
+        "pgbench_select_avg_ms": pgbench_command_latencies(
+            os.path.join(d, "pgbench.txt"), scripts),
+    }
+    for s in scripts:
+        st = stats(lat[s["name"]])
+        st["share"] = round(len(lat[s["name"]]) / total, 4) if total else 0.0
+        st["weight"] = s["weight"] / 100.0
+        report["transactions"][s["name"]] = st
+    committed = os.path.join(d, "new-orders-committed")
+    if os.path.exists(committed):
+        c = int(open(committed).read())
+        report["new_orders_committed"] = c
+        no = len(lat["new_order"])
+        report["new_order_rollback_share"] = round(1 - c / no, 4) if no else None
+    for name in ("sample-start", "sample-end"):
+        p = os.path.join(d, name)
+        if os.path.exists(p):
+            report[name.replace("-", "_")] = float(open(p).read())
+    json.dump(report, sys.stdout, indent=1)
+    print()
+
+
+if __name__ == "__main__":
+    main()
