@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "libvirt.h"
+#include "matrix.h"
 #include "report.h"
 #include "run.h"
 #include "sim.h"
@@ -84,6 +85,8 @@ static void usage(FILE *f)
 "      [--quick] [--out DIR] [--seed N]   the suite in a VM (run --help)\n"
 "  libvirt-xml --profile NAME|PATH --disk FILE [--os linux|windows] ...\n"
 "                                a libvirt domain for the drive (--help)\n"
+"  matrix --profiles A,B --suites S --connect URI1,URI2 [--per-host N] ...\n"
+"                                runs spread over libvirt hosts (--help)\n"
 "common: --profile-dir DIR (default $NVMIMIC_PROFILE_DIR or the built-in\n"
 "        " NVMIMIC_PROFILE_DIR ")\n", f);
 }
@@ -621,6 +624,9 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "libvirt-xml")) {
         return nvm_cmd_libvirt_xml(argc, argv, o.profile_dir);
+    }
+    if (!strcmp(cmd, "matrix")) {
+        return nvm_cmd_matrix(argc, argv, o.profile_dir);
     }
     rc = parse_opts(argc, argv, &o);
     if (rc) {

@@ -1,0 +1,637 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvmimic matrix: every profile x suite cell is one `nvmimic run --connect
+ * URI` child process, at most --per-host at a time per libvirt host.  A
+ * child that exits 3 (host unreachable, no QEMU there, or the host dropped
+ * the domain) takes its host out of the rotation and, within --retries, the
+ * cell runs again on a host it has not tried.  Any other failure is the
+ * cell's own.  At the end the cells that finished go side by side into one
+ * compare report (nvm_report_compare), and matrix.json says per cell where
+ * it ran, how often, and how it ended.  libvirt does the distribution;
+ * nvmimic runs no agents of its own on the hosts.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-glib/json-glib.h>
+
+#include "libvirt.h"
+#include "matrix.h"
+#include "nvmimic-model.h"
+#include "report.h"
+
+#define MAX_HOSTS 64
+
+static const char *const suites[] = { "four-corners", NULL };
+
+typedef enum { CELL_PENDING, CELL_RUNNING, CELL_OK, CELL_FAILED } CellState;
+static const char *const state_names[] = { "pending", "running", "ok",
+                                           "failed" };
+
+typedef struct Host {
+    const char *uri;
+    unsigned running;
+    char *down;                 /* why it left the rotation, or NULL */
+} Host;
+
+typedef struct Cell {
+    const char *profile, *suite;
+    char *dir;
+    char *log;                  /* the last attempt's output */
+    CellState st;
+    int host;                   /* last host, -1: none yet */
+    unsigned attempts;
+    guint64 tried;              /* bit per host index */
+    char *error;
+    pid_t pid;
+    gint64 t0;
+} Cell;
+
+typedef struct Matrix {
+    char **profiles, **suites, **uris;
+    Host hosts[MAX_HOSTS];
+    unsigned n_hosts;
+    GPtrArray *cells;           /* Cell * */
+    unsigned per_host, retries;
+    char *out;
+    char *compare;              /* compare.html, when made */
+    bool complete;
+    gint64 t0;
+    /* passed on to every run */
+    GPtrArray *run_args;
+} Matrix;
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sig(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static int usage(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+
+static int usage(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("nvmimic matrix: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs(" (see nvmimic matrix --help)\n", stderr);
+    return 2;
+}
+
+static void help(void)
+{
+    fputs(
+"usage: nvmimic matrix --profiles A,B,... --suites S,... --connect URI1,...\n"
+"    [--per-host N] [--retries N] [--out DIR] [--quick] [--workloads a,b]\n"
+"    [--points 10,50,...] [--mode simtime|realtime] [--seed N]\n"
+"    [--qemu PATH] [--guest-dir DIR] [--profile-dir DIR]\n"
+"Runs every profile x suite cell as `nvmimic run --connect URI` on the libvirt\n"
+"hosts given (qemu:///system, qemu+ssh://HOST/system, ...), at most\n"
+"--per-host (default 1) at a time on each.  A host that cannot be reached,\n"
+"lacks the QEMU path, or drops a run leaves the rotation, and its cell runs\n"
+"again on another host, up to --retries (default 1) more times.  Writes\n"
+"DIR/PROFILE-SUITE/ per cell (results.json, ...), DIR/logs/, one comparison\n"
+"report DIR/compare/compare.html over the cells that finished, and\n"
+"DIR/matrix.json.  Exit status 0 when every cell finished, 1 otherwise.\n",
+          stdout);
+}
+
+/* "a,b,c" into a list; one line on an empty list or element. */
+static char **split_list(const char *opt, const char *v, char **why)
+{
+    g_auto(GStrv) parts = NULL;
+
+    if (!v || !*v) {
+        *why = g_strdup_printf("%s: empty list", opt);
+        return NULL;
+    }
+    parts = g_strsplit(v, ",", -1);
+    for (char **p = parts; *p; p++) {
+        if (!**p) {
+            *why = g_strdup_printf("%s '%s': empty element", opt, v);
+            return NULL;
+        }
+    }
+    return g_steal_pointer(&parts);
+}
+
+static bool parse_uint(const char *v, unsigned lo, unsigned hi, unsigned *out)
+{
+    char *end;
+    guint64 n;
+
+    errno = 0;
+    n = g_ascii_strtoull(v, &end, 10);
+    if (errno || !*v || *end || *v == '-' || n < lo || n > hi) {
+        return false;
+    }
+    *out = (unsigned)n;
+    return true;
+}
+
+static void write_json(Matrix *m)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    g_autoptr(JsonGenerator) g = json_generator_new();
+    g_autoptr(JsonNode) root = NULL;
+    g_autofree char *text = NULL;
+    g_autofree char *path = g_build_filename(m->out, "matrix.json", NULL);
+
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "profiles");
+    json_builder_begin_array(b);
+    for (char **p = m->profiles; *p; p++) {
+        json_builder_add_string_value(b, *p);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "suites");
+    json_builder_begin_array(b);
+    for (char **p = m->suites; *p; p++) {
+        json_builder_add_string_value(b, *p);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "per_host");
+    json_builder_add_int_value(b, m->per_host);
+    json_builder_set_member_name(b, "retries");
+    json_builder_add_int_value(b, m->retries);
+    json_builder_set_member_name(b, "hosts");
+    json_builder_begin_array(b);
+    for (unsigned i = 0; i < m->n_hosts; i++) {
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "uri");
+        json_builder_add_string_value(b, m->hosts[i].uri);
+        json_builder_set_member_name(b, "error");
+        if (m->hosts[i].down) {
+            json_builder_add_string_value(b, m->hosts[i].down);
+        } else {
+            json_builder_add_null_value(b);
+        }
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "cells");
+    json_builder_begin_array(b);
+    for (unsigned i = 0; i < m->cells->len; i++) {
+        Cell *c = g_ptr_array_index(m->cells, i);
+
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "profile");
+        json_builder_add_string_value(b, c->profile);
+        json_builder_set_member_name(b, "suite");
+        json_builder_add_string_value(b, c->suite);
+        json_builder_set_member_name(b, "host");
+        if (c->host >= 0) {
+            json_builder_add_string_value(b, m->hosts[c->host].uri);
+        } else {
+            json_builder_add_null_value(b);
+        }
+        json_builder_set_member_name(b, "hosts_tried");
+        json_builder_begin_array(b);
+        for (unsigned h = 0; h < m->n_hosts; h++) {
+            if (c->tried & (1ull << h)) {
+                json_builder_add_string_value(b, m->hosts[h].uri);
+            }
+        }
+        json_builder_end_array(b);
+        json_builder_set_member_name(b, "attempts");
+        json_builder_add_int_value(b, c->attempts);
+        json_builder_set_member_name(b, "status");
+        json_builder_add_string_value(b, state_names[c->st]);
+        json_builder_set_member_name(b, "out");
+        json_builder_add_string_value(b, c->dir);
+        json_builder_set_member_name(b, "log");
+        if (c->log) {
+            json_builder_add_string_value(b, c->log);
+        } else {
+            json_builder_add_null_value(b);
+        }
+        json_builder_set_member_name(b, "error");
+        if (c->error) {
+            json_builder_add_string_value(b, c->error);
+        } else {
+            json_builder_add_null_value(b);
+        }
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "compare");
+    if (m->compare) {
+        json_builder_add_string_value(b, m->compare);
+    } else {
+        json_builder_add_null_value(b);
+    }
+    json_builder_set_member_name(b, "complete");
+    json_builder_add_boolean_value(b, m->complete);
+    json_builder_set_member_name(b, "wall_s");
+    json_builder_add_double_value(b, (g_get_monotonic_time() - m->t0) / 1e6);
+    json_builder_end_object(b);
+    root = json_builder_get_root(b);
+    json_generator_set_root(g, root);
+    json_generator_set_pretty(g, TRUE);
+    text = json_generator_to_data(g, NULL);
+    g_file_set_contents(path, text, -1, NULL);   /* aside, then rename */
+}
+
+/* The last "nvmimic run: ..." line of a child's output. */
+static char *run_error(const char *log, int status)
+{
+    g_autofree char *text = NULL;
+    g_auto(GStrv) lines = NULL;
+    const char *last = NULL;
+
+    if (g_file_get_contents(log, &text, NULL, NULL)) {
+        lines = g_strsplit(text, "\n", -1);
+        for (char **l = lines; *l; l++) {
+            if (g_str_has_prefix(*l, "nvmimic run: ") &&
+                !strstr(*l, "workload(s) x")) {
+                last = *l + strlen("nvmimic run: ");
+            }
+        }
+    }
+    if (last) {
+        return g_strdup(last);
+    }
+    return g_strdup_printf("nvmimic run exited with status %d (see %s)",
+                           status, log);
+}
+
+static bool spawn_cell(Matrix *m, Cell *c, int h, const char *exe)
+{
+    GPtrArray *argv = g_ptr_array_new();
+    g_autofree char *logs = g_build_filename(m->out, "logs", NULL);
+    pid_t pid;
+
+    c->attempts++;
+    c->host = h;
+    c->tried |= 1ull << h;
+    g_free(c->log);
+    c->log = g_strdup_printf("%s/%s-%s-%u.log", logs, c->profile, c->suite,
+                             c->attempts);
+    g_mkdir_with_parents(logs, 0755);
+    g_ptr_array_add(argv, (gpointer)exe);
+    g_ptr_array_add(argv, "run");
+    g_ptr_array_add(argv, "--profile");
+    g_ptr_array_add(argv, (gpointer)c->profile);
+    g_ptr_array_add(argv, "--suite");
+    g_ptr_array_add(argv, (gpointer)c->suite);
+    g_ptr_array_add(argv, "--connect");
+    g_ptr_array_add(argv, (gpointer)m->hosts[h].uri);
+    g_ptr_array_add(argv, "--out");
+    g_ptr_array_add(argv, c->dir);
+    for (unsigned i = 0; i < m->run_args->len; i++) {
+        g_ptr_array_add(argv, g_ptr_array_index(m->run_args, i));
+    }
+    g_ptr_array_add(argv, NULL);
+
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid < 0) {
+        c->error = g_strdup_printf("fork: %s", g_strerror(errno));
+        g_ptr_array_free(argv, TRUE);
+        return false;
+    }
+    if (pid == 0) {
+        int fd = open(c->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int nul = open("/dev/null", O_RDONLY);
+
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        if (nul >= 0) {
+            dup2(nul, 0);
+        }
+        execv(exe, (char **)argv->pdata);
+        fprintf(stderr, "nvmimic run: exec %s: %s\n", exe, g_strerror(errno));
+        _exit(127);
+    }
+    g_ptr_array_free(argv, TRUE);
+    c->pid = pid;
+    c->st = CELL_RUNNING;
+    c->t0 = g_get_monotonic_time();
+    m->hosts[h].running++;
+    printf("matrix: %s x %s on %s (attempt %u)\n", c->profile, c->suite,
+           m->hosts[h].uri, c->attempts);
+    fflush(stdout);
+    return true;
+}
+
+/* A host for @c: in the rotation, not tried by @c, least busy.  -1: none
+ * free now; -2: none left at all. */
+static int pick_host(Matrix *m, const Cell *c)
+{
+    int best = -2;
+
+    for (unsigned h = 0; h < m->n_hosts; h++) {
+        Host *x = &m->hosts[h];
+
+        if (x->down || (c->tried & (1ull << h))) {
+            continue;
+        }
+        if (x->running >= m->per_host) {
+            if (best == -2) {
+                best = -1;
+            }
+            continue;
+        }
+        if (best < 0 || x->running < m->hosts[best].running) {
+            best = (int)h;
+        }
+    }
+    return best;
+}
+
+static void finish_cell(Matrix *m, Cell *c, int status)
+{
+    Host *h = &m->hosts[c->host];
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    double wall = (g_get_monotonic_time() - c->t0) / 1e6;
+
+    h->running--;
+    c->pid = 0;
+    g_clear_pointer(&c->error, g_free);
+    if (rc == 0) {
+        c->st = CELL_OK;
+        printf("matrix: %s x %s ok on %s (%.0f s)\n", c->profile, c->suite,
+               h->uri, wall);
+        return;
+    }
+    c->error = run_error(c->log, rc);
+    if (rc == 3 && !interrupted) {
+        /* the host, not the run: out of the rotation, the cell elsewhere */
+        if (!h->down) {
+            h->down = g_strdup(c->error);
+            printf("matrix: host %s out of the rotation: %s\n", h->uri,
+                   c->error);
+        }
+        if (c->attempts <= m->retries) {
+            c->st = CELL_PENDING;
+            printf("matrix: %s x %s will be retried on another host\n",
+                   c->profile, c->suite);
+            return;
+        }
+    }
+    c->st = CELL_FAILED;
+    printf("matrix: %s x %s failed on %s: %s\n", c->profile, c->suite,
+           h->uri, c->error);
+}
+
+int nvm_cmd_matrix(int argc, char **argv, const char *profile_dir)
+{
+    Matrix mm = { 0 };
+    Matrix *m = &mm;
+    const char *profiles = NULL, *suite_list = NULL, *connect = NULL;
+    const char *out = NULL;
+    g_autofree char *why = NULL;
+    g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+    struct sigaction sa = { .sa_handler = on_sig };
+    unsigned n_ok = 0, n_failed = 0;
+    int rc;
+
+    m->per_host = 1;
+    m->retries = 1;
+    m->run_args = g_ptr_array_new_with_free_func(g_free);
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help();
+            return 0;
+        }
+        if (!strcmp(a, "--quick")) {
+            g_ptr_array_add(m->run_args, g_strdup(a));
+            continue;
+        }
+        if (strncmp(a, "--", 2)) {
+            return usage("unexpected argument '%s'", a);
+        }
+        if (!v) {
+            return usage("option %s needs a value", a);
+        }
+        i++;
+        if (!strcmp(a, "--profiles")) {
+            profiles = v;
+        } else if (!strcmp(a, "--suites")) {
+            suite_list = v;
+        } else if (!strcmp(a, "--connect")) {
+            connect = v;
+        } else if (!strcmp(a, "--out")) {
+            out = v;
+        } else if (!strcmp(a, "--per-host")) {
+            if (!parse_uint(v, 1, 64, &m->per_host)) {
+                return usage("--per-host '%s' must be 1..64", v);
+            }
+        } else if (!strcmp(a, "--retries")) {
+            if (!parse_uint(v, 0, 63, &m->retries)) {
+                return usage("--retries '%s' must be 0..63", v);
+            }
+        } else if (!strcmp(a, "--profile-dir")) {
+            profile_dir = v;
+        } else if (!strcmp(a, "--workloads") || !strcmp(a, "--points") ||
+                   !strcmp(a, "--mode") || !strcmp(a, "--seed") ||
+                   !strcmp(a, "--qemu") || !strcmp(a, "--guest-dir") ||
+                   !strcmp(a, "--threads") || !strcmp(a, "--run-s") ||
+                   !strcmp(a, "--ramp-s") ||
+                   !strcmp(a, "--point-timeout-s")) {
+            /* checked by each run; a bad value fails every cell alike */
+            g_ptr_array_add(m->run_args, g_strdup(a));
+            g_ptr_array_add(m->run_args, g_strdup(v));
+        } else {
+            return usage("unknown option '%s'", a);
+        }
+    }
+    if (!profiles || !suite_list || !connect) {
+        return usage("needs --profiles, --suites and --connect");
+    }
+    if (!(m->profiles = split_list("--profiles", profiles, &why)) ||
+        !(m->suites = split_list("--suites", suite_list, &why)) ||
+        !(m->uris = split_list("--connect", connect, &why))) {
+        return usage("%s", why);
+    }
+    if (g_strv_length(m->uris) > MAX_HOSTS) {
+        return usage("--connect: at most %d hosts", MAX_HOSTS);
+    }
+    for (char **u = m->uris; *u; u++) {
+        g_autoptr(GError) e = NULL;
+
+        if (!nvm_lv_uri_valid(*u, &e)) {
+            return usage("--connect: %s", e->message);
+        }
+        m->hosts[m->n_hosts++].uri = *u;
+    }
+    for (char **s = m->suites; *s; s++) {
+        if (!g_strv_contains(suites, *s)) {
+            g_autofree char *l = g_strjoinv(", ", (char **)suites);
+
+            return usage("unknown suite '%s' (valid: %s)", *s, l);
+        }
+    }
+    for (char **p = m->profiles; *p; p++) {
+        g_autoptr(GError) e = NULL;
+        NvmProfile *pr = nvm_profile_load(*p, profile_dir, &e);
+
+        if (!pr) {
+            return usage("profile %s: %s", *p, e->message);
+        }
+        nvm_profile_free(pr);
+    }
+    if (!exe) {
+        fprintf(stderr, "nvmimic matrix: cannot find its own executable "
+                "(/proc/self/exe)\n");
+        return 1;
+    }
+    if (profile_dir) {
+        g_ptr_array_add(m->run_args, g_strdup("--profile-dir"));
+        g_ptr_array_add(m->run_args, g_strdup(profile_dir));
+    }
+    if (out) {
+        m->out = g_strdup(out);
+    } else {
+        g_autoptr(GDateTime) now = g_date_time_new_now_local();
+        g_autofree char *ts = g_date_time_format(now, "%Y%m%d-%H%M%S");
+
+        m->out = g_strdup_printf("out/matrix-%s", ts);
+    }
+    if (g_mkdir_with_parents(m->out, 0755)) {
+        fprintf(stderr, "nvmimic matrix: cannot create %s: %s\n", m->out,
+                g_strerror(errno));
+        return 1;
+    }
+    m->cells = g_ptr_array_new();
+    for (char **p = m->profiles; *p; p++) {
+        for (char **s = m->suites; *s; s++) {
+            Cell *c = g_new0(Cell, 1);
+            g_autofree char *base = g_strdup_printf("%s-%s", *p, *s);
+
+            c->profile = *p;
+            c->suite = *s;
+            c->host = -1;
+            /* a profile given as a path gets its file name */
+            c->dir = g_build_filename(m->out, strrchr(base, '/') ?
+                                      strrchr(base, '/') + 1 : base, NULL);
+            g_ptr_array_add(m->cells, c);
+        }
+    }
+    m->t0 = g_get_monotonic_time();
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    printf("matrix: %u cell(s) over %u host(s), %u at a time per host, "
+           "results in %s\n", m->cells->len, m->n_hosts, m->per_host, m->out);
+    write_json(m);
+
+    for (;;) {
+        unsigned running = 0;
+        int st;
+        pid_t pid;
+
+        for (unsigned i = 0; i < m->cells->len && !interrupted; i++) {
+            Cell *c = g_ptr_array_index(m->cells, i);
+            int h;
+
+            if (c->st != CELL_PENDING) {
+                continue;
+            }
+            h = pick_host(m, c);
+            if (h == -2) {
+                c->st = CELL_FAILED;
+                if (!c->error) {
+                    c->error = g_strdup("no libvirt host left to run it "
+                                        "(every host is out of the rotation)");
+                }
+                printf("matrix: %s x %s failed: %s\n", c->profile, c->suite,
+                       c->error);
+            } else if (h >= 0 && !spawn_cell(m, c, h, exe)) {
+                c->st = CELL_FAILED;
+            }
+        }
+        write_json(m);
+        for (unsigned i = 0; i < m->cells->len; i++) {
+            Cell *c = g_ptr_array_index(m->cells, i);
+
+            running += c->st == CELL_RUNNING;
+            if (interrupted && c->st == CELL_PENDING) {
+                c->st = CELL_FAILED;
+                c->error = g_strdup("interrupted before it ran");
+            }
+        }
+        if (!running) {
+            break;
+        }
+        pid = waitpid(-1, &st, 0);
+        if (pid < 0) {
+            if (errno == EINTR) {
+                continue;       /* the children got the signal as well */
+            }
+            break;
+        }
+        for (unsigned i = 0; i < m->cells->len; i++) {
+            Cell *c = g_ptr_array_index(m->cells, i);
+
+            if (c->st == CELL_RUNNING && c->pid == pid) {
+                finish_cell(m, c, st);
+                fflush(stdout);
+            }
+        }
+    }
+
+    {
+        g_autoptr(GPtrArray) dirs = g_ptr_array_new();
+        g_autofree char *cmp = g_build_filename(m->out, "compare", NULL);
+        g_autofree char *tsv = g_build_filename(profile_dir ? profile_dir
+                                                            : "profiles",
+                                                "reviews", "four-corners.tsv",
+                                                NULL);
+
+        for (unsigned i = 0; i < m->cells->len; i++) {
+            Cell *c = g_ptr_array_index(m->cells, i);
+
+            if (c->st == CELL_OK) {
+                g_ptr_array_add(dirs, c->dir);
+                n_ok++;
+            } else {
+                n_failed++;
+            }
+        }
+        if (dirs->len) {
+            g_autoptr(GError) e = NULL;
+
+            if (nvm_report_compare((char **)dirs->pdata, dirs->len, cmp, tsv,
+                                   &e)) {
+                m->compare = g_build_filename(cmp, "compare.html", NULL);
+            } else {
+                fprintf(stderr, "nvmimic matrix: the compare report failed: "
+                        "%s\n", e->message);
+                n_failed++;
+            }
+        }
+    }
+    m->complete = !interrupted;
+    write_json(m);
+    printf("matrix: %u ok, %u failed; %s/matrix.json%s%s\n", n_ok,
+           m->cells->len - n_ok, m->out, m->compare ? ", " : "",
+           m->compare ? m->compare : "");
+    for (unsigned i = 0; i < m->cells->len; i++) {
+        Cell *c = g_ptr_array_index(m->cells, i);
+
+        if (c->st != CELL_OK) {
+            fprintf(stderr, "nvmimic matrix: %s x %s failed after %u "
+                    "attempt(s): %s\n", c->profile, c->suite, c->attempts,
+                    c->error ? c->error : "?");
+        }
+    }
+    rc = interrupted ? 130 : n_failed ? 1 : 0;
+    return rc;
+}
