@@ -35,7 +35,7 @@ bad() {     # bad PATTERN ARGS...
     [ ! -e "$work/bad" ] || fail "matrix $*: created its output directory"
     echo "ok: matrix $* -> $(cat "$work/bad.err")"
 }
-P="--profiles crucial-p5-2tb,intel-670p-2tb --suites four-corners --out $work/bad"
+P="--profiles crucial-p5-2tb,crucial-p2-2tb --suites four-corners --out $work/bad"
 bad "unknown URI scheme 'vbox'" $P --connect qemu:///system,vbox:///session
 bad "--connect: empty list" $P --connect ''
 bad "--profiles ',': empty element" --profiles , --suites four-corners --connect qemu:///system
@@ -44,7 +44,7 @@ bad "unknown suite 'nope'" --profiles crucial-p5-2tb --suites nope --connect qem
 bad "profile no-such-drive" --profiles no-such-drive --suites four-corners --connect qemu:///system
 
 lv_up
-RUN=(--profiles crucial-p5-2tb,intel-670p-2tb --suites four-corners --quick
+RUN=(--profiles crucial-p5-2tb,crucial-p2-2tb --suites four-corners --quick
      --workloads 64k-seq-read --points 100)
 check() {   # check DIR WANT_OK WANT_FAILED URI_OF_FAILED
     python3 - "$@" <<'PY'
@@ -57,7 +57,7 @@ assert len(cells) == 2, len(cells)
 ok = [c for c in cells if c["status"] == "ok"]
 failed = [c for c in cells if c["status"] == "failed"]
 assert (len(ok), len(failed)) == (want_ok, want_failed), [(c["profile"], c["status"], c["error"]) for c in cells]
-assert {c["profile"] for c in cells} == {"crucial-p5-2tb", "intel-670p-2tb"}
+assert {c["profile"] for c in cells} == {"crucial-p5-2tb", "crucial-p2-2tb"}
 for c in cells:
     assert c["suite"] == "four-corners" and c["attempts"] >= 1, c
     assert c["host"] in [h["uri"] for h in m["hosts"]], c
