@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "curve.h"
+#include "rng.h"
 
 typedef struct Job {
     uint64_t next_ns;           /* next submission */
@@ -56,20 +57,6 @@ static void heap_down(Heap *h, unsigned i)
         heap_swap(h, i, s);
         i = s;
     }
-}
-
-static uint64_t curve_rand(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static double curve_rand01(uint64_t *s)
-{
-    return ((curve_rand(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
 void nvm_four_corners(NvmWorkload wl[NVM_FOUR_CORNERS], bool implied_threads)
@@ -126,7 +113,7 @@ void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
     for (unsigned i = 0; i < n; i++) {
         h.idx[i] = i;
         if (mean_gap_ns > 0) {
-            jobs[i].arrival_ns = t0 + (uint64_t)(-log(curve_rand01(&rng)) *
+            jobs[i].arrival_ns = t0 + (uint64_t)(-log(nvm_rng_01(&rng)) *
                                                  mean_gap_ns);
             jobs[i].next_ns = jobs[i].arrival_ns;
         } else {
@@ -157,13 +144,13 @@ void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
             blk = seq_next;
             seq_next = seq_next + 1 == nblocks ? 0 : seq_next + 1;
         } else {
-            blk = curve_rand(&rng) % nblocks;
+            blk = nvm_rng_u64(&rng) % nblocks;
         }
         cmd.slba = (spec->span_start_bytes + blk * wl->block_bytes) / lba;
         cmd.nlb = wl->block_bytes / lba;
         done = nvm_model_submit(m, &cmd, t);
         if (mean_gap_ns > 0) {
-            j->arrival_ns += (uint64_t)(-log(curve_rand01(&rng)) *
+            j->arrival_ns += (uint64_t)(-log(nvm_rng_01(&rng)) *
                                         mean_gap_ns);
             j->next_ns = j->arrival_ns > done ? j->arrival_ns : done;
         } else {

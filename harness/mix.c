@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mix.h"
+#include "rng.h"
 
 typedef struct Slot {
     uint64_t next_ns;           /* next submission */
@@ -61,24 +62,9 @@ static void heap_down(Heap *h, unsigned i)
     }
 }
 
-/* splitmix64: a fixed seed gives the same run on every host */
-static uint64_t mix_rand(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static double mix_rand01(uint64_t *s)
-{
-    return ((mix_rand(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-}
-
 static uint32_t pick_bs(const NvmBsSplit *bs, uint64_t *rng)
 {
-    double x = mix_rand01(rng) * 100.0;
+    double x = nvm_rng_01(rng) * 100.0;
 
     for (unsigned i = 0; i + 1 < bs->n; i++) {
         if (x < bs->pct[i]) {
@@ -197,7 +183,7 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
     for (unsigned i = 0; i < n; i++) {
         h.idx[i] = i;
         if (mean_gap_on_ns > 0) {
-            slots[i].on_ns = -log(mix_rand01(&rng)) * mean_gap_on_ns;
+            slots[i].on_ns = -log(nvm_rng_01(&rng)) * mean_gap_on_ns;
             slots[i].next_ns = on_to_real(mix, t0, slots[i].on_ns);
         } else {
             slots[i].next_ns = t0 + i;  /* closed loop: all start at once */
@@ -246,14 +232,14 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
             measuring = true;
         }
 
-        dir = mix_rand01(&rng) * 100.0 < mix->read_pct ? NVM_DIR_READ
+        dir = nvm_rng_01(&rng) * 100.0 < mix->read_pct ? NVM_DIR_READ
                                                        : NVM_DIR_WRITE;
         bs = pick_bs(&mix->bs[dir], &rng);
         if (bs > span) {
             bs = span - span % align;
         }
-        if (mix_rand01(&rng) * 100.0 < mix->random_pct[dir]) {
-            off = mix_rand(&rng) % ((span - bs) / align + 1) * align;
+        if (nvm_rng_01(&rng) * 100.0 < mix->random_pct[dir]) {
+            off = nvm_rng_u64(&rng) % ((span - bs) / align + 1) * align;
         } else {
             off = job->last_end[dir];
             if (off + bs > span) {
@@ -274,7 +260,7 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
         if (mean_gap_on_ns > 0) {
             uint64_t arrival;
 
-            s->on_ns += -log(mix_rand01(&rng)) * mean_gap_on_ns;
+            s->on_ns += -log(nvm_rng_01(&rng)) * mean_gap_on_ns;
             arrival = on_to_real(mix, t0, s->on_ns);
             /* fio issues nothing while a job thinks */
             s->next_ns = skip_idle(mix, t0, MAX(arrival, done));
