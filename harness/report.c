@@ -54,7 +54,72 @@ typedef struct RWork {
     double review_iops;         /* NAN: none */
     double review_lat_us;       /* NAN: none or not published */
     char *review_src;           /* "results.json" or the TSV */
+    char *suite;                /* "four-corners", "vdi"; NULL: not said */
+    bool has_mix;               /* a VDI mix: "mix" */
+    double mix_read_pct, mix_outstanding, mix_mean_block;
+    char *mix_jobfile;
 } RWork;
+
+/* The device's own figures (QMP) per command class over an interval. */
+enum { DEV_READ, DEV_WRITE, DEV_FLUSH, N_DEV };
+
+static const char *const dev_class[N_DEV] = { "read", "write", "flush" };
+
+typedef struct RDevFig {
+    bool has;
+    double count, iops, mbps, lat_us, p50_us, p99_us, p999_us, max_us;
+} RDevFig;
+
+typedef struct RDev {
+    bool has;
+    double interval_s;
+    RDevFig cls[N_DEV];
+} RDev;
+
+/* One fio step of the "seq" application suite. */
+typedef struct RStep {
+    char *name;
+    char *rw;
+    double qd, bytes, gbps, iops, lat_us, p99_us;
+    RDev dev;
+} RStep;
+
+/* Latencies of one TPC-C transaction type (or all of them). */
+typedef struct RTxn {
+    bool has;
+    double count, share, weight, avg_ms, p95_ms, p99_ms, max_ms;
+} RTxn;
+
+#define N_TXN 5
+static const char *const txn_key[N_TXN] = {
+    "new_order", "payment", "order_status", "delivery", "stock_level",
+};
+
+/* One application suite ("apps"): seq, render or sql. */
+typedef struct RApp {
+    char *suite;
+    char *file;                 /* "app-seq": its section and chart */
+    char *error;
+    char *guest_dir;            /* relative; NULL when absent or unsafe */
+    int complete;               /* -1 unknown */
+    double wall_s;
+    RDev dev;
+    bool charted;               /* a chart was drawn */
+    GArray *steps;              /* RStep (seq) */
+    bool has_result;            /* render, sql */
+    /* render */
+    double mem_mib, points, threads, ram_bytes, array_bytes, packed_bytes;
+    double load_s, unpack_s, repack_s, total_s, check_bad, check_missing;
+    int check_ok;               /* -1 unknown */
+    bool has_swap;
+    double pswpin, pswpout;
+    /* sql */
+    bool has_params;
+    double warehouses, users, precondition_s, sample_s, think_factor;
+    double tpmc, tpm_total, failures;
+    RTxn overall;
+    RTxn txn[N_TXN];
+} RApp;
 
 typedef struct RRun {
     char *dir;
@@ -75,6 +140,8 @@ typedef struct RRun {
     int complete;               /* -1 unknown */
     bool guest;
     GPtrArray *works;           /* RWork */
+    GPtrArray *suites;          /* char *, "suites"; NULL: not in the file */
+    GPtrArray *apps;            /* RApp */
 } RRun;
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -198,7 +265,29 @@ static void work_free(gpointer data)
         g_array_free(w->sim_curve, TRUE);
     }
     g_free(w->review_src);
+    g_free(w->suite);
+    g_free(w->mix_jobfile);
     g_free(w);
+}
+
+static void app_free(gpointer data)
+{
+    RApp *a = data;
+
+    g_free(a->suite);
+    g_free(a->file);
+    g_free(a->error);
+    g_free(a->guest_dir);
+    for (guint i = 0; a->steps && i < a->steps->len; i++) {
+        RStep *st = &g_array_index(a->steps, RStep, i);
+
+        g_free(st->name);
+        g_free(st->rw);
+    }
+    if (a->steps) {
+        g_array_free(a->steps, TRUE);
+    }
+    g_free(a);
 }
 
 static void run_free(RRun *r)
@@ -221,10 +310,156 @@ static void run_free(RRun *r)
     if (r->works) {
         g_ptr_array_free(r->works, TRUE);
     }
+    if (r->suites) {
+        g_ptr_array_free(r->suites, TRUE);
+    }
+    if (r->apps) {
+        g_ptr_array_free(r->apps, TRUE);
+    }
     g_free(r);
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(RRun, run_free)
+
+/* ---- application suites ("apps") ---- */
+
+static void dev_read(JsonObject *o, RDev *d)
+{
+    JsonObject *co = jobj(o, "classes");
+
+    memset(d, 0, sizeof(*d));
+    d->has = o != NULL;
+    d->interval_s = jnum(o, "interval_s");
+    for (unsigned c = 0; c < N_DEV; c++) {
+        JsonObject *f = jobj(co, dev_class[c]);
+        RDevFig *g = &d->cls[c];
+
+        g->has = f != NULL;
+        g->count = jnum(f, "count");
+        g->iops = jnum(f, "iops");
+        g->mbps = jnum(f, "mbps");
+        g->lat_us = jnum(f, "lat_us");
+        g->p50_us = jnum(f, "p50_us");
+        g->p99_us = jnum(f, "p99_us");
+        g->p999_us = jnum(f, "p999_us");
+        g->max_us = jnum(f, "max_us");
+    }
+}
+
+static void txn_read(JsonObject *o, RTxn *x)
+{
+    x->has = o != NULL;
+    x->count = jnum(o, "count");
+    x->share = jnum(o, "share");
+    x->weight = jnum(o, "weight");
+    x->avg_ms = jnum(o, "avg_ms");
+    x->p95_ms = jnum(o, "p95_ms");
+    x->p99_ms = jnum(o, "p99_ms");
+    x->max_ms = jnum(o, "max_ms");
+}
+
+/* A relative path inside the run directory, else NULL. */
+static char *rel_dir(char *d)
+{
+    if (d && (!*d || d[0] == '/' || strchr(d, ':') || strchr(d, '\\') ||
+              !strcmp(d, "..") || g_str_has_prefix(d, "../") ||
+              strstr(d, "/../") || g_str_has_suffix(d, "/.."))) {
+        g_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+static RApp *app_read(JsonObject *o, GPtrArray *apps)
+{
+    RApp *a = g_new0(RApp, 1);
+    JsonObject *ro, *so, *po, *to;
+    JsonArray *sa;
+    g_autofree char *base = NULL;
+    unsigned same = 0;
+
+    a->suite = jstr(o, "suite");
+    if (!a->suite) {
+        a->suite = g_strdup_printf("app-%u", apps->len + 1);
+    }
+    for (guint i = 0; i < apps->len; i++) {
+        same += !strcmp(((RApp *)g_ptr_array_index(apps, i))->suite,
+                        a->suite);
+    }
+    base = safe_name(a->suite);
+    a->file = same ? g_strdup_printf("app-%s-%u", base, same + 1)
+                   : g_strdup_printf("app-%s", base);
+    a->complete = jbool(o, "complete");
+    a->error = jstr(o, "error");
+    a->guest_dir = rel_dir(jstr(o, "guest_dir"));
+    a->wall_s = jnum(o, "wall_s");
+    dev_read(jobj(o, "device"), &a->dev);
+
+    a->steps = g_array_new(FALSE, TRUE, sizeof(RStep));
+    sa = jarr(o, "steps");
+    for (guint i = 0; sa && i < json_array_get_length(sa); i++) {
+        JsonNode *n = json_array_get_element(sa, i);
+        JsonObject *q;
+        RStep st;
+
+        if (!JSON_NODE_HOLDS_OBJECT(n)) {
+            continue;
+        }
+        q = json_node_get_object(n);
+        st.name = jstr(q, "name");
+        if (!st.name) {
+            st.name = g_strdup_printf("step-%u", i + 1);
+        }
+        st.rw = jstr(q, "rw");
+        st.qd = jnum(q, "qd");
+        st.bytes = jnum(q, "bytes");
+        st.gbps = jnum(q, "gbps");
+        st.iops = jnum(q, "iops");
+        st.lat_us = jnum(q, "lat_us");
+        st.p99_us = jnum(q, "p99_us");
+        dev_read(jobj(q, "device"), &st.dev);
+        g_array_append_val(a->steps, st);
+    }
+
+    ro = jobj(o, "result");
+    a->has_result = ro != NULL;
+    /* render */
+    a->mem_mib = jnum(o, "mem_mib");
+    a->points = jnum(ro, "points");
+    a->threads = jnum(ro, "threads");
+    a->ram_bytes = jnum(ro, "ram_bytes");
+    a->array_bytes = jnum(ro, "array_bytes");
+    a->packed_bytes = jnum(ro, "packed_bytes");
+    a->load_s = jnum(ro, "load_s");
+    a->unpack_s = jnum(ro, "unpack_s");
+    a->repack_s = jnum(ro, "repack_s");
+    a->total_s = jnum(ro, "total_s");
+    po = jobj(ro, "check");
+    a->check_bad = jnum(po, "bad");
+    a->check_missing = jnum(po, "missing");
+    a->check_ok = jbool(po, "ok");
+    so = jobj(o, "swap");
+    a->has_swap = so != NULL;
+    a->pswpin = jnum(so, "pswpin");
+    a->pswpout = jnum(so, "pswpout");
+    /* sql */
+    po = jobj(o, "params");
+    a->has_params = po != NULL;
+    a->warehouses = jnum(po, "warehouses");
+    a->users = jnum(po, "users");
+    a->precondition_s = jnum(po, "precondition_s");
+    a->sample_s = jnum(po, "sample_s");
+    a->think_factor = jnum(po, "think_factor");
+    a->tpmc = jnum(ro, "tpmC");
+    a->tpm_total = jnum(ro, "tpm_total");
+    a->failures = jnum(ro, "failures");
+    txn_read(jobj(ro, "overall"), &a->overall);
+    to = jobj(ro, "transactions");
+    for (unsigned k = 0; k < N_TXN; k++) {
+        txn_read(jobj(to, txn_key[k]), &a->txn[k]);
+    }
+    return a;
+}
 
 /* The review's peak from four-corners.tsv, for files that carry none. */
 static void review_from_tsv(RRun *r, const char *tsv)
@@ -268,7 +503,7 @@ static RRun *run_load(const char *dir, const char *reviews_tsv,
     g_autoptr(RRun) r = g_new0(RRun, 1);
     JsonNode *root;
     JsonObject *o;
-    JsonArray *wa;
+    JsonArray *wa, *aa, *sa;
     GStatBuf st;
 
     if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
@@ -298,7 +533,8 @@ static RRun *run_load(const char *dir, const char *reviews_tsv,
     }
     o = json_node_get_object(root);
     wa = jarr(o, "workloads");
-    if (!wa) {
+    aa = jarr(o, "apps");
+    if (!wa && !aa) {
         g_set_error(errp, REPORT_ERROR, 1, "%s: not a results file (no "
                     "\"workloads\" array)", path);
         return NULL;
@@ -337,7 +573,7 @@ static RRun *run_load(const char *dir, const char *reviews_tsv,
         r->date = g_date_time_format(dt, "%Y-%m-%d %H:%M %Z");
     }
     r->works = g_ptr_array_new_with_free_func(work_free);
-    for (guint i = 0; i < json_array_get_length(wa); i++) {
+    for (guint i = 0; wa && i < json_array_get_length(wa); i++) {
         JsonNode *n = json_array_get_element(wa, i);
         JsonObject *wo, *so, *ro, *po;
         RWork *w;
@@ -357,6 +593,13 @@ static RRun *run_load(const char *dir, const char *reviews_tsv,
         w->threads = isnan(v) ? 0 : (int)v;
         v = jnum(wo, "block_bytes");
         w->block_bytes = isnan(v) ? 0 : (int)v;
+        w->suite = jstr(wo, "suite");
+        po = jobj(wo, "mix");
+        w->has_mix = po != NULL;
+        w->mix_read_pct = jnum(po, "read_pct");
+        w->mix_outstanding = jnum(po, "outstanding");
+        w->mix_mean_block = jnum(po, "mean_block_bytes");
+        w->mix_jobfile = jstr(po, "jobfile");
         po = jobj(wo, "peak");
         w->has_peak = po != NULL;
         if (po) {
@@ -385,6 +628,28 @@ static RRun *run_load(const char *dir, const char *reviews_tsv,
             w->review_src = g_strdup("results.json");
         }
         g_ptr_array_add(r->works, w);
+    }
+    sa = jarr(o, "suites");
+    if (sa) {
+        r->suites = g_ptr_array_new_with_free_func(g_free);
+        for (guint i = 0; i < json_array_get_length(sa); i++) {
+            JsonNode *n = json_array_get_element(sa, i);
+
+            if (JSON_NODE_HOLDS_VALUE(n) &&
+                json_node_get_value_type(n) == G_TYPE_STRING) {
+                g_ptr_array_add(r->suites,
+                                g_strdup(json_node_get_string(n)));
+            }
+        }
+    }
+    r->apps = g_ptr_array_new_with_free_func(app_free);
+    for (guint i = 0; aa && i < json_array_get_length(aa); i++) {
+        JsonNode *n = json_array_get_element(aa, i);
+
+        if (JSON_NODE_HOLDS_OBJECT(n)) {
+            g_ptr_array_add(r->apps,
+                            app_read(json_node_get_object(n), r->apps));
+        }
     }
     review_from_tsv(r, reviews_tsv);
     return g_steal_pointer(&r);
@@ -814,6 +1079,213 @@ static bool chart_one(const RRun *r, const RWork *w, GError **errp)
     return gnuplot_run(s->str, w->name, errp);
 }
 
+/* ---- application charts ---------------------------------------------- */
+
+/*
+ * A bar chart in @base.png and @base.svg: @n_cats groups along x, one bar
+ * per series in each (@vals[cat * @n_series + series], NAN: no bar), each
+ * value printed above its bar with @fmt (a gnuplot sprintf format).
+ */
+static bool gp_bars(const char *base, const char *title, const char *ylabel,
+                    GPtrArray *cats, GPtrArray *series, const double *vals,
+                    const char *fmt, GError **errp)
+{
+    g_autoptr(GString) s = g_string_new(NULL);
+    g_autoptr(GString) plot = g_string_new(NULL);
+    unsigned n_cats = cats->len, n_series = series->len;
+    double bw = 0.8 / MAX(n_series, 1);
+
+    g_string_append(s, "set encoding utf8\n"
+                       "set border 3 lw 1.2 lc rgb '#444444'\n"
+                       "set tics nomirror out scale 0.6\n"
+                       "set xtics scale 0\n"
+                       "set grid ytics back lw 1 lc rgb '#d8d8d8' dt 1\n"
+                       "set format y '%g'\n"
+                       "set yrange [0:*]\n"
+                       "set offsets 0, 0, graph 0.15, 0\n"
+                       "set style line 100 lc rgb '#cccccc' lw 1\n");
+    if (n_series > 1) {
+        g_string_append(s, "set key top left reverse Left box ls 100 opaque "
+                           "samplen 2 spacing 1.3 width 1\n");
+    } else {
+        g_string_append(s, "unset key\n");
+    }
+    g_string_append(s, "set ylabel ");
+    gp_str(s, ylabel);
+    g_string_append(s, "\nset title ");
+    gp_str(s, title);
+    g_string_append(s, " font ',14'\nset xtics (");
+    for (unsigned c = 0; c < n_cats; c++) {
+        g_string_append(s, c ? ", " : "");
+        gp_str(s, g_ptr_array_index(cats, c));
+        g_string_append_printf(s, " %u", c);
+    }
+    g_string_append_printf(s, ")\nset xrange [-0.6:%.1f]\n"
+                           "set boxwidth %.4f absolute\n",
+                           n_cats ? n_cats - 0.4 : 0.4, bw);
+    for (unsigned j = 0; j < n_series; j++) {
+        bool any = false;
+
+        g_string_append_printf(s, "$bar%u << EOD\n", j);
+        for (unsigned c = 0; c < n_cats; c++) {
+            double v = vals[c * n_series + j];
+
+            if (!isnan(v)) {
+                g_string_append_printf(s, "%.4f %.6g\n",
+                                       c + (j - (n_series - 1) / 2.0) * bw,
+                                       v);
+                any = true;
+            }
+        }
+        g_string_append(s, "EOD\n");
+        if (!any) {
+            continue;
+        }
+        g_string_append_printf(plot, ", $bar%u using 1:2 with boxes "
+                               "fs solid 0.85 noborder lc rgb '%s' title ",
+                               j, palette[j % N_PALETTE]);
+        gp_str(plot, g_ptr_array_index(series, j));
+        g_string_append_printf(plot, ", $bar%u using 1:2:(sprintf(", j);
+        gp_str(plot, fmt);
+        g_string_append(plot, ", $2)) with labels offset 0,0.7 "
+                              "font ',9' tc rgb '#333333' notitle");
+    }
+    if (!plot->len) {
+        g_string_append(s, "set label 'no data' at graph 0.5, graph 0.5 "
+                           "center\nset yrange [0:1]\n");
+        g_string_append(plot, ", NaN notitle");
+    }
+    g_string_prepend(plot, "plot ");
+    g_string_erase(plot, 5, 2);
+    gp_outputs(s, base, plot->str);
+    return gnuplot_run(s->str, title, errp);
+}
+
+/* The index of @v in @a (strings), appended when missing. */
+static unsigned str_index(GPtrArray *a, const char *v)
+{
+    for (guint i = 0; i < a->len; i++) {
+        if (!strcmp(g_ptr_array_index(a, i), v)) {
+            return i;
+        }
+    }
+    g_ptr_array_add(a, g_strdup(v));
+    return a->len - 1;
+}
+
+/* seq: GB/s per queue depth, write and read side by side. */
+static bool chart_seq(const RRun *r, RApp *a, const char *base,
+                      GError **errp)
+{
+    g_autoptr(GPtrArray) cats = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) series = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GArray) idx = g_array_new(FALSE, FALSE, sizeof(unsigned));
+    g_autofree double *vals = NULL;
+    g_autofree char *title = g_strdup_printf("%s — sequential 1 MiB "
+                                             "(fio in the guest)",
+                                             r->profile);
+
+    if (!a->steps->len) {
+        return true;
+    }
+    for (guint i = 0; i < a->steps->len; i++) {
+        const RStep *st = &g_array_index(a->steps, RStep, i);
+        g_autofree char *cat = isnan(st->qd) ? g_strdup(st->name)
+                               : g_strdup_printf("QD %.0f", st->qd);
+        unsigned c = str_index(cats, cat);
+        unsigned j = str_index(series, st->rw ? st->rw : st->name);
+
+        g_array_append_val(idx, c);
+        g_array_append_val(idx, j);
+    }
+    vals = g_new(double, cats->len * series->len);
+    for (guint i = 0; i < cats->len * series->len; i++) {
+        vals[i] = NAN;
+    }
+    for (guint i = 0; i < a->steps->len; i++) {
+        const RStep *st = &g_array_index(a->steps, RStep, i);
+        unsigned c = g_array_index(idx, unsigned, 2 * i);
+        unsigned j = g_array_index(idx, unsigned, 2 * i + 1);
+
+        vals[c * series->len + j] = st->gbps;
+    }
+    a->charted = true;
+    return gp_bars(base, title, "GB/s (10^9 bytes/s)", cats, series, vals,
+                   "%.2f", errp);
+}
+
+/* render: seconds per phase. */
+static bool chart_render(const RRun *r, RApp *a, const char *base,
+                         GError **errp)
+{
+    static const char *const phase[] = { "load", "unpack", "repack",
+                                         "total" };
+    g_autoptr(GPtrArray) cats = g_ptr_array_new();
+    g_autoptr(GPtrArray) series = g_ptr_array_new();
+    g_autofree char *title = g_strdup_printf("%s — render: seconds per "
+                                             "phase", r->profile);
+    double vals[4] = { a->load_s, a->unpack_s, a->repack_s, a->total_s };
+
+    if (!a->has_result) {
+        return true;
+    }
+    for (unsigned i = 0; i < G_N_ELEMENTS(phase); i++) {
+        g_ptr_array_add(cats, (gpointer)phase[i]);
+    }
+    g_ptr_array_add(series, (gpointer)"seconds");
+    a->charted = true;
+    return gp_bars(base, title, "seconds", cats, series, vals, "%.1f",
+                   errp);
+}
+
+/* sql: average, p95 and p99 latency per transaction type. */
+static bool chart_sql(const RRun *r, RApp *a, const char *base,
+                      GError **errp)
+{
+    g_autoptr(GPtrArray) cats = g_ptr_array_new();
+    g_autoptr(GPtrArray) series = g_ptr_array_new();
+    g_autoptr(GArray) vals = g_array_new(FALSE, FALSE, sizeof(double));
+    g_autofree char *title = g_strdup_printf("%s — TPC-C: latency per "
+                                             "transaction", r->profile);
+
+    g_ptr_array_add(series, (gpointer)"average");
+    g_ptr_array_add(series, (gpointer)"p95");
+    g_ptr_array_add(series, (gpointer)"p99");
+    for (unsigned k = 0; k <= N_TXN; k++) {
+        const RTxn *x = k < N_TXN ? &a->txn[k] : &a->overall;
+        double v[3] = { x->avg_ms, x->p95_ms, x->p99_ms };
+
+        if (!x->has) {
+            continue;
+        }
+        g_ptr_array_add(cats, (gpointer)(k < N_TXN ? txn_key[k]
+                                                   : "overall"));
+        g_array_append_vals(vals, v, 3);
+    }
+    if (!cats->len) {
+        return true;
+    }
+    a->charted = true;
+    return gp_bars(base, title, "latency (ms)", cats, series,
+                   (double *)vals->data, "%.1f", errp);
+}
+
+static bool chart_app(const RRun *r, RApp *a, GError **errp)
+{
+    g_autofree char *base = g_build_filename(r->dir, a->file, NULL);
+
+    if (!strcmp(a->suite, "seq")) {
+        return chart_seq(r, a, base, errp);
+    }
+    if (!strcmp(a->suite, "render")) {
+        return chart_render(r, a, base, errp);
+    }
+    if (!strcmp(a->suite, "sql")) {
+        return chart_sql(r, a, base, errp);
+    }
+    return true;
+}
+
 /* ---- HTML ------------------------------------------------------------- */
 
 static const char css[] =
@@ -947,7 +1419,15 @@ static void h_chart(GString *s, const char *dir, const char *file,
     g_string_append(s, "\">SVG</a></figcaption></figure>\n");
 }
 
-static void h_head(GString *s, const char *title)
+/* What only reports with application suites or suite headings use. */
+static const char css_apps[] =
+"h2.suite{margin:30px 2px 0;font-size:21px;color:#1d2b3e}"
+".bad{background:#fde2df;color:#a5281b}"
+"p.big{font-size:18px;margin:4px 0 10px}"
+"p.error{color:#a5281b}"
+"tr.total td{font-weight:600}";
+
+static void h_head(GString *s, const char *title, const char *extra_css)
 {
     g_string_append(s, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
                        "<meta charset=\"utf-8\">"
@@ -958,8 +1438,8 @@ static void h_head(GString *s, const char *title)
                        "style-src 'unsafe-inline'\">"
                        "<title>");
     h_esc(s, title);
-    g_string_append_printf(s, "</title><style>%s</style></head><body>\n",
-                           css);
+    g_string_append_printf(s, "</title><style>%s%s</style></head><body>\n",
+                           css, extra_css ? extra_css : "");
 }
 
 static void h_meta(GString *s, const char *k, const char *v)
@@ -1007,7 +1487,17 @@ static void h_work(GString *s, const RRun *r, const RWork *w)
 
     g_string_append_printf(s, "<section id=\"wl-%s\"><h2>", w->file);
     h_esc(s, sub);
-    if (w->block_bytes > 0) {
+    if (w->has_mix) {
+        g_string_append(s, " <span class=\"badge info\">mix");
+        if (!isnan(w->mix_read_pct)) {
+            g_string_append_printf(s, ", %.0f %% reads", w->mix_read_pct);
+        }
+        if (!isnan(w->mix_mean_block)) {
+            g_string_append_printf(s, ", mean block %.1f KiB",
+                                   w->mix_mean_block / 1024);
+        }
+        g_string_append(s, "</span>");
+    } else if (w->block_bytes > 0) {
         g_string_append_printf(s, " <span class=\"badge info\">%d KiB "
                                "blocks</span>", w->block_bytes / 1024);
     }
@@ -1017,6 +1507,12 @@ static void h_work(GString *s, const RRun *r, const RWork *w)
                                n_lim == 1 ? "" : "s");
     }
     g_string_append(s, "</h2>\n");
+    if (w->mix_jobfile) {
+        g_string_append(s, "<p class=\"note\">fio job file ");
+        h_esc(s, w->mix_jobfile);
+        g_string_append(s, "; the device's percentiles are per command "
+                           "class and are not merged for a mix.</p>\n");
+    }
     h_chart(s, r->dir, w->file, alt);
 
     g_string_append(s, "<h3>Peak (unthrottled)</h3><table><thead><tr>"
@@ -1181,6 +1677,427 @@ static void h_summary(GString *s, const RRun *r)
                        "they show the guest, not the drive.</p></section>\n");
 }
 
+/* ---- application sections ---- */
+
+static const char *suite_label(const char *suite)
+{
+    return !strcmp(suite, "four-corners") ? "Four corners" :
+           !strcmp(suite, "vdi") ? "VDI" : suite;
+}
+
+static const char *work_suite(const RWork *w)
+{
+    return w->suite ? w->suite : "four-corners";
+}
+
+static const char *app_title(const RApp *a)
+{
+    return !strcmp(a->suite, "seq") ? "Sequential: 1 MiB write, then read" :
+           !strcmp(a->suite, "render") ? "Render: load, unpack, repack "
+                                         "in a small guest (swapping)" :
+           !strcmp(a->suite, "sql") ? "SQL: TPC-C on PostgreSQL" :
+           a->suite;
+}
+
+static const char *app_badge(const RApp *a)
+{
+    return a->complete > 0 ? "<span class=\"badge ok\">complete</span>" :
+           a->complete == 0 ? "<span class=\"badge bad\">failed</span>" :
+           "<span class=\"badge lim\">completeness unknown</span>";
+}
+
+/* The device's figures per class; @when says over what. */
+static void h_dev_table(GString *s, const RDev *d, const char *when)
+{
+    unsigned n = 0;
+
+    g_string_append(s, "<h3>Device (host view, QMP)");
+    if (when) {
+        g_string_append_printf(s, ", %s", when);
+    }
+    g_string_append(s, "</h3>\n");
+    if (!d->has) {
+        g_string_append(s, "<p class=\"note\">No device figures in "
+                           "results.json.</p>\n");
+        return;
+    }
+    g_string_append(s, "<table><thead><tr><th>class</th><th>commands</th>"
+                       "<th>IOPS</th><th>MB/s</th><th>avg µs</th>"
+                       "<th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th>"
+                       "<th>max µs</th></tr></thead><tbody>\n");
+    for (unsigned c = 0; c < N_DEV; c++) {
+        const RDevFig *f = &d->cls[c];
+
+        if (!f->has) {
+            continue;
+        }
+        n++;
+        g_string_append_printf(s, "<tr><td>%s</td>", dev_class[c]);
+        h_td(s, f->count, 0);
+        h_td(s, f->iops, 1);
+        h_td(s, f->mbps, 1);
+        h_td(s, f->lat_us, 1);
+        h_td(s, f->p50_us, 1);
+        h_td(s, f->p99_us, 1);
+        h_td(s, f->p999_us, 1);
+        h_td(s, f->max_us, 1);
+        g_string_append(s, "</tr>\n");
+    }
+    if (!n) {
+        g_string_append(s, "<tr><td colspan=\"9\">no command classes"
+                           "</td></tr>\n");
+    }
+    g_string_append(s, "</tbody></table>\n");
+    if (!isnan(d->interval_s)) {
+        g_string_append_printf(s, "<p class=\"note\">Over %.1f s.</p>\n",
+                               d->interval_s);
+    }
+}
+
+/* The class a seq step's device figures are read from. */
+static const RDevFig *step_dev(const RStep *st)
+{
+    const RDevFig *r = &st->dev.cls[DEV_READ], *w = &st->dev.cls[DEV_WRITE];
+
+    if (st->rw && !strcmp(st->rw, "read")) {
+        return r;
+    }
+    if (st->rw && !strcmp(st->rw, "write")) {
+        return w;
+    }
+    return (isnan(r->count) ? 0 : r->count) >=
+           (isnan(w->count) ? 0 : w->count) ? r : w;
+}
+
+static void h_app_seq(GString *s, const RApp *a)
+{
+    g_string_append(s, "<h3>Steps</h3><table><thead><tr><th>step</th>"
+                       "<th>QD</th><th>data GiB</th><th>GB/s</th>"
+                       "<th>guest IOPS</th><th>guest avg µs</th>"
+                       "<th>guest p99 µs</th><th>device IOPS</th>"
+                       "<th>device MB/s</th><th>device avg µs</th>"
+                       "<th>device p99 µs</th></tr></thead><tbody>\n");
+    for (guint i = 0; i < a->steps->len; i++) {
+        const RStep *st = &g_array_index(a->steps, RStep, i);
+        const RDevFig *f = step_dev(st);
+
+        g_string_append(s, "<tr><td>");
+        h_esc(s, st->name);
+        g_string_append(s, "</td>");
+        h_td(s, st->qd, 0);
+        h_td(s, st->bytes / (1024.0 * 1024 * 1024), 2);
+        h_td(s, st->gbps, 2);
+        h_td(s, st->iops, 0);
+        h_td(s, st->lat_us, 1);
+        h_td(s, st->p99_us, 1);
+        h_td(s, f->iops, 0);
+        h_td(s, f->mbps, 1);
+        h_td(s, f->lat_us, 1);
+        h_td(s, f->p99_us, 1);
+        g_string_append(s, "</tr>\n");
+    }
+    if (!a->steps->len) {
+        g_string_append(s, "<tr><td colspan=\"11\">no steps in "
+                           "results.json</td></tr>\n");
+    }
+    g_string_append(s, "</tbody></table>\n<p class=\"note\">GB/s is 10^9 "
+                       "bytes per second as fio measured it in the guest "
+                       "(1 MiB blocks); the device's figures are its own "
+                       "(QMP) over the same step, for the step's command "
+                       "class.</p>\n");
+}
+
+/* The guest's size and the result's check, above the chart. */
+static void h_app_render_head(GString *s, const RApp *a)
+{
+    g_string_append(s, "<p class=\"note\">");
+    g_string_append(s, "Guest RAM ");
+    h_num(s, a->mem_mib, 0);
+    g_string_append(s, " MiB · points ");
+    h_num(s, a->points, 0);
+    g_string_append(s, " · threads ");
+    h_num(s, a->threads, 0);
+    g_string_append(s, " · array ");
+    h_num(s, a->array_bytes / (1024.0 * 1024), 0);
+    g_string_append(s, " MiB · packed ");
+    h_num(s, a->packed_bytes / (1024.0 * 1024), 0);
+    g_string_append(s, " MiB · check: ");
+    if (a->check_ok > 0) {
+        g_string_append(s, "<span class=\"badge ok\">ok</span>");
+    } else if (a->check_ok == 0) {
+        g_string_append(s, "<span class=\"badge bad\">failed</span> bad ");
+        h_num(s, a->check_bad, 0);
+        g_string_append(s, ", missing ");
+        h_num(s, a->check_missing, 0);
+    } else {
+        g_string_append(s, "–");
+    }
+    g_string_append(s, "</p>\n");
+}
+
+static void h_app_render(GString *s, const RApp *a)
+{
+    static const char *const phase[] = { "load", "unpack", "repack" };
+    double secs[] = { a->load_s, a->unpack_s, a->repack_s };
+
+    g_string_append(s, "<h3>Phases</h3><table><thead><tr>"
+                       "<th>phase</th><th>seconds</th></tr></thead><tbody>\n");
+    for (unsigned i = 0; i < G_N_ELEMENTS(phase); i++) {
+        g_string_append_printf(s, "<tr><td>%s</td>", phase[i]);
+        h_td(s, secs[i], 2);
+        g_string_append(s, "</tr>\n");
+    }
+    g_string_append(s, "<tr class=\"total\"><td>total</td>");
+    h_td(s, a->total_s, 2);
+    g_string_append(s, "</tr>\n</tbody></table>\n<h3>Swap (guest "
+                       "/proc/vmstat)</h3><table><thead><tr>"
+                       "<th>pages in</th><th>pages out</th>"
+                       "<th>MiB in</th><th>MiB out</th></tr></thead>"
+                       "<tbody><tr>");
+    h_td(s, a->pswpin, 0);
+    h_td(s, a->pswpout, 0);
+    h_td(s, a->pswpin * 4096 / (1024.0 * 1024), 1);
+    h_td(s, a->pswpout * 4096 / (1024.0 * 1024), 1);
+    g_string_append(s, "</tr></tbody></table>\n<p class=\"note\">Pages are "
+                       "4 KiB.</p>\n");
+}
+
+static void h_txn_row(GString *s, const char *name, const RTxn *x,
+                      const char *cls)
+{
+    g_string_append_printf(s, "<tr%s><td>%s</td>", cls, name);
+    h_td(s, x->count, 0);
+    h_td(s, x->share * 100, 1);
+    h_td(s, x->weight * 100, 1);
+    h_td(s, x->avg_ms, 2);
+    h_td(s, x->p95_ms, 2);
+    h_td(s, x->p99_ms, 2);
+    h_td(s, x->max_ms, 2);
+    g_string_append(s, "</tr>\n");
+}
+
+/* tpmC and the run's parameters, above the chart. */
+static void h_app_sql_head(GString *s, const RApp *a)
+{
+    if (a->has_result) {
+        g_string_append(s, "<p class=\"big\">tpmC <b>");
+        h_num(s, a->tpmc, 1);
+        g_string_append(s, "</b> · all transactions ");
+        h_num(s, a->tpm_total, 1);
+        g_string_append(s, " per minute · failures ");
+        h_num(s, a->failures, 0);
+        g_string_append(s, "</p>\n");
+    }
+    if (a->has_params) {
+        g_string_append(s, "<p class=\"note\">Warehouses ");
+        h_num(s, a->warehouses, 0);
+        g_string_append(s, " · users ");
+        h_num(s, a->users, 0);
+        g_string_append(s, " · precondition ");
+        h_num(s, a->precondition_s, 0);
+        g_string_append(s, " s · measured sample ");
+        h_num(s, a->sample_s, 0);
+        g_string_append(s, " s · think-time factor ");
+        h_num(s, a->think_factor, 2);
+        g_string_append(s, "</p>\n");
+    }
+}
+
+static void h_app_sql(GString *s, const RApp *a)
+{
+    g_string_append(s, "<h3>Transactions</h3><table><thead><tr>"
+                       "<th>transaction</th><th>count</th><th>share %</th>"
+                       "<th>mix weight %</th><th>avg ms</th><th>p95 ms</th>"
+                       "<th>p99 ms</th><th>max ms</th></tr></thead>"
+                       "<tbody>\n");
+    if (!a->has_result) {
+        g_string_append(s, "<tr><td colspan=\"8\">no TPC-C result in "
+                           "results.json</td></tr>\n");
+    }
+    for (unsigned k = 0; a->has_result && k < N_TXN; k++) {
+        if (a->txn[k].has) {
+            h_txn_row(s, txn_key[k], &a->txn[k], "");
+        }
+    }
+    if (a->overall.has) {
+        h_txn_row(s, "overall", &a->overall, " class=\"total\"");
+    }
+    g_string_append(s, "</tbody></table>\n");
+}
+
+static void h_app(GString *s, const RRun *r, const RApp *a)
+{
+    g_autofree char *alt = NULL;
+
+    g_string_append_printf(s, "<section id=\"%s\"><h2>", a->file);
+    h_esc(s, app_title(a));
+    g_string_append_printf(s, " %s</h2>\n", app_badge(a));
+    if (a->complete == 0 || a->error) {
+        g_string_append(s, "<p class=\"note error\">");
+        h_esc(s, a->error ? a->error : "The suite did not complete.");
+        g_string_append(s, "</p>\n");
+    }
+    if (a->guest_dir || !isnan(a->wall_s)) {
+        g_string_append(s, "<p class=\"note\">");
+        if (!isnan(a->wall_s)) {
+            g_string_append_printf(s, "Wall time %.0f s.", a->wall_s);
+        }
+        if (a->guest_dir) {
+            g_autofree char *log = g_build_filename(a->guest_dir,
+                                                    "console.log", NULL);
+
+            g_string_append(s, isnan(a->wall_s) ? "" : " ");
+            g_string_append(s, "Guest console: <a href=\"");
+            h_esc(s, log);
+            g_string_append(s, "\">");
+            h_esc(s, log);
+            g_string_append(s, "</a>.");
+        }
+        g_string_append(s, "</p>\n");
+    }
+    if (!strcmp(a->suite, "render")) {
+        h_app_render_head(s, a);
+    } else if (!strcmp(a->suite, "sql")) {
+        h_app_sql_head(s, a);
+    }
+    if (a->charted) {
+        alt = g_strdup_printf("%s, %s", r->profile, app_title(a));
+        h_chart(s, r->dir, a->file, alt);
+    }
+    if (!strcmp(a->suite, "seq")) {
+        h_app_seq(s, a);
+        if (a->dev.has) {
+            h_dev_table(s, &a->dev, "whole suite");
+        }
+    } else if (!strcmp(a->suite, "render")) {
+        h_app_render(s, a);
+        h_dev_table(s, &a->dev, "whole render run");
+    } else if (!strcmp(a->suite, "sql")) {
+        h_app_sql(s, a);
+        h_dev_table(s, &a->dev, "measured sample");
+    } else {
+        h_dev_table(s, &a->dev, NULL);
+    }
+    g_string_append(s, "</section>\n");
+}
+
+/* The one-line result of an application suite, for the summary. */
+static void h_app_result(GString *s, const RApp *a)
+{
+    bool seq = !strcmp(a->suite, "seq");
+
+    if (seq ? !a->steps->len : !a->has_result) {
+        g_string_append(s, "no result");
+    } else if (seq) {
+        double best[2] = { NAN, NAN };
+
+        for (guint i = 0; i < a->steps->len; i++) {
+            const RStep *st = &g_array_index(a->steps, RStep, i);
+            int k = st->rw && !strcmp(st->rw, "read") ? 1 :
+                    st->rw && !strcmp(st->rw, "write") ? 0 : -1;
+
+            if (k >= 0 && !isnan(st->gbps) &&
+                (isnan(best[k]) || st->gbps > best[k])) {
+                best[k] = st->gbps;
+            }
+        }
+        g_string_append(s, "best write ");
+        h_num(s, best[0], 2);
+        g_string_append(s, " GB/s, best read ");
+        h_num(s, best[1], 2);
+        g_string_append(s, " GB/s");
+    } else if (!strcmp(a->suite, "render")) {
+        g_string_append(s, "total ");
+        h_num(s, a->total_s, 1);
+        g_string_append(s, " s, swap in/out ");
+        h_num(s, a->pswpin, 0);
+        g_string_append(s, " / ");
+        h_num(s, a->pswpout, 0);
+        g_string_append(s, " pages");
+    } else if (!strcmp(a->suite, "sql")) {
+        g_string_append(s, "tpmC ");
+        h_num(s, a->tpmc, 1);
+        g_string_append(s, ", overall avg ");
+        h_num(s, a->overall.avg_ms, 2);
+        g_string_append(s, " ms, p99 ");
+        h_num(s, a->overall.p99_ms, 2);
+        g_string_append(s, " ms");
+    } else {
+        g_string_append(s, "–");
+    }
+}
+
+static void h_apps_summary(GString *s, const RRun *r)
+{
+    g_string_append(s, "<section><h2>Applications: results</h2><table><thead><tr>"
+                       "<th>suite</th><th>status</th><th class=\"l\">result"
+                       "</th><th>wall s</th><th>device read avg µs</th>"
+                       "<th>device read p99 µs</th><th>device write avg µs"
+                       "</th><th>device write p99 µs</th></tr></thead>"
+                       "<tbody>\n");
+    for (guint i = 0; i < r->apps->len; i++) {
+        const RApp *a = g_ptr_array_index(r->apps, i);
+
+        g_string_append_printf(s, "<tr><td><a href=\"#%s\">", a->file);
+        h_esc(s, a->suite);
+        g_string_append_printf(s, "</a></td><td>%s</td><td class=\"l\">",
+                               app_badge(a));
+        h_app_result(s, a);
+        g_string_append(s, "</td>");
+        h_td(s, a->wall_s, 0);
+        h_td(s, a->dev.cls[DEV_READ].lat_us, 1);
+        h_td(s, a->dev.cls[DEV_READ].p99_us, 1);
+        h_td(s, a->dev.cls[DEV_WRITE].lat_us, 1);
+        h_td(s, a->dev.cls[DEV_WRITE].p99_us, 1);
+        g_string_append(s, "</tr>\n");
+    }
+    g_string_append(s, "</tbody></table>\n<p class=\"note\">Device "
+                       "figures are the drive's own (QMP) over the suite's "
+                       "measured interval; the sequential suite has them "
+                       "per step, below.</p></section>\n");
+}
+
+static void h_works(GString *s, const RRun *r)
+{
+    g_autoptr(GPtrArray) order = NULL;
+
+    if (!r->suites) {
+        for (guint i = 0; i < r->works->len; i++) {
+            h_work(s, r, g_ptr_array_index(r->works, i));
+        }
+        return;
+    }
+    /* "suites" says what ran, in order: a heading per workload suite */
+    order = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < r->suites->len; i++) {
+        str_index(order, g_ptr_array_index(r->suites, i));
+    }
+    for (guint i = 0; i < r->works->len; i++) {
+        str_index(order, work_suite(g_ptr_array_index(r->works, i)));
+    }
+    for (guint k = 0; k < order->len; k++) {
+        const char *suite = g_ptr_array_index(order, k);
+        g_autofree char *id = safe_name(suite);
+        bool head = false;
+
+        for (guint i = 0; i < r->works->len; i++) {
+            const RWork *w = g_ptr_array_index(r->works, i);
+
+            if (strcmp(work_suite(w), suite)) {
+                continue;
+            }
+            if (!head) {
+                g_string_append_printf(s, "<h2 class=\"suite\" "
+                                       "id=\"suite-%s\">", id);
+                h_esc(s, suite_label(suite));
+                g_string_append(s, "</h2>\n");
+                head = true;
+            }
+            h_work(s, r, w);
+        }
+    }
+}
+
 static char *now_string(void)
 {
     g_autoptr(GDateTime) now = g_date_time_new_now_local();
@@ -1197,7 +2114,7 @@ static bool write_html(const RRun *r, GError **errp)
     g_autoptr(GString) s = g_string_new(NULL);
     char buf[64];
 
-    h_head(s, title);
+    h_head(s, title, r->suites || r->apps->len ? css_apps : NULL);
     g_string_append(s, "<header><h1>");
     h_esc(s, r->profile);
     g_string_append(s, " — ");
@@ -1215,6 +2132,14 @@ static bool write_html(const RRun *r, GError **errp)
         h_meta(s, "run mode", r->run_mode);
     }
     h_meta(s, "threads", r->threads_mode);
+    if (r->suites) {
+        g_autofree char *all = NULL;
+
+        g_ptr_array_add(r->suites, NULL);
+        all = g_strjoinv(", ", (char **)r->suites->pdata);
+        g_ptr_array_remove_index(r->suites, r->suites->len - 1);
+        h_meta(s, "suites", all);
+    }
     if (!isnan(r->seed)) {
         g_snprintf(buf, sizeof(buf), "%.0f", r->seed);
         h_meta(s, "seed", buf);
@@ -1250,14 +2175,22 @@ static bool write_html(const RRun *r, GError **errp)
         }
         g_string_append(s, "</p></section>\n");
     }
-    if (!r->works->len) {
+    if (r->works->len) {
+        h_summary(s, r);
+    } else if (!r->apps->len) {
         g_string_append(s, "<section><p>No workloads in results.json."
                            "</p></section>\n");
-    } else {
-        h_summary(s, r);
     }
-    for (guint i = 0; i < r->works->len; i++) {
-        h_work(s, r, g_ptr_array_index(r->works, i));
+    if (r->apps->len) {
+        h_apps_summary(s, r);
+    }
+    h_works(s, r);
+    if (r->apps->len) {
+        g_string_append(s, "<h2 class=\"suite\" id=\"apps\">"
+                           "Applications</h2>\n");
+    }
+    for (guint i = 0; i < r->apps->len; i++) {
+        h_app(s, r, g_ptr_array_index(r->apps, i));
     }
     g_string_append_printf(s, "</main><footer>Rendered by nvmimic report "
                            "from results.json on %s · results.csv beside "
@@ -1276,6 +2209,11 @@ bool nvm_report_render(const char *dir, const char *reviews_tsv,
     }
     for (guint i = 0; i < r->works->len; i++) {
         if (!chart_one(r, g_ptr_array_index(r->works, i), errp)) {
+            return false;
+        }
+    }
+    for (guint i = 0; i < r->apps->len; i++) {
+        if (!chart_app(r, g_ptr_array_index(r->apps, i), errp)) {
             return false;
         }
     }
@@ -1394,7 +2332,7 @@ static bool compare_html(GPtrArray *runs, GPtrArray *names,
     g_autofree char *rendered = now_string();
     g_autoptr(GString) s = g_string_new(NULL);
 
-    h_head(s, "nvmimic compare");
+    h_head(s, "nvmimic compare", NULL);
     g_string_append_printf(s, "<header><h1>nvmimic compare — four corners"
                            "</h1><div class=\"sub\">%u runs side by side: "
                            "each run's guest curve (solid) or model curve "
