@@ -2325,20 +2325,144 @@ static bool compare_chart(GPtrArray *runs, const char *name,
     return gnuplot_run(s->str, name, errp);
 }
 
+static const RApp *app_find(const RRun *r, const char *suite)
+{
+    for (guint i = 0; i < r->apps->len; i++) {
+        const RApp *a = g_ptr_array_index(r->apps, i);
+
+        if (!strcmp(a->suite, suite)) {
+            return a;
+        }
+    }
+    return NULL;
+}
+
+static bool runs_have_apps(GPtrArray *runs)
+{
+    for (guint i = 0; i < runs->len; i++) {
+        if (((RRun *)g_ptr_array_index(runs, i))->apps->len) {
+            return true;
+        }
+    }
+    return false;
+}
+
+typedef enum {
+    CMP_SEQ_STEP, CMP_RENDER_TOTAL, CMP_SQL_TPMC, CMP_SQL_AVG, CMP_SQL_P99,
+} CmpFig;
+
+/* One row of the applications table: a figure of every run. */
+static void compare_app_row(GString *s, GPtrArray *runs, const char *suite,
+                            CmpFig fig, const char *step, const char *what,
+                            int decimals)
+{
+    g_string_append(s, "<tr><td class=\"l\">");
+    h_esc(s, what);
+    g_string_append(s, "</td>");
+    for (guint i = 0; i < runs->len; i++) {
+        const RApp *a = app_find(g_ptr_array_index(runs, i), suite);
+        double v = NAN;
+
+        if (!a) {
+            g_string_append(s, "<td>–</td>");
+            continue;
+        }
+        switch (fig) {
+        case CMP_SEQ_STEP:
+            for (guint k = 0; k < a->steps->len; k++) {
+                const RStep *st = &g_array_index(a->steps, RStep, k);
+
+                if (!strcmp(st->name, step)) {
+                    v = st->gbps;
+                }
+            }
+            break;
+        case CMP_RENDER_TOTAL:
+            v = a->total_s;
+            break;
+        case CMP_SQL_TPMC:
+            v = a->tpmc;
+            break;
+        case CMP_SQL_AVG:
+            v = a->overall.avg_ms;
+            break;
+        case CMP_SQL_P99:
+            v = a->overall.p99_ms;
+            break;
+        }
+        if (isnan(v) && a->complete == 0) {
+            g_string_append(s, "<td><span class=\"badge bad\">failed"
+                               "</span></td>");
+        } else {
+            h_td(s, v, decimals);
+        }
+    }
+    g_string_append(s, "</tr>\n");
+}
+
+/* The application suites' headline figures, a column per run. */
+static void compare_apps(GString *s, GPtrArray *runs)
+{
+    g_autoptr(GPtrArray) steps = g_ptr_array_new_with_free_func(g_free);
+    bool render = false, sql = false;
+
+    for (guint i = 0; i < runs->len; i++) {
+        const RRun *r = g_ptr_array_index(runs, i);
+        const RApp *a = app_find(r, "seq");
+
+        for (guint k = 0; a && k < a->steps->len; k++) {
+            str_index(steps, g_array_index(a->steps, RStep, k).name);
+        }
+        render |= app_find(r, "render") != NULL;
+        sql |= app_find(r, "sql") != NULL;
+    }
+    g_string_append(s, "<section id=\"apps\"><h2>Applications</h2>"
+                       "<table><thead><tr><th class=\"l\">figure</th>");
+    for (guint i = 0; i < runs->len; i++) {
+        g_string_append(s, "<th>");
+        h_esc(s, ((RRun *)g_ptr_array_index(runs, i))->label);
+        g_string_append(s, "</th>");
+    }
+    g_string_append(s, "</tr></thead><tbody>\n");
+    for (guint k = 0; k < steps->len; k++) {
+        g_autofree char *what = g_strdup_printf("seq %s GB/s",
+            (char *)g_ptr_array_index(steps, k));
+
+        compare_app_row(s, runs, "seq", CMP_SEQ_STEP,
+                        g_ptr_array_index(steps, k), what, 2);
+    }
+    if (render) {
+        compare_app_row(s, runs, "render", CMP_RENDER_TOTAL, NULL,
+                        "render total s", 2);
+    }
+    if (sql) {
+        compare_app_row(s, runs, "sql", CMP_SQL_TPMC, NULL, "sql tpmC", 1);
+        compare_app_row(s, runs, "sql", CMP_SQL_AVG, NULL,
+                        "sql overall avg ms", 2);
+        compare_app_row(s, runs, "sql", CMP_SQL_P99, NULL,
+                        "sql overall p99 ms", 2);
+    }
+    g_string_append(s, "</tbody></table>\n<p class=\"note\">GB/s is "
+                       "10^9 bytes per second seen by fio in the guest; "
+                       "– : the run has no such suite.</p></section>\n");
+}
+
 static bool compare_html(GPtrArray *runs, GPtrArray *names,
                          const char *out_dir, GError **errp)
 {
     g_autofree char *path = g_build_filename(out_dir, "compare.html", NULL);
     g_autofree char *rendered = now_string();
     g_autoptr(GString) s = g_string_new(NULL);
+    bool apps = runs_have_apps(runs);
 
-    h_head(s, "nvmimic compare", NULL);
-    g_string_append_printf(s, "<header><h1>nvmimic compare — four corners"
+    h_head(s, "nvmimic compare", apps ? css_apps : NULL);
+    g_string_append_printf(s, "<header><h1>nvmimic compare — %s"
                            "</h1><div class=\"sub\">%u runs side by side: "
                            "each run's guest curve (solid) or model curve "
                            "(dashed, model-only runs), the review's peaks "
                            "as diamonds.</div><dl class=\"meta\">",
-                           runs->len);
+                           apps ? "four corners, VDI and applications"
+                                : "four corners", runs->len);
     for (guint i = 0; i < runs->len; i++) {
         const RRun *r = g_ptr_array_index(runs, i);
         g_autofree char *v = g_strdup_printf("%s%s%s",
@@ -2350,7 +2474,12 @@ static bool compare_html(GPtrArray *runs, GPtrArray *names,
         h_meta(s, r->label, v);
     }
     g_string_append(s, "</dl></header>\n<main>\n");
-
+    if (apps) {
+        compare_apps(s, runs);
+    }
+    if (!names->len) {
+        goto done;
+    }
     g_string_append(s, "<section><h2>Peaks per profile vs review</h2>"
                        "<table><thead><tr><th>run</th><th class=\"l\">workload</th>"
                        "<th>review IOPS</th><th>review lat µs</th>"
@@ -2399,6 +2528,7 @@ static bool compare_html(GPtrArray *runs, GPtrArray *names,
         h_chart(s, out_dir, cf, alt);
         g_string_append(s, "</section>\n");
     }
+done:
     g_string_append_printf(s, "</main><footer>Rendered by nvmimic compare "
                            "on %s</footer></body></html>\n", rendered);
     return g_file_set_contents(path, s->str, s->len, errp);
