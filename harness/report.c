@@ -380,7 +380,7 @@ static RApp *app_read(JsonObject *o, GPtrArray *apps)
 
     a->suite = jstr(o, "suite");
     if (!a->suite) {
-        a->suite = g_strdup_printf("app-%u", apps->len + 1);
+        a->suite = g_strdup_printf("suite-%u", apps->len + 1);
     }
     for (guint i = 0; i < apps->len; i++) {
         same += !strcmp(((RApp *)g_ptr_array_index(apps, i))->suite,
@@ -2029,9 +2029,10 @@ static void h_app_result(GString *s, const RApp *a)
 
 static void h_apps_summary(GString *s, const RRun *r)
 {
-    g_string_append(s, "<section><h2>Applications: results</h2><table><thead><tr>"
-                       "<th>suite</th><th>status</th><th class=\"l\">result"
-                       "</th><th>wall s</th><th>device read avg µs</th>"
+    g_string_append(s, "<section><h2>Applications: results</h2><table>"
+                       "<thead><tr><th>suite</th><th>status</th>"
+                       "<th class=\"l\">result</th><th>wall s</th>"
+                       "<th>device read avg µs</th>"
                        "<th>device read p99 µs</th><th>device write avg µs"
                        "</th><th>device write p99 µs</th></tr></thead>"
                        "<tbody>\n");
