@@ -5,8 +5,16 @@
     test_report.py NVMIMIC FIXTURE WORKDIR CHECK
 
 CHECK is one of png, svg, csv, html, chromium, sim-only, minimal, compare,
-bad-input.  Each check renders into its own WORKDIR/CHECK so they can run in
-parallel.  Exit 0 pass, 1 fail, 77 skip.
+bad-input, golden, apps, apps-only, apps-tolerant, apps-chromium,
+apps-compare.  Each check renders into its own WORKDIR/CHECK so they can run
+in parallel.  Exit 0 pass, 1 fail, 77 skip.
+
+The apps checks read fixture-apps.json (VDI workload, sql, render and seq
+suites, all complete) and fixture-apps-only.json (workloads: [], a failed
+sql suite with a null result), both beside FIXTURE.  golden compares the
+four-corners fixture's report.html, charts' data and render date taken out,
+with golden-four-corners.html (written by nvmimic report before application
+suites existed); NVMIMIC_UPDATE_GOLDEN=1 rewrites it.
 """
 import html.parser
 import json
@@ -323,6 +331,12 @@ def t_chromium(nvmimic, fixture, work):
     doc = render(nvmimic, fixture, work)
     page = os.path.join(work, "report.html")
     shot = os.path.join(os.path.dirname(work), "report.png")
+    chromium_check(page, work, shot, len(doc["workloads"]), 2000)
+    return 0
+
+
+def chromium_check(page, work, shot, n_imgs, min_height):
+    """No console messages, @n_imgs images decoded, page > @min_height."""
     with tempfile.TemporaryDirectory() as prof:
         # 1. the report as written (its CSP forbids any fetch and any
         # script): every console message is a failure.
@@ -356,14 +370,13 @@ def t_chromium(nvmimic, fixture, work):
         check(m, "probe found nothing in the dumped DOM (rc %d): %s"
               % (p.returncode, p.stderr[-500:]))
         ok, total, errs, height = m.groups()
-        check(int(total) == len(doc["workloads"]) and ok == total,
-              "%s of %s charts decoded" % (ok, total))
+        check(int(total) == n_imgs and ok == total,
+              "%s of %s charts decoded, want %d" % (ok, total, n_imgs))
         check(errs == "[]", "page errors: %s" % errs)
-        check(int(height) > 2000, "page only %s px high" % height)
+        check(int(height) > min_height, "page only %s px high" % height)
     print("ok chromium: no console messages, %s/%s charts decoded, page "
           "%s px" % (ok, total, height))
     print("screenshot: %s" % shot)
-    return 0
 
 
 # ---- other inputs ----------------------------------------------------------
@@ -484,10 +497,266 @@ def t_bad_input(nvmimic, fixture, work):
         print("ok %s: exit %d: %s" % (what, p.returncode, err))
 
 
+# ---- application suites ----------------------------------------------------
+
+def sibling(fixture, name):
+    return os.path.join(os.path.dirname(fixture), name)
+
+
+def html_of(work):
+    text = open(os.path.join(work, "report.html"), encoding="utf-8").read()
+    h = Html()
+    h.feed(text)
+    return text, h
+
+
+def self_contained(h, text):
+    for tag, a in h.tags:
+        for k in ("src", "href"):
+            v = a.get(k, "")
+            check(not re.match(r"(https?:)?//", v) and ":" not in
+                  v.split("/")[0].replace("data:", ""),
+                  "report.html fetches %s" % v[:60])
+        check(tag not in ("script", "link", "iframe"),
+              "report.html has a <%s>" % tag)
+
+
+def section_text(text, sid):
+    """The text of <section id=SID> (sections do not nest)."""
+    m = re.search(r'<section id="%s">(.*?)</section>' % re.escape(sid),
+                  text, re.S)
+    check(m, "no section %s" % sid)
+    h = Html()
+    h.feed(m.group(1))
+    return " ".join(h.text), m.group(1)
+
+
+def t_golden(nvmimic, fixture, work):
+    """A four-corners-only file renders exactly as before apps existed."""
+    render(nvmimic, fixture, work)
+    text = open(os.path.join(work, "report.html"), encoding="utf-8").read()
+    text = re.sub(r"data:image/svg\+xml;base64,[A-Za-z0-9+/=]*",
+                  "data:image/svg+xml;base64,…", text)
+    text = re.sub(r"from results.json on [^·<]* ·",
+                  "from results.json on DATE ·", text)
+    golden = sibling(fixture, "golden-four-corners.html")
+    if os.environ.get("NVMIMIC_UPDATE_GOLDEN"):
+        with open(golden, "w", encoding="utf-8") as f:
+            f.write(text)
+    want = open(golden, encoding="utf-8").read()
+    if text != want:
+        import difflib
+        d = difflib.unified_diff(want.replace(">", ">\n").splitlines(),
+                                 text.replace(">", ">\n").splitlines(),
+                                 "golden", "now", lineterm="", n=1)
+        raise Fail("report.html differs from golden-four-corners.html:\n"
+                   + "\n".join(list(d)[:40]))
+    print("ok report.html of the four-corners fixture equals the golden "
+          "file (%d bytes)" % len(text))
+
+
+def bar_svg(path, labels, legend):
+    """gnuplot's SVG: parses, prints each value of @labels above its bar,
+    has the @legend entries."""
+    root = ET.parse(path).getroot()
+    check(root.tag == SVG + "svg", "%s: root is %s" % (path, root.tag))
+    texts = ["".join(t.itertext()).strip() for t in root.iter(SVG + "text")]
+    for want in labels + legend:
+        check(want in texts, "%s: no text %r (has %s)"
+              % (path, want, texts[:40]))
+    boxes = sum(1 for g in root.iter(SVG + "g")
+                if (g.get("id") or "").startswith("gnuplot_plot_")
+                for p in g.iter(SVG + "path") if "Z" in p.get("d", "")
+                or "z" in p.get("d", ""))
+    return boxes
+
+
+def t_apps(nvmimic, fixture, work):
+    doc = render(nvmimic, sibling(fixture, "fixture-apps.json"), work)
+    text, h = html_of(work)
+    self_contained(h, text)
+    body = " ".join(h.text)
+    ids = [a.get("id") for t, a in h.tags if t in ("section", "h2")
+           and a.get("id")]
+    # the VDI workload under its suite heading, then the applications
+    check(ids == ["suite-vdi", "wl-vdi-boot", "apps", "app-sql",
+                  "app-render", "app-seq"], "section ids %s" % ids)
+    check("Four corners" not in body, "a four-corners heading without "
+          "four-corners workloads")
+    imgs = [a for t, a in h.tags if t == "img"]
+    check(len(imgs) == 4 and all(a["src"].startswith(
+        "data:image/svg+xml;base64,") for a in imgs),
+        "%d charts inlined, want 4" % len(imgs))
+    # summary at the top: one row per app, linking to its section
+    links = [a["href"] for t, a in h.tags if t == "a"
+             and a.get("href", "").startswith("#app-")]
+    check(links == ["#app-sql", "#app-render", "#app-seq"],
+          "summary links %s" % links)
+    for s in ("Applications: results", "tpmC 120.5, overall avg 5.21 ms, "
+              "p99 20.37 ms", "total 10.2 s, swap in/out 183,211 / 201,876 "
+              "pages", "best write 3.88 GB/s, best read 6.61 GB/s",
+              "vdi, sql, render, seq", "84 % reads", "14.2 KiB",
+              "vdi-boot.fio"):
+        check(s in body, "report.html lacks %r" % s)
+
+    sql, raw = section_text(text, "app-sql")
+    for s in ("TPC-C", "120.5", "270.0", "Warehouses 1", "users 10",
+              "new_order", "payment", "order_status", "delivery",
+              "stock_level", "overall", "44.8", "7.13", "14.20", "22.60",
+              "40.90", "5.21", "12.04", "20.37", "measured sample", "95.1",
+              "210.0", "41.7", "97.3", "812.6", "1,650.0", "5,678",
+              "guest-sql/console.log"):
+        check(s in sql, "sql section lacks %r" % s)
+    check('href="guest-sql/console.log"' in raw, "no console.log link")
+    check("failed" not in sql, "sql marked failed")
+
+    rnd, _ = section_text(text, "app-render")
+    for s in ("Guest RAM 256 MiB", "40,000,000", "1.20", "3.40", "5.60",
+              "10.20", "183,211", "201,876", "715.7", "788.6", "133.4",
+              "388.0", "211.9", "544.0", "23,001", "6,320", "ok"):
+        check(s in rnd, "render section lacks %r" % s)
+
+    seq, _ = section_text(text, "app-seq")
+    for st in doc["apps"][2]["steps"]:
+        check(st["name"] in seq, "seq section lacks step %s" % st["name"])
+    for s in ("3.12", "3.47", "3.88", "6.61", "2,975", "2,690.0",
+              "3,100.0", "2,990", "3,135.2", "2,651.0", "3,050.0",
+              "6,627.0", "5,040.0", "5,700.0"):
+        check(s in seq, "seq section lacks %r" % s)
+
+    for name, labels, legend in (
+            ("app-seq", ["3.12", "3.47", "3.88", "6.61"], ["write", "read"]),
+            ("app-render", ["1.2", "3.4", "5.6", "10.2"], []),
+            ("app-sql", ["7.1", "14.2", "22.6", "5.2", "12.0", "20.4"],
+             ["average", "p95", "p99"])):
+        w, hh, depth, _, distinct = png_info(os.path.join(work,
+                                                          name + ".png"))
+        check((w, hh) == (1000, 620) and depth == 8 and distinct > 20,
+              "%s.png %dx%d depth %d, %d distinct bytes"
+              % (name, w, hh, depth, distinct))
+        bar_svg(os.path.join(work, name + ".svg"), labels, legend)
+        print("ok %s.png and .svg" % name)
+    # the VDI workload's chart: the usual series
+    series = svg_series(os.path.join(work, "vdi-boot.svg"))
+    uses, _ = data_points(find_series(series, "guest (fio"))
+    check(uses == 4, "vdi-boot: %d guest markers, want 4" % uses)
+    find_series(series, "model (nvmimic sim)")
+    print("ok apps: %s" % ", ".join(ids))
+
+
+def t_apps_only(nvmimic, fixture, work):
+    """workloads: [] and one failed sql suite with a null result."""
+    doc = render(nvmimic, sibling(fixture, "fixture-apps-only.json"), work)
+    text, h = html_of(work)
+    self_contained(h, text)
+    body = " ".join(h.text)
+    check("No workloads" not in body and "Peaks:" not in body,
+          "a workloads summary in an apps-only report")
+    check(not [a for t, a in h.tags if t == "img"], "a chart without data")
+    check(not os.path.exists(os.path.join(work, "app-sql.png")),
+          "app-sql.png drawn without a result")
+    sql, raw = section_text(text, "app-sql")
+    for s in ("failed", doc["apps"][0]["error"], "no TPC-C result",
+              "No device figures", "Warehouses 1", "guest-sql/console.log"):
+        check(s in sql, "sql section lacks %r" % s)
+    check('href="guest-sql/console.log"' in raw, "no console.log link")
+    check("tpmC" not in sql, "tpmC shown without a result")
+    check("no result" in body, "summary should say no result")
+    with open(os.path.join(work, "results.csv")) as f:
+        rows = f.read().splitlines()
+    check(len(rows) == 1, "results.csv has %d rows, want the header only"
+          % len(rows))
+    print("ok apps-only: failed sql, no charts")
+
+
+def t_apps_tolerant(nvmimic, fixture, work):
+    """Wrong types and missing members are ignored; no "workloads"."""
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    doc = {"suites": "not-an-array", "apps": [
+        1, None, "x",
+        {"suite": 5, "steps": "x", "device": [], "result": "bad"},
+        {"suite": "seq", "steps": [{"name": "s", "gbps": "fast"}, 3,
+                                   {"rw": "read", "qd": 4, "gbps": 1.5,
+                                    "device": {"classes": {"read": 7}}}]},
+        {"suite": "render", "result": {"load_s": 1, "check": "ok"},
+         "swap": None, "guest_dir": "/etc"},
+        {"suite": "sql", "result": {"tpmC": "many", "transactions": [],
+                                    "overall": {"avg_ms": 3}},
+         "guest_dir": "../up"},
+        {"suite": "frobnicate", "complete": False, "error": "<b>x</b>",
+         "device": {"classes": {"flush": {"count": 3}}}}]}
+    with open(os.path.join(work, "results.json"), "w") as f:
+        json.dump(doc, f)
+    run([nvmimic, "report", work])
+    text, h = html_of(work)
+    self_contained(h, text)
+    ids = [a.get("id") for t, a in h.tags if t == "section" and a.get("id")]
+    check(ids == ["app-suite-1", "app-seq", "app-render", "app-sql",
+                  "app-frobnicate"], "sections %s" % ids)
+    check("&lt;b&gt;x&lt;/b&gt;" in text, "error not escaped")
+    check("/etc/console.log" not in text and "../up" not in text,
+          "an unsafe guest_dir was linked")
+    for f in ("app-seq.png", "app-render.png", "app-sql.png"):
+        png_info(os.path.join(work, f))
+    print("ok malformed apps render: %s" % ", ".join(ids))
+
+
+def t_apps_chromium(nvmimic, fixture, work):
+    if not shutil.which("chromium"):
+        print("SKIP: chromium not installed (Debian package chromium; "
+              "make deps installs it)")
+        return 77
+    shutil.rmtree(work, ignore_errors=True)
+    for name, n_imgs, height in (("fixture-apps.json", 4, 2000),
+                                 ("fixture-apps-only.json", 0, 400)):
+        sub = os.path.join(work, name.replace(".json", ""))
+        render(nvmimic, sibling(fixture, name), sub)
+        chromium_check(os.path.join(sub, "report.html"), sub,
+                       os.path.join(work, name.replace(".json", ".png")),
+                       n_imgs, height)
+    return 0
+
+
+def t_apps_compare(nvmimic, fixture, work):
+    shutil.rmtree(work, ignore_errors=True)
+    dirs = []
+    for name in ("fixture-apps.json", "fixture-apps-only.json",
+                 os.path.basename(fixture)):
+        d = os.path.join(work, name.replace(".json", ""))
+        render(nvmimic, sibling(fixture, name), d)
+        dirs.append(d)
+    out = os.path.join(work, "out")
+    run([nvmimic, "compare"] + dirs + ["--out", out])
+    text = open(os.path.join(out, "compare.html"), encoding="utf-8").read()
+    body, raw = section_text(text, "apps")
+    rows = re.findall(r"<tr>(.*?)</tr>", raw, re.S)
+    table = {}
+    for r in rows[1:]:
+        cells = [re.sub(r"<[^>]+>", "", c).strip()
+                 for c in re.findall(r"<td[^>]*>(.*?)</td>", r, re.S)]
+        table[cells[0]] = cells[1:]
+    want = {"seq seq-write-qd8 GB/s": ["3.12", "–", "–"],
+            "seq seq-read-qd8 GB/s": ["3.47", "–", "–"],
+            "seq seq-write-qd32 GB/s": ["3.88", "–", "–"],
+            "seq seq-read-qd32 GB/s": ["6.61", "–", "–"],
+            "render total s": ["10.20", "–", "–"],
+            "sql tpmC": ["120.5", "failed", "–"],
+            "sql overall avg ms": ["5.21", "failed", "–"],
+            "sql overall p99 ms": ["20.37", "failed", "–"]}
+    check(table == want, "applications table %s" % table)
+    # the workloads of all runs still compared: vdi-boot and four corners
+    for wl in ["vdi-boot"] + WORKLOADS:
+        png_info(os.path.join(out, "compare-%s.png" % wl))
+    print("ok compare: applications table %d rows" % len(table))
+
+
 CHECKS = {"png": t_png, "svg": t_svg, "csv": t_csv, "html": t_html,
           "chromium": t_chromium, "sim-only": t_sim_only,
           "minimal": t_minimal, "compare": t_compare,
-          "bad-input": t_bad_input}
+          "bad-input": t_bad_input, "golden": t_golden, "apps": t_apps,
+          "apps-only": t_apps_only, "apps-tolerant": t_apps_tolerant,
+          "apps-chromium": t_apps_chromium, "apps-compare": t_apps_compare}
 
 
 def main():
