@@ -2134,12 +2134,13 @@ static bool write_html(const RRun *r, GError **errp)
     }
     h_meta(s, "threads", r->threads_mode);
     if (r->suites) {
-        g_autofree char *all = NULL;
+        g_autoptr(GString) all = g_string_new(NULL);
 
-        g_ptr_array_add(r->suites, NULL);
-        all = g_strjoinv(", ", (char **)r->suites->pdata);
-        g_ptr_array_remove_index(r->suites, r->suites->len - 1);
-        h_meta(s, "suites", all);
+        for (guint i = 0; i < r->suites->len; i++) {
+            g_string_append_printf(all, "%s%s", i ? ", " : "",
+                                   (char *)g_ptr_array_index(r->suites, i));
+        }
+        h_meta(s, "suites", all->str);
     }
     if (!isnan(r->seed)) {
         g_snprintf(buf, sizeof(buf), "%.0f", r->seed);
@@ -2275,12 +2276,21 @@ static bool compare_chart(GPtrArray *runs, const char *name,
     g_autoptr(GString) data = g_string_new(NULL);
     g_autoptr(GString) plot = g_string_new(NULL);
     g_autoptr(GString) labels = g_string_new(NULL);
-    g_autofree char *title = g_strdup_printf("four corners — %s: average "
-                                             "latency against IOPS", name);
+    g_autofree char *title = NULL;
     g_autofree char *base = NULL;
     g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
     g_autofree char *fname = g_strconcat("compare-", file, NULL);
+    const char *suite = NULL;
 
+    /* the workload's suite: four corners unless a run says otherwise */
+    for (guint i = 0; i < runs->len && !suite; i++) {
+        const RWork *w = work_find(g_ptr_array_index(runs, i), name);
+
+        suite = w ? w->suite : NULL;
+    }
+    title = g_strdup_printf("%s — %s: average latency against IOPS",
+                            suite && strcmp(suite, "four-corners") ?
+                            suite_label(suite) : "four corners", name);
     base = g_build_filename(out_dir, fname, NULL);
     gp_frame(s, title);
     for (guint i = 0; i < runs->len; i++) {
