@@ -63,6 +63,10 @@ struct NvmimicCtrl {
     unsigned overdue;           /* requests in NVMIMIC_REQ_OVERDUE */
     NvmimicLate late[NVM_CLASS_COUNT];
     int64_t stats_since_ns;
+    /* timed commands since the statistics reset: the first one's arrival
+     * (-1: none yet) and the latest scheduled completion */
+    int64_t first_arrival_ns;
+    int64_t last_deadline_ns;
     bool apst_enabled;
     uint8_t apst_table[NVMIMIC_APST_BYTES];
     /* I/O trace (nvmimic-trace-start), NULL when none runs */
@@ -331,6 +335,7 @@ bool nvmimic_realize(NvmeCtrl *n, Error **errp)
     s->heap = g_array_new(false, false, sizeof(NvmimicHeapEntry));
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, nvmimic_timer_cb, n);
     s->stats_since_ns = nvmimic_now();
+    s->first_arrival_ns = -1;
     n->nvmimic = s;
 
     if (!n->params.serial) {
@@ -611,6 +616,10 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
         return;
     }
 
+    if (s->first_arrival_ns < 0) {
+        s->first_arrival_ns = now;
+    }
+    s->last_deadline_ns = MAX(s->last_deadline_ns, deadline);
     req->nvmimic.seq = ++s->next_seq;
     req->nvmimic.submit_ns = now;
     req->nvmimic.deadline_ns = deadline;
@@ -840,6 +849,8 @@ NvmimicStats *qmp_query_nvmimic_stats(const char *id, Error **errp)
     r->profile = g_strdup(s->profile->name);
     r->model_number = g_strdup(s->profile->model_number);
     r->interval_ns = now - s->stats_since_ns;
+    r->active_ns = s->first_arrival_ns < 0 ? 0 :
+                   MIN(s->last_deadline_ns, now) - s->first_arrival_ns;
     for (i = NVM_CLASS_COUNT - 1; i >= 0; i--) {
         NvmimicClassStats *c = g_new0(NvmimicClassStats, 1);
         const NvmimicLate *l = &s->late[i];
@@ -966,6 +977,8 @@ void qmp_nvmimic_set_state(const char *id,
         nvm_model_reset_stats(s->model, now);
         memset(s->late, 0, sizeof(s->late));
         s->stats_since_ns = now;
+        s->first_arrival_ns = -1;
+        s->last_deadline_ns = 0;
     }
 }
 

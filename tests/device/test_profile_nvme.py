@@ -745,10 +745,17 @@ class ProfileNvme(ProfileTest):
         self.assertEqual(st['host-written-bytes'], 0)
         self.assertEqual(st['power-exits'], 0)
         self.assertEqual(st['interval-ns'], 0)
+        self.assertEqual(st['active-ns'], 0)
         self.assertEqual(sum(st['power-state-ns']), 0)
-        # Counting starts again.
+        # Counting starts again.  One command after idle time: the active
+        # span is its own latency, not the time since the reset.
+        ctrl.qt.clock_step(10**6)
         ctrl.execute(ctrl.read_cmd(0, 8))
-        self.assertEqual(self.cls(self.stats(), 'read')['count'], 1)
+        st = self.stats()
+        self.assertEqual(self.cls(st, 'read')['count'], 1)
+        self.assertGreater(st['interval-ns'], 10**6)
+        self.assertAlmostEqual(st['active-ns'] / 1e3,
+                               self.cls(st, 'read')['mean-us'], places=2)
 
     def test_query_on_unknown_id_or_plain_nvme_is_a_clear_error(self):
         p = Profile(MAIN_PROFILE)
