@@ -16,7 +16,23 @@ struct NvmLineSock {
     int fd;
     GString *buf;
     bool eof;
+    NvmLineSendFn send;         /* NULL: send() on fd */
+    GDestroyNotify release;
+    void *opaque;
 };
+
+NvmLineSock *nvm_line_new_fd(int fd, NvmLineSendFn send,
+                             GDestroyNotify release, void *opaque)
+{
+    NvmLineSock *s = g_new0(NvmLineSock, 1);
+
+    s->fd = fd;
+    s->buf = g_string_new(NULL);
+    s->send = send;
+    s->release = release;
+    s->opaque = opaque;
+    return s;
+}
 
 NvmLineSock *nvm_line_connect(const char *path, int timeout_ms, GError **errp)
 {
@@ -38,11 +54,7 @@ NvmLineSock *nvm_line_connect(const char *path, int timeout_ms, GError **errp)
             break;
         }
         if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-            NvmLineSock *s = g_new0(NvmLineSock, 1);
-
-            s->fd = fd;
-            s->buf = g_string_new(NULL);
-            return s;
+            return nvm_line_new_fd(fd, NULL, NULL, NULL);
         }
         err = errno;
         close(fd);
@@ -63,6 +75,9 @@ void nvm_line_close(NvmLineSock *s)
         return;
     }
     close(s->fd);
+    if (s->release) {
+        s->release(s->opaque);
+    }
     g_string_free(s->buf, TRUE);
     g_free(s);
 }
@@ -72,6 +87,9 @@ bool nvm_line_send(NvmLineSock *s, const char *line, GError **errp)
     g_autofree char *msg = g_strconcat(line, "\n", NULL);
     size_t len = strlen(msg), off = 0;
 
+    if (s->send) {
+        return s->send(s->opaque, msg, len, errp);
+    }
     while (off < len) {
         ssize_t n = send(s->fd, msg + off, len - off, MSG_NOSIGNAL);
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Line-oriented client of a unix stream socket: the guest agent's serial
- * port (a QEMU socket chardev) and the transport under the QMP client.
+ * port (a QEMU socket chardev, or a libvirt console stream fed into a socket
+ * pair) and the transport under the QMP client.
  */
 #ifndef NVMIMIC_GUESTCTL_H
 #define NVMIMIC_GUESTCTL_H
@@ -15,6 +16,16 @@ typedef struct NvmLineSock NvmLineSock;
 /* Connect to @path, retrying until @timeout_ms has passed. */
 NvmLineSock *nvm_line_connect(const char *path, int timeout_ms,
                               GError **errp);
+/*
+ * A line channel on the connected stream socket @fd (taken over), which
+ * someone else feeds with the peer's bytes.  Lines are written with @send
+ * when given (e.g. to a libvirt stream), else to @fd; @release(@opaque) runs
+ * in nvm_line_close() after @fd is closed.
+ */
+typedef bool (*NvmLineSendFn)(void *opaque, const char *buf, size_t len,
+                              GError **errp);
+NvmLineSock *nvm_line_new_fd(int fd, NvmLineSendFn send,
+                             GDestroyNotify release, void *opaque);
 void nvm_line_close(NvmLineSock *s);
 bool nvm_line_send(NvmLineSock *s, const char *line, GError **errp);
 
