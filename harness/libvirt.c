@@ -12,6 +12,7 @@
  * libvirt owns the QMP monitor: a harness reaches query-nvmimic-stats and
  * nvmimic-set-state through virDomainQemuMonitorCommand.
  */
+#define _GNU_SOURCE             /* SEEK_DATA, SEEK_HOLE */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -84,9 +85,118 @@ void nvm_lv_spec_free(NvmLvSpec *s)
     g_ptr_array_unref(s->disks);
     g_free(s->serial_log);
     g_free(s->net);
-    g_free(s->ctl_socket);
+    g_free(s->pool);
     g_strfreev(s->fw_dirs);
     g_free(s);
+}
+
+static NvmLvDisk *disk_copy(const NvmLvDisk *d)
+{
+    NvmLvDisk *c = g_new0(NvmLvDisk, 1);
+
+    *c = *d;
+    c->file = g_strdup(d->file);
+    c->format = g_strdup(d->format);
+    c->serial = g_strdup(d->serial);
+    c->bus = g_strdup(d->bus);
+    return c;
+}
+
+static NvmLvSpec *spec_copy(const NvmLvSpec *s)
+{
+    NvmLvSpec *c = g_new0(NvmLvSpec, 1);
+
+    *c = *s;
+    c->name = g_strdup(s->name);
+    c->domain_type = g_strdup(s->domain_type);
+    c->qemu = g_strdup(s->qemu);
+    c->profile = g_strdup(s->profile);
+    c->profile_dir = g_strdup(s->profile_dir);
+    c->disk = g_strdup(s->disk);
+    c->disk_format = g_strdup(s->disk_format);
+    c->device_id = g_strdup(s->device_id);
+    c->kernel = g_strdup(s->kernel);
+    c->initrd = g_strdup(s->initrd);
+    c->append = g_strdup(s->append);
+    c->boot_disk = g_strdup(s->boot_disk);
+    c->boot_bus = g_strdup(s->boot_bus);
+    c->disks = g_ptr_array_new_with_free_func(disk_free);
+    for (unsigned i = 0; i < s->disks->len; i++) {
+        g_ptr_array_add(c->disks, disk_copy(g_ptr_array_index(s->disks, i)));
+    }
+    c->serial_log = g_strdup(s->serial_log);
+    c->net = g_strdup(s->net);
+    c->fw_dirs = g_strdupv(s->fw_dirs);
+    c->pool = g_strdup(s->pool);
+    return c;
+}
+
+/* The profile's file here: QEMU on another host cannot look a name up. */
+static char *profile_file(const NvmLvSpec *s)
+{
+    if (strchr(s->profile, '/') || g_str_has_suffix(s->profile, ".ini")) {
+        return g_canonicalize_filename(s->profile, NULL);
+    }
+    return g_strdup_printf("%s/%s.ini", s->profile_dir ? s->profile_dir : ".",
+                           s->profile);
+}
+
+GPtrArray *nvm_lv_spec_local_files(const NvmLvSpec *s)
+{
+    GPtrArray *f = g_ptr_array_new_with_free_func(g_free);
+
+    if (s->kernel) {
+        g_ptr_array_add(f, g_strdup(s->kernel));
+    }
+    if (s->initrd) {
+        g_ptr_array_add(f, g_strdup(s->initrd));
+    }
+    g_ptr_array_add(f, profile_file(s));
+    for (unsigned i = 0; i < s->disks->len; i++) {
+        g_ptr_array_add(f, g_strdup(((NvmLvDisk *)
+                                     g_ptr_array_index(s->disks, i))->file));
+    }
+    return f;
+}
+
+/* *path = its host path, or an error naming it. */
+static bool host_path(char **path, GHashTable *host_paths, GError **err)
+{
+    const char *h = g_hash_table_lookup(host_paths, *path);
+
+    if (!h) {
+        g_set_error(err, LV_ERR, 0, "%s has no copy on the libvirt host",
+                    *path);
+        return false;
+    }
+    g_free(*path);
+    *path = g_strdup(h);
+    return true;
+}
+
+NvmLvSpec *nvm_lv_spec_for_host(const NvmLvSpec *s, GHashTable *host_paths,
+                                GError **err)
+{
+    g_autoptr(NvmLvSpec) h = spec_copy(s);
+
+    g_free(h->profile);
+    h->profile = profile_file(s);
+    g_clear_pointer(&h->profile_dir, g_free);
+    if ((h->kernel && !host_path(&h->kernel, host_paths, err)) ||
+        (h->initrd && !host_path(&h->initrd, host_paths, err)) ||
+        !host_path(&h->profile, host_paths, err)) {
+        return NULL;
+    }
+    for (unsigned i = 0; i < h->disks->len; i++) {
+        NvmLvDisk *d = g_ptr_array_index(h->disks, i);
+
+        if (!host_path(&d->file, host_paths, err)) {
+            return NULL;
+        }
+    }
+    /* serial0 a pty: nvmimic copies it into s->serial_log itself */
+    g_clear_pointer(&h->serial_log, g_free);
+    return g_steal_pointer(&h);
 }
 
 bool nvm_lv_name_valid(const char *name)
@@ -587,12 +697,11 @@ char *nvm_lv_domain_xml(const NvmLvSpec *s)
         tag(x, 3, "target", true, "port", "0", NULL);
         end(x, 2, "serial");
     }
-    if (s->ctl_socket) {
-        /* ttyS1: the guest agent's control channel (vm-images/agent.sh);
-         * libvirt binds the socket, nvmimic connects to it */
-        tag(x, 2, "serial", false, "type", "unix", NULL);
-        tag(x, 3, "source", true, "mode", "bind", "path", s->ctl_socket,
-            NULL);
+    if (s->ctl_serial) {
+        /* ttyS1: the guest agent's control channel (vm-images/agent.sh), a
+         * pty nvmimic reads through the connection (virDomainOpenConsole),
+         * so it works when the host is another machine */
+        tag(x, 2, "serial", false, "type", "pty", NULL);
         tag(x, 3, "target", true, "port", "1", NULL);
         end(x, 2, "serial");
     }
@@ -954,15 +1063,55 @@ int nvm_cmd_libvirt_xml(int argc, char **argv, const char *profile_dir)
 
 /* ---- a domain through libvirt's C API (nvmimic run --connect) ---------- */
 
+/*
+ * The libvirt host may be another machine (qemu+ssh://HOST/system), so
+ * nothing below assumes a file system shared with it: the files the domain
+ * names go up as storage volumes (virStorageVolUpload), the writable disk
+ * comes back with virStorageVolDownload, and both serial ports are ptys read
+ * through the connection (virDomainOpenConsole).  The console streams are
+ * non-blocking and event driven: libvirt's default event loop runs in a
+ * thread of its own, which also keeps the connection alive (keepalive), so
+ * a host that drops off is noticed.
+ */
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+
 #include <libvirt/libvirt.h>
 #include <libvirt/libvirt-qemu.h>
 #include <libvirt/virterror.h>
+
+/* One serial port read through the connection into @sink: a file (the
+ * console log) or a socket whose other end is a NvmLineSock (the control
+ * channel; lines to the guest go straight to the stream, chan_send()). */
+typedef struct LvChan {
+    gint refs;
+    GMutex lock;
+    virStreamPtr st;
+    int sink;                   /* -1 once the stream has ended */
+    bool sink_sock;
+    char *dev;                  /* serial0, serial1 */
+} LvChan;
+
+/* A file uploaded to the host. */
+typedef struct LvVol {
+    char *local;
+    char *path;                 /* on the host */
+    virStorageVolPtr vol;
+} LvVol;
 
 struct NvmLvGuest {
     char *uri;
     char *name;
     virConnectPtr conn;
     virDomainPtr dom;
+    char *xml;
+    virStoragePoolPtr pool;
+    bool own_pool;              /* made for this run: removed at the end */
+    GPtrArray *vols;            /* LvVol * */
+    LvChan *console, *ctl;
+    NvmLineSock *ctl_line;      /* until nvm_lv_guest_ctl() hands it out */
 };
 
 /* libvirt prints every error on stderr by default; nvmimic words its own. */
@@ -1032,22 +1181,603 @@ static int lv_code(NvmLvGuest *g, char **msg)
     return NVM_LV_ERROR_FAILED;
 }
 
+/* ---- the event loop ------------------------------------------------- */
+
+static gpointer lv_event_loop(gpointer opaque)
+{
+    (void)opaque;
+    for (;;) {
+        if (virEventRunDefaultImpl() < 0) {
+            g_usleep(100 * 1000);
+        }
+    }
+    return NULL;
+}
+
+/* Once, before the first connection: libvirt's event loop in a thread that
+ * takes no signals (Ctrl-C stays with the main thread, whose poll() it
+ * interrupts). */
+static void lv_init(void)
+{
+    static gsize done;
+
+    if (g_once_init_enter(&done)) {
+        sigset_t all, old;
+
+        virSetErrorFunc(NULL, lv_quiet);
+        virEventRegisterDefaultImpl();
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        g_thread_unref(g_thread_new("nvmimic-libvirt", lv_event_loop, NULL));
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        g_once_init_leave(&done, 1);
+    }
+}
+
+/* ---- serial ports through the connection ------------------------------ */
+
+static void chan_unref(gpointer p)
+{
+    LvChan *c = p;
+
+    if (!c || !g_atomic_int_dec_and_test(&c->refs)) {
+        return;
+    }
+    if (c->sink >= 0) {
+        close(c->sink);
+    }
+    if (c->st) {
+        virStreamFree(c->st);
+    }
+    g_mutex_clear(&c->lock);
+    g_free(c->dev);
+    g_free(c);
+}
+
+/* The stream is done (@eof: cleanly); the sink's reader sees EOF.  With
+ * c->lock held. */
+static void chan_end(LvChan *c, bool eof)
+{
+    if (c->sink < 0) {
+        return;
+    }
+    virStreamEventRemoveCallback(c->st);
+    if (eof) {
+        virStreamFinish(c->st);
+    } else {
+        virStreamAbort(c->st);
+    }
+    close(c->sink);
+    c->sink = -1;
+}
+
+static void chan_put(LvChan *c, const char *buf, size_t len)
+{
+    while (len) {
+        ssize_t n = c->sink_sock ? send(c->sink, buf, len, MSG_NOSIGNAL)
+                                 : write(c->sink, buf, len);
+
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return;             /* nobody reads any more: drop it */
+        }
+        buf += n;
+        len -= n;
+    }
+}
+
+/* In the event loop's thread. */
+static void chan_event(virStreamPtr st, int events, void *opaque)
+{
+    LvChan *c = opaque;
+    char buf[16384];
+
+    g_mutex_lock(&c->lock);
+    while (c->sink >= 0 && (events & VIR_STREAM_EVENT_READABLE)) {
+        int n = virStreamRecv(st, buf, sizeof(buf));
+
+        if (n > 0) {
+            chan_put(c, buf, n);
+            continue;
+        }
+        if (n != -2) {
+            chan_end(c, n == 0);
+        }
+        break;
+    }
+    if (events & (VIR_STREAM_EVENT_ERROR | VIR_STREAM_EVENT_HANGUP)) {
+        chan_end(c, false);
+    }
+    g_mutex_unlock(&c->lock);
+}
+
+/* NvmLineSock's send: a line to the guest, straight into the stream. */
+static bool chan_send(void *opaque, const char *buf, size_t len,
+                      GError **errp)
+{
+    LvChan *c = opaque;
+    gint64 deadline = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+    bool ok = false;
+
+    g_mutex_lock(&c->lock);
+    for (;;) {
+        int n;
+
+        if (!len) {
+            ok = true;
+            break;
+        }
+        if (c->sink < 0) {
+            g_set_error(errp, LV_ERR, 0, "the guest's serial port %s is "
+                        "closed (the domain stopped or the host dropped)",
+                        c->dev);
+            break;
+        }
+        n = virStreamSend(c->st, buf, len);
+        if (n > 0) {
+            buf += n;
+            len -= n;
+        } else if (n == -2 && g_get_monotonic_time() < deadline) {
+            g_mutex_unlock(&c->lock);
+            g_usleep(10 * 1000);
+            g_mutex_lock(&c->lock);
+        } else {
+            g_set_error(errp, LV_ERR, 0, "sending to the guest's serial "
+                        "port %s failed: %s", c->dev,
+                        n == -2 ? "no room for 10 s" : lv_msg());
+            break;
+        }
+    }
+    g_mutex_unlock(&c->lock);
+    return ok;
+}
+
+/* Open serial port @dev (a pty) of the domain into @sink (taken over). */
+static LvChan *chan_open(NvmLvGuest *g, const char *dev, int sink,
+                         bool sink_sock, GError **err)
+{
+    virStreamPtr st = virStreamNew(g->conn, VIR_STREAM_NONBLOCK);
+    LvChan *c;
+
+    if (!st || virDomainOpenConsole(g->dom, dev, st,
+                                    VIR_DOMAIN_CONSOLE_FORCE) < 0) {
+        g_autofree char *m = NULL;
+        int code = lv_code(g, &m);
+
+        g_set_error(err, LV_ERR, code, "libvirt %s: cannot open serial port "
+                    "%s of domain %s: %s", g->uri, dev, g->name, m);
+        if (st) {
+            virStreamFree(st);
+        }
+        close(sink);
+        return NULL;
+    }
+    c = g_new0(LvChan, 1);
+    c->refs = 2;                /* g's and the stream callback's */
+    g_mutex_init(&c->lock);
+    c->st = st;
+    c->sink = sink;
+    c->sink_sock = sink_sock;
+    c->dev = g_strdup(dev);
+    if (virStreamEventAddCallback(st, VIR_STREAM_EVENT_READABLE |
+                                  VIR_STREAM_EVENT_ERROR |
+                                  VIR_STREAM_EVENT_HANGUP, chan_event, c,
+                                  chan_unref) < 0) {
+        g_set_error(err, LV_ERR, 0, "libvirt %s: cannot watch serial port "
+                    "%s: %s", g->uri, dev, lv_msg());
+        virStreamAbort(st);
+        c->refs = 1;
+        chan_unref(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void chan_close(LvChan *c)
+{
+    if (!c) {
+        return;
+    }
+    g_mutex_lock(&c->lock);
+    chan_end(c, false);
+    g_mutex_unlock(&c->lock);
+    chan_unref(c);
+}
+
+static bool chan_ended(LvChan *c)
+{
+    bool ended;
+
+    g_mutex_lock(&c->lock);
+    ended = c->sink < 0;
+    g_mutex_unlock(&c->lock);
+    return ended;
+}
+
+/* ---- files as storage volumes ----------------------------------------- */
+
+static void vol_free(gpointer p)
+{
+    LvVol *v = p;
+
+    if (v->vol) {
+        virStorageVolDelete(v->vol, 0);
+        virStorageVolFree(v->vol);
+    }
+    g_free(v->local);
+    g_free(v->path);
+    g_free(v);
+}
+
+/* The pool the volumes go in: s->pool, or a dir pool of the run's own
+ * (defined rather than transient, so that virStoragePoolDelete can remove
+ * its directory at the end). */
+static bool pool_setup(NvmLvGuest *g, const NvmLvSpec *s, GError **err)
+{
+    g_autofree char *m = NULL;
+    g_autofree char *xml = NULL;
+    g_autofree char *target = NULL;
+    int code;
+
+    if (s->pool) {
+        g->pool = virStoragePoolLookupByName(g->conn, s->pool);
+        if (!g->pool) {
+            lv_code(g, &m);
+            /* another host may have it: retryable */
+            g_set_error(err, LV_ERR, NVM_LV_ERROR_HOST, "libvirt host %s has "
+                        "no storage pool %s (virsh pool-list --all there, or "
+                        "leave --pool out): %s", g->uri, s->pool, m);
+            return false;
+        }
+        if (virStoragePoolIsActive(g->pool) != 1) {
+            g_set_error(err, LV_ERR, NVM_LV_ERROR_HOST, "storage pool %s on "
+                        "%s is not active (virsh pool-start %s)", s->pool,
+                        g->uri, s->pool);
+            return false;
+        }
+        return true;
+    }
+    target = g_strdup_printf("%s/%s", NVM_LV_POOL_ROOT, g->name);
+    xml = g_strdup_printf("<pool type='dir'><name>%s</name><target><path>%s"
+                          "</path><permissions><mode>0755</mode>"
+                          "</permissions></target></pool>", g->name, target);
+    g->pool = virStoragePoolDefineXML(g->conn, xml, 0);
+    if (!g->pool) {
+        code = lv_code(g, &m);
+        g_set_error(err, LV_ERR, code, "libvirt %s: cannot define storage "
+                    "pool %s at %s (or name one with --pool NAME): %s",
+                    g->uri, g->name, target, m);
+        return false;
+    }
+    g->own_pool = true;
+    if (virStoragePoolBuild(g->pool, 0) < 0 ||
+        virStoragePoolCreate(g->pool, 0) < 0) {
+        code = lv_code(g, &m);
+        g_set_error(err, LV_ERR, code, "libvirt %s: cannot create storage "
+                    "pool %s at %s (or name one with --pool NAME): %s",
+                    g->uri, g->name, target, m);
+        return false;
+    }
+    return true;
+}
+
+typedef struct LvFile {
+    int fd;
+    off_t size;
+} LvFile;
+
+static int up_data(virStreamPtr st, char *buf, size_t n, void *opaque)
+{
+    LvFile *f = opaque;
+    ssize_t r;
+
+    (void)st;
+    do {
+        r = read(f->fd, buf, n);
+    } while (r < 0 && errno == EINTR);
+    return r;
+}
+
+/* Where the file is: in data or in a hole, and for how long. */
+static int up_in_data(virStreamPtr st, int *in_data, long long *len,
+                      void *opaque)
+{
+    LvFile *f = opaque;
+    off_t cur = lseek(f->fd, 0, SEEK_CUR), data, hole;
+
+    (void)st;
+    if (cur < 0) {
+        return -1;
+    }
+    if (cur >= f->size) {
+        *in_data = 0;
+        *len = 0;
+        return 0;
+    }
+    data = lseek(f->fd, cur, SEEK_DATA);
+    if (data < 0 && errno != ENXIO) {
+        /* no SEEK_DATA here: all data */
+        *in_data = 1;
+        *len = f->size - cur;
+    } else if (data < 0 || data > cur) {
+        *in_data = 0;
+        *len = (data < 0 ? f->size : data) - cur;
+    } else {
+        hole = lseek(f->fd, cur, SEEK_HOLE);
+        *in_data = 1;
+        *len = (hole < 0 ? f->size : hole) - cur;
+    }
+    return lseek(f->fd, cur, SEEK_SET) < 0 ? -1 : 0;
+}
+
+static int up_skip(virStreamPtr st, long long len, void *opaque)
+{
+    LvFile *f = opaque;
+
+    (void)st;
+    return lseek(f->fd, len, SEEK_CUR) < 0 ? -1 : 0;
+}
+
+static int down_data(virStreamPtr st, const char *buf, size_t n, void *opaque)
+{
+    LvFile *f = opaque;
+    size_t done = 0;
+
+    (void)st;
+    while (done < n) {
+        ssize_t w = write(f->fd, buf + done, n - done);
+
+        if (w < 0 && errno == EINTR) {
+            continue;
+        }
+        if (w <= 0) {
+            return -1;
+        }
+        done += w;
+    }
+    return n;
+}
+
+static int down_hole(virStreamPtr st, long long len, void *opaque)
+{
+    LvFile *f = opaque;
+
+    (void)st;
+    return lseek(f->fd, len, SEEK_CUR) < 0 ? -1 : 0;
+}
+
+/* Upload @local into a new volume of the pool (mode 0644; 0666 when the
+ * guest writes it), sparse. */
+static LvVol *vol_upload(NvmLvGuest *g, const char *local, bool writable,
+                         GError **err)
+{
+    g_autofree char *base = g_path_get_basename(local);
+    g_autofree char *vname = NULL;
+    g_autofree char *ename = NULL;
+    g_autofree char *xml = NULL;
+    g_autofree char *m = NULL;
+    virStreamPtr st = NULL;
+    LvFile f = { .fd = -1 };
+    struct stat sb;
+    LvVol *v;
+    int code;
+
+    /* in a shared pool, the domain's name keeps runs apart */
+    vname = g->own_pool ? g_strdup(base)
+                        : g_strdup_printf("%s-%s", g->name, base);
+    for (unsigned i = 0; i < g->vols->len; i++) {
+        LvVol *o = g_ptr_array_index(g->vols, i);
+        g_autofree char *used = g_path_get_basename(o->path);
+
+        if (!strcmp(used, vname)) {
+            char *n = g_strdup_printf("%u-%s", i, vname);
+
+            g_free(vname);
+            vname = n;
+        }
+    }
+    f.fd = open(local, O_RDONLY | O_CLOEXEC);
+    if (f.fd < 0 || fstat(f.fd, &sb) < 0) {
+        g_set_error(err, LV_ERR, 0, "%s: %s", local, g_strerror(errno));
+        if (f.fd >= 0) {
+            close(f.fd);
+        }
+        return NULL;
+    }
+    f.size = sb.st_size;
+    ename = g_markup_escape_text(vname, -1);
+    xml = g_strdup_printf("<volume><name>%s</name><capacity unit='bytes'>%"
+                          G_GUINT64_FORMAT "</capacity><allocation "
+                          "unit='bytes'>0</allocation><target><format "
+                          "type='raw'/><permissions><mode>%s</mode>"
+                          "</permissions></target></volume>", ename,
+                          (guint64)MAX(f.size, 1), writable ? "0666" : "0644");
+    v = g_new0(LvVol, 1);
+    v->local = g_strdup(local);
+    v->vol = virStorageVolCreateXML(g->pool, xml, 0);
+    v->path = v->vol ? virStorageVolGetPath(v->vol) : NULL;
+    if (!v->path) {
+        code = lv_code(g, &m);
+        g_set_error(err, LV_ERR, code, "libvirt %s: cannot create volume %s "
+                    "for %s: %s", g->uri, vname, local, m);
+        goto fail;
+    }
+    g_ptr_array_add(g->vols, v);    /* deleted with g from here on */
+    st = virStreamNew(g->conn, 0);
+    if (!st ||
+        virStorageVolUpload(v->vol, st, 0, f.size,
+                            VIR_STORAGE_VOL_UPLOAD_SPARSE_STREAM) < 0 ||
+        virStreamSparseSendAll(st, up_data, up_in_data, up_skip, &f) < 0 ||
+        virStreamFinish(st) < 0) {
+        code = lv_code(g, &m);
+        g_set_error(err, LV_ERR, code, "libvirt %s: uploading %s to %s "
+                    "failed: %s", g->uri, local, v->path, m);
+        if (st) {
+            virStreamAbort(st);
+            virStreamFree(st);
+        }
+        close(f.fd);
+        return NULL;
+    }
+    virStreamFree(st);
+    close(f.fd);
+    return v;
+
+fail:
+    close(f.fd);
+    vol_free(v);
+    return NULL;
+}
+
+bool nvm_lv_guest_download(NvmLvGuest *g, const char *local, GError **err)
+{
+    LvVol *v = NULL;
+    LvFile f;
+    virStreamPtr st;
+    g_autofree char *m = NULL;
+    off_t end;
+    int code;
+
+    for (unsigned i = 0; g->vols && i < g->vols->len; i++) {
+        LvVol *o = g_ptr_array_index(g->vols, i);
+
+        if (!strcmp(o->local, local)) {
+            v = o;
+        }
+    }
+    if (!v) {
+        g_set_error(err, LV_ERR, 0, "%s was not uploaded to %s", local,
+                    g->uri);
+        return false;
+    }
+    f.fd = open(local, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (f.fd < 0) {
+        g_set_error(err, LV_ERR, 0, "%s: %s", local, g_strerror(errno));
+        return false;
+    }
+    st = virStreamNew(g->conn, 0);
+    if (!st ||
+        virStorageVolDownload(v->vol, st, 0, 0,
+                              VIR_STORAGE_VOL_DOWNLOAD_SPARSE_STREAM) < 0 ||
+        virStreamSparseRecvAll(st, down_data, down_hole, &f) < 0 ||
+        virStreamFinish(st) < 0) {
+        code = lv_code(g, &m);
+        g_set_error(err, LV_ERR, code, "libvirt %s: downloading %s into %s "
+                    "failed: %s", g->uri, v->path, local, m);
+        if (st) {
+            virStreamAbort(st);
+            virStreamFree(st);
+        }
+        close(f.fd);
+        return false;
+    }
+    virStreamFree(st);
+    /* a trailing hole: the file still has the volume's size */
+    end = lseek(f.fd, 0, SEEK_CUR);
+    if (end < 0 || ftruncate(f.fd, end) < 0) {
+        g_set_error(err, LV_ERR, 0, "%s: %s", local, g_strerror(errno));
+        close(f.fd);
+        return false;
+    }
+    close(f.fd);
+    return true;
+}
+
+/* ---- the domain ------------------------------------------------------- */
+
+/* Upload every file of @s; the spec with their paths on the host. */
+static NvmLvSpec *upload_files(NvmLvGuest *g, const NvmLvSpec *s,
+                               GError **err)
+{
+    g_autoptr(GPtrArray) files = nvm_lv_spec_local_files(s);
+    g_autoptr(GHashTable) paths = g_hash_table_new(g_str_hash, g_str_equal);
+
+    if (!pool_setup(g, s, err)) {
+        return NULL;
+    }
+    for (unsigned i = 0; i < files->len; i++) {
+        const char *f = g_ptr_array_index(files, i);
+        bool writable = false;
+        LvVol *v;
+
+        if (g_hash_table_contains(paths, f)) {
+            continue;
+        }
+        for (unsigned j = 0; j < s->disks->len; j++) {
+            NvmLvDisk *d = g_ptr_array_index(s->disks, j);
+
+            writable |= !strcmp(d->file, f) && !d->readonly && !d->cdrom;
+        }
+        v = vol_upload(g, f, writable, err);
+        if (!v) {
+            return NULL;
+        }
+        g_hash_table_insert(paths, v->local, v->path);
+    }
+    return nvm_lv_spec_for_host(s, paths, err);
+}
+
+/* The serial ports through the connection: serial0 into s->serial_log,
+ * serial1 as the control channel. */
+static bool open_serials(NvmLvGuest *g, const NvmLvSpec *s, GError **err)
+{
+    if (s->upload && s->serial_log) {
+        int fd = open(s->serial_log, O_WRONLY | O_CREAT | O_TRUNC |
+                      O_CLOEXEC, 0644);
+
+        if (fd < 0) {
+            g_set_error(err, LV_ERR, 0, "%s: %s", s->serial_log,
+                        g_strerror(errno));
+            return false;
+        }
+        g->console = chan_open(g, "serial0", fd, false, err);
+        if (!g->console) {
+            return false;
+        }
+    }
+    if (s->ctl_serial) {
+        int sv[2], big = 1 << 20;
+
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+            g_set_error(err, LV_ERR, 0, "socketpair: %s", g_strerror(errno));
+            return false;
+        }
+        /* the event thread never waits for a slow reader */
+        setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+        setsockopt(sv[0], SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+        g->ctl = chan_open(g, "serial1", sv[1], true, err);
+        if (!g->ctl) {
+            close(sv[0]);
+            return false;
+        }
+        g_atomic_int_inc(&g->ctl->refs);
+        g->ctl_line = nvm_line_new_fd(sv[0], chan_send, chan_unref, g->ctl);
+    }
+    return true;
+}
+
 NvmLvGuest *nvm_lv_guest_start(const char *uri, const NvmLvSpec *s,
                                GError **err)
 {
     NvmLvGuest *g = g_new0(NvmLvGuest, 1);
-    g_autofree char *xml = NULL;
+    g_autoptr(NvmLvSpec) hs = NULL;
+    bool serials = s->ctl_serial || (s->upload && s->serial_log);
     char *caps;
 
-    virSetErrorFunc(NULL, lv_quiet);
+    lv_init();
     g->uri = g_strdup(uri);
     g->name = g_strdup(s->name);
+    g->vols = g_ptr_array_new_with_free_func(vol_free);
     g->conn = virConnectOpen(uri);
     if (!g->conn) {
         g_set_error(err, LV_ERR, NVM_LV_ERROR_HOST, "cannot reach libvirt at "
                     "%s: %s", uri, lv_msg());
         goto fail;
     }
+    /* a host that drops off is noticed within ~20 s (1 where unsupported) */
+    virConnectSetKeepAlive(g->conn, 5, 3);
     /* the host's own answer to "is our QEMU there, and usable" */
     caps = virConnectGetDomainCapabilities(g->conn, s->qemu, "x86_64", "q35",
                                            s->domain_type, 0);
@@ -1063,8 +1793,14 @@ NvmLvGuest *nvm_lv_guest_start(const char *uri, const NvmLvSpec *s,
         goto fail;
     }
     free(caps);
-    xml = nvm_lv_domain_xml(s);
-    g->dom = virDomainDefineXML(g->conn, xml);
+    if (s->upload) {
+        hs = upload_files(g, s, err);
+        if (!hs) {
+            goto fail;
+        }
+    }
+    g->xml = nvm_lv_domain_xml(hs ? hs : s);
+    g->dom = virDomainDefineXML(g->conn, g->xml);
     if (!g->dom) {
         g_autofree char *m = NULL;
         int code = lv_code(g, &m);
@@ -1073,11 +1809,24 @@ NvmLvGuest *nvm_lv_guest_start(const char *uri, const NvmLvSpec *s,
                     "failed: %s", uri, s->name, m);
         goto fail;
     }
-    if (virDomainCreate(g->dom) < 0) {
+    /* paused until the serial ports are open: nothing is lost */
+    if (virDomainCreateWithFlags(g->dom, serials ? VIR_DOMAIN_START_PAUSED
+                                                 : 0) < 0) {
         g_autofree char *m = NULL;
         int code = lv_code(g, &m);
 
         g_set_error(err, LV_ERR, code, "libvirt %s: starting domain %s "
+                    "failed: %s", uri, s->name, m);
+        goto fail;
+    }
+    if (serials && !open_serials(g, s, err)) {
+        goto fail;
+    }
+    if (serials && virDomainResume(g->dom) < 0) {
+        g_autofree char *m = NULL;
+        int code = lv_code(g, &m);
+
+        g_set_error(err, LV_ERR, code, "libvirt %s: resuming domain %s "
                     "failed: %s", uri, s->name, m);
         goto fail;
     }
@@ -1086,6 +1835,21 @@ NvmLvGuest *nvm_lv_guest_start(const char *uri, const NvmLvSpec *s,
 fail:
     nvm_lv_guest_free(g);
     return NULL;
+}
+
+const char *nvm_lv_guest_xml(NvmLvGuest *g)
+{
+    return g->xml;
+}
+
+NvmLineSock *nvm_lv_guest_ctl(NvmLvGuest *g, GError **err)
+{
+    if (!g->ctl_line) {
+        g_set_error(err, LV_ERR, 0, "domain %s has no control channel (or "
+                    "it was taken)", g->name);
+        return NULL;
+    }
+    return g_steal_pointer(&g->ctl_line);
 }
 
 JsonNode *nvm_lv_guest_qmp(NvmLvGuest *g, const char *cmd, const char *args,
@@ -1161,6 +1925,11 @@ bool nvm_lv_guest_wait_off(NvmLvGuest *g, int timeout_ms)
             return false;
         }
         if (state == VIR_DOMAIN_SHUTOFF) {
+            /* the console's last lines are still on their way */
+            for (int j = 0; j < 50 && g->console && !chan_ended(g->console);
+                 j++) {
+                g_usleep(100 * 1000);
+            }
             return true;
         }
         g_usleep(100 * 1000);
@@ -1173,6 +1942,9 @@ void nvm_lv_guest_free(NvmLvGuest *g)
     if (!g) {
         return;
     }
+    chan_close(g->console);
+    chan_close(g->ctl);
+    nvm_line_close(g->ctl_line);
     if (g->dom) {
         if (virDomainIsActive(g->dom) == 1) {
             virDomainDestroy(g->dom);
@@ -1180,9 +1952,20 @@ void nvm_lv_guest_free(NvmLvGuest *g)
         virDomainUndefine(g->dom);
         virDomainFree(g->dom);
     }
+    /* after the domain: QEMU no longer holds them */
+    g_ptr_array_unref(g->vols);
+    if (g->pool) {
+        if (g->own_pool) {
+            virStoragePoolDestroy(g->pool);
+            virStoragePoolDelete(g->pool, 0);   /* its directory */
+            virStoragePoolUndefine(g->pool);
+        }
+        virStoragePoolFree(g->pool);
+    }
     if (g->conn) {
         virConnectClose(g->conn);
     }
+    g_free(g->xml);
     g_free(g->uri);
     g_free(g->name);
     g_free(g);

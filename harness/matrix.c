@@ -95,7 +95,7 @@ static void help(void)
 "usage: nvmimic matrix --profiles A,B,... --suites S,... --connect URI1,...\n"
 "    [--per-host N] [--retries N] [--out DIR] [--quick] [--workloads a,b]\n"
 "    [--points 10,50,...] [--mode simtime|realtime] [--seed N]\n"
-"    [--qemu PATH] [--guest-dir DIR] [--profile-dir DIR]\n"
+"    [--qemu PATH] [--guest-dir DIR] [--profile-dir DIR] [--pool NAME]\n"
 "Runs every profile x suite cell as `nvmimic run --connect URI` on the libvirt\n"
 "hosts given (qemu:///system, qemu+ssh://HOST/system, ...), at most\n"
 "--per-host (default 1) at a time on each.  A host that cannot be reached,\n"
@@ -103,7 +103,9 @@ static void help(void)
 "again on another host, up to --retries (default 1) more times.  Writes\n"
 "DIR/PROFILE-SUITE/ per cell (results.json, ...), DIR/logs/, one comparison\n"
 "report DIR/compare/compare.html over the cells that finished, and\n"
-"DIR/matrix.json.  Exit status 0 when every cell finished, 1 otherwise.\n",
+"DIR/matrix.json.  Exit status 0 when every cell finished, 1 otherwise.\n"
+"The guest's files go to each host as storage volumes: in --pool NAME (a\n"
+"pool every host has), else in a pool each run makes and removes.\n",
           stdout);
 }
 
@@ -444,7 +446,7 @@ int nvm_cmd_matrix(int argc, char **argv, const char *profile_dir)
                    !strcmp(a, "--mode") || !strcmp(a, "--seed") ||
                    !strcmp(a, "--qemu") || !strcmp(a, "--guest-dir") ||
                    !strcmp(a, "--threads") || !strcmp(a, "--run-s") ||
-                   !strcmp(a, "--ramp-s") ||
+                   !strcmp(a, "--ramp-s") || !strcmp(a, "--pool") ||
                    !strcmp(a, "--point-timeout-s")) {
             /* checked by each run; a bad value fails every cell alike */
             g_ptr_array_add(m->run_args, g_strdup(a));
