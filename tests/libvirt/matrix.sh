@@ -3,12 +3,15 @@
 #
 # nvmimic matrix against Debian's libvirtd on this host, as two "hosts": two
 # URIs to the same daemon.  2 profiles x 1 suite, one workload, --quick:
-#   1. qemu:///system + qemu+unix:///system: both cells ok, one compare
-#      report, matrix.json says where each ran;
+#   1. qemu:///system + qemu+unix:///system, --pool of the test's own: both
+#      cells ok (at the same time, their volumes in the one pool), one
+#      compare report, matrix.json says where each ran, the pool is empty
+#      afterwards;
 #   2. an unreachable URI + qemu:///system, --retries 0: the cell sent to the
 #      unreachable one fails (its error names the URI), the other completes
 #      and the report is made from it; exit status 1;
-# then bad input (unknown scheme, empty lists): one line, status 2.
+# then bad input (unknown scheme, empty lists): one line, status 2.  No
+# domain, pool of a run's own or volume is left.
 #
 # usage: matrix.sh NVMIMIC
 set -u
@@ -18,7 +21,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 fail() { echo "FAIL: $*" >&2; exit 1; }
 t0=$(date +%s)
 work=$(mktemp -d /tmp/nvmimic-lvmx.XXXXXX)
-cleanup() { lv_down; rm -rf "$work"; }
+POOL=nvmimic-test-mx-$$
+cleanup() {
+    virsh -q -c qemu:///system pool-destroy "$POOL" >/dev/null 2>&1
+    rm -rf "/var/lib/libvirt/$POOL"
+    lv_down
+    rm -rf "$work"
+}
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -77,12 +86,19 @@ print("ok: matrix.json: " + "; ".join(f"{c['profile']} {c['status']} on {c['host
 PY
 }
 
-# 1. two connections to the same daemon
+# 1. two connections to the same daemon, the files in one (transient) pool
 U1=qemu:///system U2="qemu+unix:///system?socket=/var/run/libvirt/libvirt-sock"
+virsh -q -c "$U1" pool-create-as "$POOL" dir --target "/var/lib/libvirt/$POOL" \
+    --build >/dev/null || fail "cannot create the test's storage pool $POOL"
 t1=$(date +%s)
-"$nvmimic" matrix "${RUN[@]}" --connect "$U1,$U2" --out "$work/m1" >"$work/m1.log" 2>&1 ||
+"$nvmimic" matrix "${RUN[@]}" --connect "$U1,$U2" --pool "$POOL" --out "$work/m1" \
+    >"$work/m1.log" 2>&1 ||
     fail "matrix over two connections exited $?: $(tail -n 5 "$work/m1.log")"
 check "$work/m1" 2 0 - || fail "matrix over two connections (above)"
+grep -q "/var/lib/libvirt/$POOL/nvmimic-run-" "$work"/m1/*/domain.xml ||
+    fail "the runs' domain.xml name no volume of pool $POOL"
+left=$(virsh -q -c "$U1" vol-list "$POOL" 2>&1)
+[ -z "$left" ] || fail "volumes left in pool $POOL: $left"
 python3 -c '
 import json, sys
 m = json.load(open(sys.argv[1]))
@@ -105,4 +121,6 @@ line=$(grep -F "crucial-p5-2tb x four-corners failed after 1 attempt(s): " "$wor
 echo "ok: unreachable host: its cell failed, the other ran ($(($(date +%s) - t1)) s)"
 left=$(virsh -q -c "$LV_URI" list --all --name | grep '^nvmimic-run-')
 [ -z "$left" ] || fail "domains left defined: $left"
+left=$(virsh -q -c "$LV_URI" pool-list --all --name | grep '^nvmimic-run-')
+[ -z "$left" ] || fail "storage pools left: $left"
 echo "ok: whole test $(($(date +%s) - t0)) s"
