@@ -1897,13 +1897,22 @@ bool nvm_lv_guest_running(NvmLvGuest *g, GError **err)
 {
     int state, reason;
 
-    if (virDomainGetState(g->dom, &state, &reason, 0) < 0) {
-        g_set_error(err, LV_ERR, NVM_LV_ERROR_HOST, "libvirt host %s dropped "
-                    "domain %s: %s", g->uri, g->name, lv_msg());
-        return false;
-    }
-    if (state == VIR_DOMAIN_RUNNING || state == VIR_DOMAIN_BLOCKED) {
-        return true;
+    for (int i = 0;; i++) {
+        if (virDomainGetState(g->dom, &state, &reason, 0) < 0) {
+            g_set_error(err, LV_ERR, NVM_LV_ERROR_HOST, "libvirt host %s "
+                        "dropped domain %s: %s", g->uri, g->name, lv_msg());
+            return false;
+        }
+        if (state != VIR_DOMAIN_RUNNING && state != VIR_DOMAIN_BLOCKED) {
+            break;
+        }
+        /* The control port's stream ends as QEMU dies, a moment before
+         * the host marks the domain shut off (destroyed from outside,
+         * crashed): give its state up to 5 s to say which. */
+        if (!g->ctl || !chan_ended(g->ctl) || i == 50) {
+            return true;
+        }
+        g_usleep(100 * 1000);
     }
     if (state == VIR_DOMAIN_SHUTOFF && reason == VIR_DOMAIN_SHUTOFF_DESTROYED) {
         g_set_error(err, LV_ERR, NVM_LV_ERROR_HOST, "domain %s on %s was "
