@@ -11,7 +11,7 @@ BUILD := build
 MESON ?= meson
 NINJA ?= ninja
 
-.PHONY: all deps qemu nvmimic guest check demo test clean distclean help
+.PHONY: all deps qemu nvmimic guest dbguest check demo test clean distclean help
 
 all: qemu nvmimic guest
 
@@ -22,6 +22,7 @@ help:
 	@echo "make qemu      fetch, overlay and build build/qemu/qemu-system-x86_64"
 	@echo "make nvmimic   build the model, the CLI and the tests (build/)"
 	@echo "make guest     build the minimal Linux guest (build/guest/)"
+	@echo "make dbguest   build the database guest for run --suite sql (build/dbguest/)"
 	@echo "make test      run the test suites without the deps/build steps"
 
 deps:
@@ -39,10 +40,16 @@ nvmimic: deps $(BUILD)/build.ninja
 guest: deps
 	@sh vm-images/build-guest.sh $(BUILD)/guest
 
+# Debian + PostgreSQL 15 by debootstrap (~3 min the first time, then ~1 min:
+# the tree is cached in build/dbguest/rootfs).  Not part of `all`: only the
+# sql suite needs it; `make check` builds it for the suite tests.
+dbguest: deps
+	@sh vm-images/dbguest/build.sh $(BUILD)/dbguest
+
 test:
 	@sh scripts/run-tests.sh $(BUILD)
 
-check: all
+check: all dbguest
 	@sh scripts/run-tests.sh $(BUILD)
 
 demo: all

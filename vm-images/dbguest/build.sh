@@ -49,6 +49,14 @@ command -v debootstrap >/dev/null || die "debootstrap missing (make deps)"
 OUT=$1; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 RFS=$OUT/rootfs
 
+# Up to date: the image is newer than everything build.sh puts into it.
+if [ -f "$RFS/.nvmimic-debootstrap-done" ] && [ -f "$OUT/dbguest.img" ] &&
+    [ -f "$OUT/vmlinuz" ] && [ -f "$OUT/initramfs.cpio.gz" ] &&
+    [ -z "$(find "$HERE" "$ROOT/workloads/tpcc" "$ROOT/workloads/seq" -newer "$OUT/dbguest.img" -print -quit)" ]; then
+    echo "dbguest: $OUT/dbguest.img is up to date"
+    exit 0
+fi
+
 if [ ! -f "$RFS/.nvmimic-debootstrap-done" ]; then
     MIRROR=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
     [ -n "$MIRROR" ] || die "no mirror URI in /etc/apt/sources.list.d/debian.sources"
