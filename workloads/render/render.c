@@ -130,13 +130,15 @@ static void run_threads(void *(*fn)(void *))
         pthread_join(th[t], NULL);
 }
 
-static uint64_t mem_total(void)
+// The RAM the program can have: MemAvailable, not MemTotal, which in the
+// initramfs guest also counts the ~90 MB its root filesystem pins in RAM.
+static uint64_t mem_available(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
     char line[256];
     uint64_t kb = 0;
     while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemTotal: %" SCNu64, &kb) == 1)
+        if (sscanf(line, "MemAvailable: %" SCNu64, &kb) == 1)
             break;
     if (f)
         fclose(f);
@@ -146,14 +148,17 @@ static uint64_t mem_total(void)
 static void usage(void)
 {
     fputs("usage: render [--points N | --ram-factor F] [--threads T]\n"
-          "              [--file PATH [--offset BYTES]] [--no-generate] [--drop-caches]\n"
+          "              [--file PATH [--offset BYTES]] [--no-generate | --generate-only]\n"
+          "              [--drop-caches]\n"
           "  --points N      points (32 bytes each unpacked; default: the unpacked\n"
-          "                  array is F x RAM)\n"
+          "                  array is F x the available RAM, MemAvailable)\n"
           "  --ram-factor F  default 1.5\n"
           "  --threads T     unpack/repack threads (default: CPUs)\n"
           "  --file PATH     the packed file (8 bytes a point); a block device works,\n"
           "                  at --offset; written first unless --no-generate\n"
           "                  (default: render-points.bin in the current directory)\n"
+          "  --generate-only write the packed file and stop (a swap device cannot\n"
+          "                  be opened for writing: write it before swapon)\n"
           "  --drop-caches   empty the page cache before loading (in the guest)\n"
           "  --corrupt       damage one point before checking (the check must fail)\n",
           stderr);
@@ -165,7 +170,7 @@ int main(int argc, char **argv)
     double ram_factor = 1.5;
     const char *file = "render-points.bin";
     uint64_t offset = 0;
-    int generate = 1, corrupt = 0, drop_caches = 0;
+    int generate = 1, generate_only = 0, corrupt = 0, drop_caches = 0;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     nthreads = ncpu > 0 ? (unsigned)ncpu : 1;
     for (int i = 1; i < argc; i++) {
@@ -176,11 +181,12 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--file") && v) file = v, i++;
         else if (!strcmp(a, "--offset") && v) offset = strtoull(v, NULL, 0), i++;
         else if (!strcmp(a, "--no-generate")) generate = 0;
+        else if (!strcmp(a, "--generate-only")) generate_only = 1;
         else if (!strcmp(a, "--corrupt")) corrupt = 1;
         else if (!strcmp(a, "--drop-caches")) drop_caches = 1;
         else usage();
     }
-    uint64_t ram = mem_total();
+    uint64_t ram = mem_available();
     if (!npoints)
         npoints = (uint64_t)(ram * ram_factor / sizeof(point_t));
     if (npoints < 1 || npoints > UINT32_MAX || nthreads < 1 || nthreads > 1024 || ram_factor <= 0)
@@ -208,6 +214,11 @@ int main(int argc, char **argv)
         close(fd);
     }
     double t_gen = now() - t0;
+    if (generate_only) {
+        printf("{\"workload\": \"render\", \"points\": %" PRIu64 ", \"generate_s\": %.3f}\n",
+               npoints, t_gen);
+        return 0;
+    }
     if (drop_caches) {          // the guest: empty its whole page cache
         FILE *dc = fopen("/proc/sys/vm/drop_caches", "w");
         if (!dc || fputs("1\n", dc) < 0 || fclose(dc)) die("/proc/sys/vm/drop_caches");
