@@ -108,6 +108,13 @@ do_load() {
          "$($PSQL -tAc 'SELECT pg_size_pretty(pg_database_size(current_database()))')"
 }
 
+# Under nvmimic run's guest agent (vm-images/agent.sh): tell the host when the
+# sample starts and ends, so the device's statistics cover the same interval.
+mark() {
+    [ -n "${NVMIMIC_MARK_FD:-}" ] || return 0
+    printf 'MARK %s %s\n' "$NVMIMIC_MARK_ID" "$1" >&"$NVMIMIC_MARK_FD"
+}
+
 # Keying times and mean think times of clause 5.2.5.7, seconds.
 us() { awk -v s="$1" -v f="$FACTOR" 'BEGIN { printf "%d", s * f * 1000000 }'; }
 do_run() {
@@ -142,8 +149,10 @@ EOJ
     orders0=$($PSQL -tAc 'SELECT sum(d_next_o_id) FROM district')
     echo "tpcc: sampling $SAMPLE s"
     date +%s.%N >"$OUT/sample-start"
+    mark start
     pgbench "$@" -T "$SAMPLE" -r --log --log-prefix="$OUT/tx" >"$OUT/pgbench.txt" 2>&1 ||
         { cat "$OUT/pgbench.txt" >&2; die "pgbench failed in the sample"; }
+    mark stop
     date +%s.%N >"$OUT/sample-end"
     orders1=$($PSQL -tAc 'SELECT sum(d_next_o_id) FROM district')
     echo "$((orders1 - orders0))" >"$OUT/new-orders-committed"
