@@ -1776,7 +1776,7 @@ NvmLvGuest *nvm_lv_guest_start(const char *uri, const NvmLvSpec *s,
                     "%s: %s", uri, lv_msg());
         goto fail;
     }
-    /* a host that drops off is noticed within ~20 s (1 where unsupported) */
+    /* a host that stops answering is dropped after ~20 s (event loop) */
     virConnectSetKeepAlive(g->conn, 5, 3);
     /* the host's own answer to "is our QEMU there, and usable" */
     caps = virConnectGetDomainCapabilities(g->conn, s->qemu, "x86_64", "q35",
