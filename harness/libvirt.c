@@ -152,6 +152,12 @@ GPtrArray *nvm_lv_spec_local_files(const NvmLvSpec *s)
         g_ptr_array_add(f, g_strdup(s->initrd));
     }
     g_ptr_array_add(f, profile_file(s));
+    if (s->disk) {
+        g_ptr_array_add(f, g_strdup(s->disk));
+    }
+    if (s->boot_disk) {
+        g_ptr_array_add(f, g_strdup(s->boot_disk));
+    }
     for (unsigned i = 0; i < s->disks->len; i++) {
         g_ptr_array_add(f, g_strdup(((NvmLvDisk *)
                                      g_ptr_array_index(s->disks, i))->file));
@@ -184,6 +190,8 @@ NvmLvSpec *nvm_lv_spec_for_host(const NvmLvSpec *s, GHashTable *host_paths,
     g_clear_pointer(&h->profile_dir, g_free);
     if ((h->kernel && !host_path(&h->kernel, host_paths, err)) ||
         (h->initrd && !host_path(&h->initrd, host_paths, err)) ||
+        (h->disk && !host_path(&h->disk, host_paths, err)) ||
+        (h->boot_disk && !host_path(&h->boot_disk, host_paths, err)) ||
         !host_path(&h->profile, host_paths, err)) {
         return NULL;
     }
@@ -1699,7 +1707,9 @@ static NvmLvSpec *upload_files(NvmLvGuest *g, const NvmLvSpec *s,
     }
     for (unsigned i = 0; i < files->len; i++) {
         const char *f = g_ptr_array_index(files, i);
-        bool writable = false;
+        /* the drive under test and the boot disk are the run's own
+         * copies: the guest writes them */
+        bool writable = !g_strcmp0(s->disk, f) || !g_strcmp0(s->boot_disk, f);
         LvVol *v;
 
         if (g_hash_table_contains(paths, f)) {

@@ -60,7 +60,8 @@ typedef struct NvmLvSpec {
                           * here (nvm_lv_guest_start() asks that host) */
     /*
      * The libvirt host may be another machine: nvm_lv_guest_start() uploads
-     * the kernel, initrd, profile file and disks as storage volumes (in
+     * the kernel, initrd, profile file, the drive's backing file, the boot
+     * disk and the other disks as storage volumes (in
      * @pool, or in a pool of its own under NVM_LV_POOL_ROOT), and reads the
      * serial ports through the connection (virDomainOpenConsole): serial0
      * into @serial_log here, serial1 as nvm_lv_guest_ctl().
