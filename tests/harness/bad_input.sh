@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # bad_input.sh NVMIMIC: `nvmimic run` refuses an unknown suite, profile, mode
-# or workload, with exit status 2 and the list of valid ones, and a missing
-# QEMU binary or guest with one line naming it; nothing boots.
+# or workload, with exit status 2 and the list of valid ones, a TPC-C scale
+# too big for the drive and out-of-range suite options, and a missing QEMU
+# binary, guest or database guest with one line naming it; nothing boots.
 set -u
 nvmimic=$1
 fails=0
@@ -17,7 +18,21 @@ expect() {  # expect RC PATTERN ARGS...
         fails=$((fails + 1))
     fi
 }
-expect 2 "unknown suite 'nope' (valid: four-corners)" --profile crucial-p5-2tb --suite nope
+expect 2 "unknown suite 'nope' (valid: four-corners, vdi, sql, render, seq, all, or a comma-separated list)" \
+    --profile crucial-p5-2tb --suite nope
+expect 2 "unknown suite 'sq'" --profile crucial-p5-2tb --suite vdi,sq
+expect 2 "unknown workload 'x' (vdi-boot, vdi-initial-login, vdi-monday-login)" \
+    --profile crucial-p5-2tb --suite vdi --workloads x --qemu /bin/true
+expect 2 "4k-random-read, 4k-random-write, 64k-seq-read, 64k-seq-write, vdi-boot" \
+    --profile crucial-p5-2tb --suite four-corners,vdi --workloads x --qemu /bin/true
+# 500 GB hold 2,252 warehouses at the reviews' 222 MB each
+expect 2 "--sql-warehouses 3000: the TPC-C database needs about 666 GB (222 MB a warehouse, the reviews' 333 GB for 1,500) but crucial-p2-500g holds 500 GB; use at most 2252 warehouses" \
+    --profile crucial-p2-500g --suite all --sql-warehouses 3000 --qemu /bin/true
+expect 2 "--sql-warehouses '0' must be a whole number in 1..1000000" --profile crucial-p5-2tb --suite sql --sql-warehouses 0
+expect 2 "--sql-sample-s '-5' must be a whole number" --profile crucial-p5-2tb --suite sql --sql-sample-s -5
+expect 2 "--sql-think-factor 'x' must be a number in (0, 100]" --profile crucial-p5-2tb --suite sql --sql-think-factor x
+expect 2 "--render-mem-mib 64: the guest needs at least 128 MiB" --profile crucial-p5-2tb --suite render --render-mem-mib 64
+expect 2 "--seq-mib 600000: more than half of crucial-p2-500g" --profile crucial-p2-500g --suite seq --seq-mib 600000 --qemu /bin/true
 expect 2 "valid profiles: crucial-p2-2tb, crucial-p2-500g, crucial-p5-1tb, crucial-p5-2tb, intel-670p-2tb" \
     --profile no-such-drive --suite four-corners
 expect 2 "unknown mode 'fast' (valid: simtime, realtime)" --profile crucial-p5-2tb --suite four-corners --mode fast
@@ -28,5 +43,13 @@ expect 2 "--points" --profile crucial-p5-2tb --suite four-corners --points 0
 expect 2 "unknown option '--bogus'" --bogus 1
 expect 1 "QEMU '/nonexistent/qemu' not found" --profile crucial-p5-2tb --suite four-corners --qemu /nonexistent/qemu
 expect 1 "no guest in '/nonexistent'" --profile crucial-p5-2tb --suite four-corners --guest-dir /nonexistent
+# the database guest is looked for when its suite starts: the run fails
+# without booting anything and says what to build
+t=$(mktemp -d)
+expect 1 "no database guest: /nonexistent/dbguest.img is missing (build it with 'make dbguest'" \
+    --profile crucial-p5-2tb --suite sql --dbguest-dir /nonexistent --qemu /bin/true --out "$t/r"
+grep -q '"error" : "no database guest' "$t/r/results.json" ||
+    { echo "bad_input: FAIL the sql app's error is not in results.json"; fails=$((fails + 1)); }
+rm -rf "$t"
 [ "$fails" = 0 ] && echo "bad_input: OK"
 exit $((fails > 0))

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""check_suites.py DIR: results of `nvmimic run --suite all` (run_suites.sh).
+
+Every suite ran and is complete; VDI points agree with the device's own
+statistics over the same window and with the model's peak; the sequential
+steps' GB/s agree with the bytes the device moved over its active span; the
+render step swapped through the drive and checked its result; the TPC-C
+sample has all five transactions and the device's statistics over the
+sample; apps.csv and the report carry each suite.
+"""
+import csv
+import json
+import sys
+
+d = sys.argv[1]
+r = json.load(open(f"{d}/results.json"))
+bad = []
+
+
+def check(cond, what):
+    if not cond:
+        bad.append(what)
+
+
+check(r["complete"] is True and r["error"] is None,
+      f"complete {r['complete']}, error {r['error']}")
+check(r["suites"] == ["vdi", "sql", "render", "seq"], f"suites {r['suites']}")
+
+# VDI: the peak + curve driver on the three job files
+vdi = [w for w in r["workloads"] if w["suite"] == "vdi"]
+check([w["name"] for w in vdi] ==
+      ["vdi-boot", "vdi-initial-login", "vdi-monday-login"],
+      f"vdi workloads {[w['name'] for w in vdi]}")
+for w in vdi:
+    n = w["name"]
+    check(w["mix"]["jobfile"] == n + ".fio" and 0 < w["mix"]["read_pct"] < 100,
+          f"{n}: mix {w['mix']}")
+    check(w["threads"] == w["mix"]["outstanding"] == 64, f"{n}: outstanding")
+    pts = [w["peak"]] + w["curve"]
+    check([p.get("target_pct") for p in w["curve"]] == [50, 100],
+          f"{n}: curve points {[p.get('target_pct') for p in w['curve']]}")
+    sim = w["sim"]["peak"]["iops"]
+    # 0.5 s points against the model's 3 s: the same drive, not the same
+    # number; a wrong rate split or mix would be far off
+    check(abs(w["peak"]["iops"] - sim) < 0.35 * sim,
+          f"{n}: guest peak {w['peak']['iops']} vs model {sim}")
+    for p in pts:
+        tag = f"{n} {p.get('target_pct', 'peak')}"
+        check(p["iops"] > 0 and p["host_iops"] > 0, f"{tag}: no I/O")
+        # the device's window lies inside fio's measured time
+        check(abs(p["host_iops"] / p["iops"] - 1) < 0.15,
+              f"{tag}: guest {p['iops']} vs device {p['host_iops']} IOPS")
+        # the guest sees the device's latency plus its own
+        # (0.95: with bursts the two windows hold different shares of idle)
+        check(p["lat_us"] >= 0.95 * p["host_lat_us"],
+              f"{tag}: guest {p['lat_us']} us below device {p['host_lat_us']} us")
+        if p.get("target_pct") and not p["host_limited"]:
+            check(p["iops"] >= 0.85 * p["target_iops"],
+                  f"{tag}: {p['iops']} IOPS for a target of {p['target_iops']}")
+
+apps = {a["suite"]: a for a in r["apps"]}
+check(sorted(apps) == ["render", "seq", "sql"], f"apps {sorted(apps)}")
+for a in apps.values():
+    check(a["complete"] is True and a["error"] is None,
+          f"{a['suite']}: {a['error']}")
+
+# seq: 1 MiB write then read at QD 8 and 32
+seq = apps.get("seq", {"steps": []})
+check([s["name"] for s in seq["steps"]] ==
+      ["seq-write-qd8", "seq-read-qd8", "seq-write-qd32", "seq-read-qd32"],
+      f"seq steps {[s['name'] for s in seq['steps']]}")
+for s in seq["steps"]:
+    n = s["name"]
+    dev = (s["device"] or {}).get("classes", {}).get(s["rw"])
+    if not dev:
+        check(False, f"{n}: no device {s['rw']} statistics")
+        continue
+    # Linux splits each 1 MiB I/O at the drive's MDTS: count bytes, not
+    # commands.  The window opens at the first I/O the guest sees: a
+    # queue's worth and a few more may fall before it.
+    moved = dev["mbps"] * 1e6 * s["device"]["active_s"]
+    check(moved >= s["bytes"] - (s["qd"] + 16) * 1048576,
+          f"{n}: the device moved {moved / 1e6:.0f} of {s['bytes'] / 1e6:.0f} MB")
+    check(abs(dev["mbps"] / 1e3 / s["gbps"] - 1) < 0.15,
+          f"{n}: guest {s['gbps']} GB/s vs device {dev['mbps'] / 1e3:.3f} GB/s")
+    check(s["lat_us"] >= 0.98 * dev["lat_us"],
+          f"{n}: guest {s['lat_us']} us below device {dev['lat_us']} us")
+
+# render: swap through the drive, result checked by the program
+ren = apps.get("render", {})
+res = ren.get("result") or {}
+check(res.get("check", {}).get("ok") is True, f"render check {res.get('check')}")
+check(res.get("array_bytes", 0) > res.get("ram_bytes", 1),
+      "render: the array fits in RAM")
+check((ren.get("swap") or {}).get("pswpout", 0) > 0, "render: nothing swapped out")
+cls = ((ren.get("device") or {}).get("classes")) or {}
+check(cls.get("write", {}).get("count", 0) > 0 and
+      cls.get("read", {}).get("count", 0) > 0,
+      f"render: device classes {sorted(cls)}")
+check(all(res.get(k, 0) > 0 for k in ("load_s", "unpack_s", "repack_s")),
+      f"render phases {res}")
+
+# sql: TPC-C sample, all five transactions, device over the sample
+sql = apps.get("sql", {})
+tp = sql.get("result") or {}
+check(tp.get("tpmC", 0) > 0 and tp.get("overall", {}).get("count", 0) >= 20,
+      f"sql: tpmC {tp.get('tpmC')}, {tp.get('overall', {}).get('count')} tx")
+tx = tp.get("transactions", {})
+check(sorted(tx) == ["delivery", "new_order", "order_status", "payment",
+                     "stock_level"], f"sql transactions {sorted(tx)}")
+check(tx.get("new_order", {}).get("count", 0) > 0 and
+      tx.get("payment", {}).get("count", 0) > 0, "sql: no new orders or payments")
+dev = sql.get("device") or {}
+check(dev.get("classes", {}).get("write", {}).get("count", 0) > 0,
+      f"sql: no device writes over the sample: {dev}")
+# the device's window is the sample (pgbench -T), not the load before it
+sample = sql.get("params", {}).get("sample_s", 0)
+check(0.9 * sample <= dev.get("interval_s", 0) <= 1.5 * sample + 5,
+      f"sql: device interval {dev.get('interval_s')} s for a {sample} s sample")
+
+# apps.csv, the report
+rows = list(csv.DictReader(open(f"{d}/apps.csv")))
+check({x["suite"] for x in rows} == {"sql", "render", "seq"},
+      f"apps.csv suites {sorted({x['suite'] for x in rows})}")
+check(any(x["metric"] == "result.tpmC" for x in rows), "apps.csv has no tpmC")
+html = open(f"{d}/report.html").read()
+for s in ("vdi-boot", "Sequential", "Render", "TPC-C"):
+    check(s in html, f"report.html has no '{s}'")
+
+if bad:
+    for b in bad:
+        print("check_suites: FAIL", b)
+    sys.exit(1)
+print(f"check_suites: OK: vdi-boot peak {vdi[0]['peak']['iops']:.0f} IOPS "
+      f"(model {vdi[0]['sim']['peak']['iops']:.0f}); seq "
+      + ", ".join(f"{s['name']} {s['gbps']} GB/s" for s in seq["steps"])
+      + f"; render {res.get('total_s')} s; sql {tp.get('tpmC')} tpmC, "
+      f"avg {tp.get('overall', {}).get('avg_ms')} ms")
