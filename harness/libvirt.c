@@ -1176,14 +1176,23 @@ bool nvm_lv_uri_valid(const char *uri, GError **err)
 }
 
 /* After a failed call: the host is gone (retry elsewhere) or it refused.
- * Sets *msg to libvirt's message first (the next call resets it). */
+ * Sets *msg to libvirt's message first (the next call resets it).  A call
+ * on a domain destroyed from outside fails "domain is not running"
+ * (VIR_ERR_OPERATION_INVALID, the domain stays defined): the host's doing
+ * as well, like nvm_lv_guest_running says when it looks first. */
 static int lv_code(NvmLvGuest *g, char **msg)
 {
     virErrorPtr e = virGetLastError();
     bool gone = e && e->code == VIR_ERR_NO_DOMAIN;
+    int state, reason;
 
     *msg = g_strdup(lv_msg());
     if (gone || (g->conn && virConnectIsAlive(g->conn) != 1)) {
+        return NVM_LV_ERROR_HOST;
+    }
+    if (g->dom && virDomainGetState(g->dom, &state, &reason, 0) == 0 &&
+        state == VIR_DOMAIN_SHUTOFF &&
+        reason == VIR_DOMAIN_SHUTOFF_DESTROYED) {
         return NVM_LV_ERROR_HOST;
     }
     return NVM_LV_ERROR_FAILED;

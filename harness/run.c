@@ -2634,6 +2634,9 @@ out:
     kill_guest(r);
     nvm_line_close(r->ctl);
     r->ctl = NULL;
+    /* a QMP call that met the domain destroyed from outside: exit 3 too */
+    r->host_lost |= !ok && g_error_matches(err, NVM_LV_ERROR,
+                                           NVM_LV_ERROR_HOST);
     if (a) {
         a->complete = ok;
         a->wall_s = (g_get_monotonic_time() - t0) / 1e6;
