@@ -3,10 +3,15 @@
 #
 # nvmimic matrix against Debian's libvirtd on this host, as two "hosts": two
 # URIs to the same daemon.  2 profiles x 1 suite, one workload, --quick:
-#   1. qemu:///system + qemu+unix:///system, --pool of the test's own: both
-#      cells ok (at the same time, their volumes in the one pool), one
-#      compare report, matrix.json says where each ran, the pool is empty
-#      afterwards;
+#   1. qemu:///system + qemu+unix:///system, --pool of the test's own,
+#      --per-host 2: the two cells start at the same time, one per URI, their
+#      volumes in the one pool.  A watcher destroys one of their domains from
+#      outside (virsh destroy, once its peak point is in results.json): that
+#      run exits 3, its URI leaves the rotation, and the cell is retried on
+#      the other URI (alongside the other cell there).  Both cells ok, one
+#      compare report, matrix.json has the lost host's error, the retried
+#      cell's 2 attempts and both hosts tried; exit status 0, the pool is
+#      empty afterwards;
 #   2. an unreachable URI + qemu:///system, --retries 0: the cell sent to the
 #      unreachable one fails (its error names the URI), the other completes
 #      and the report is made from it; exit status 1;
@@ -22,7 +27,9 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 t0=$(date +%s)
 work=$(mktemp -d /tmp/nvmimic-lvmx.XXXXXX)
 POOL=nvmimic-test-mx-$$
+watcher=
 cleanup() {
+    [ -n "$watcher" ] && kill "$watcher" 2>/dev/null && wait "$watcher" 2>/dev/null
     virsh -q -c qemu:///system pool-destroy "$POOL" >/dev/null 2>&1
     rm -rf "/var/lib/libvirt/$POOL"
     lv_down
@@ -86,26 +93,95 @@ print("ok: matrix.json: " + "; ".join(f"{c['profile']} {c['status']} on {c['host
 PY
 }
 
-# 1. two connections to the same daemon, the files in one (transient) pool
+# 1. two connections to the same daemon, the files in one (transient) pool;
+# one run's domain destroyed from outside, its cell retried on the other URI
 U1=qemu:///system U2="qemu+unix:///system?socket=/var/run/libvirt/libvirt-sock"
 virsh -q -c "$U1" pool-create-as "$POOL" dir --target "/var/lib/libvirt/$POOL" \
     --build >/dev/null || fail "cannot create the test's storage pool $POOL"
+# destroy_one DIR: once, the running domain of a cell of the matrix in DIR
+# (named in its DIR/*/domain.xml, its disks in $POOL) whose peak point is
+# done; writes "DOMAIN CELLDIR" to $work/destroyed.  Nothing else is touched.
+destroy_one() {
+    trap - EXIT INT TERM
+    local dir=$1 x name cell
+    for _ in $(seq 900); do
+        for x in "$dir"/*/domain.xml; do
+            [ -f "$x" ] || continue
+            cell=${x%/domain.xml}
+            name=$(sed -n 's|^ *<name>\(nvmimic-run-[^<]*\)</name>.*|\1|p' "$x" | head -n 1)
+            [ -n "$name" ] || continue
+            virsh -q -c "$U1" list --name 2>/dev/null | grep -qxF "$name" || continue
+            virsh -q -c "$U1" dumpxml "$name" 2>/dev/null |
+                grep -qF "/var/lib/libvirt/$POOL/" || continue
+            python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+sys.exit(0 if any(w.get("peak") for w in r["workloads"]) else 1)
+' "$cell/results.json" 2>/dev/null || continue
+            sleep 2     # into the next point
+            if virsh -q -c "$U1" destroy "$name" >"$work/destroy.out" 2>&1; then
+                echo "$name $cell" >"$work/destroyed"
+                return 0
+            fi
+        done
+        sleep 1
+    done
+}
+destroy_one "$work/m1" 8>&- &
+watcher=$!
 t1=$(date +%s)
-"$nvmimic" matrix "${RUN[@]}" --connect "$U1,$U2" --pool "$POOL" --out "$work/m1" \
-    >"$work/m1.log" 2>&1 ||
-    fail "matrix over two connections exited $?: $(tail -n 5 "$work/m1.log")"
+"$nvmimic" matrix "${RUN[@]}" --connect "$U1,$U2" --per-host 2 --pool "$POOL" \
+    --out "$work/m1" >"$work/m1.log" 2>&1
+rc=$?
+kill "$watcher" 2>/dev/null
+wait "$watcher" 2>/dev/null
+watcher=
+[ -s "$work/destroyed" ] ||
+    fail "the watcher destroyed no domain of the matrix (matrix exited $rc; last virsh destroy: $(cat "$work/destroy.out" 2>/dev/null)): $(tail -n 5 "$work/m1.log")"
+read -r dom cell <"$work/destroyed"
+echo "ok: destroyed $dom (cell ${cell##*/}) from outside"
+[ "$rc" = 0 ] || fail "matrix over two connections, one domain destroyed, exited $rc: $(tail -n 8 "$work/m1.log")"
 check "$work/m1" 2 0 - || fail "matrix over two connections (above)"
 grep -q "/var/lib/libvirt/$POOL/nvmimic-run-" "$work"/m1/*/domain.xml ||
     fail "the runs' domain.xml name no volume of pool $POOL"
 left=$(virsh -q -c "$U1" vol-list "$POOL" 2>&1)
 [ -z "$left" ] || fail "volumes left in pool $POOL: $left"
-python3 -c '
-import json, sys
-m = json.load(open(sys.argv[1]))
-hosts = sorted(c["host"] for c in m["cells"])
-assert hosts == sorted(sys.argv[2:]), hosts
-' "$work/m1/matrix.json" "$U1" "$U2" || fail "the two cells did not run one per connection"
-echo "ok: two connections, one cell each, one compare report ($(($(date +%s) - t1)) s)"
+python3 - "$work/m1" "$cell" "$U1" "$U2" <<'PY' || fail "the retry after the destroyed domain (above; log: $(cat "$work/m1.log"))"
+import json, os, re, sys
+d, cell, u1, u2 = sys.argv[1:]
+m = json.load(open(os.path.join(d, "matrix.json")))
+log = open(os.path.join(d, "..", "m1.log")).read()
+(lost,) = [c for c in m["cells"] if c["out"] == cell]
+(other,) = [c for c in m["cells"] if c["out"] != cell]
+# the cells started one per URI (--per-host 2 puts the second on the idle
+# one); the lost one's URI left the rotation, the retry went to the other
+first = u1 if other["host"] == u2 else u2
+assert other["attempts"] == 1 and other["hosts_tried"] == [other["host"]], other
+assert lost["attempts"] == 2, lost
+assert lost["hosts_tried"] == [u1, u2], lost           # in --connect order
+assert lost["host"] == other["host"] != first, (lost, other)
+assert lost["status"] == "ok" and lost["error"] is None, lost
+assert lost["log"].endswith("-2.log") and os.path.isfile(lost["log"]), lost["log"]
+log1 = lost["log"][:-len("-2.log")] + "-1.log"
+assert os.path.isfile(log1), log1
+hosts = {h["uri"]: h["error"] for h in m["hosts"]}
+assert hosts[other["host"]] is None, hosts
+err = hosts[first]
+assert err and re.search(r"destroyed from outside nvmimic|host dropped", err), err
+assert err in open(log1).read(), (err, log1)
+p = lost["profile"]
+for line in (f"matrix: {p} x four-corners on {first} (attempt 1)",
+             f"matrix: host {first} out of the rotation: {err}",
+             f"matrix: {p} x four-corners will be retried on another host",
+             f"matrix: {p} x four-corners on {lost['host']} (attempt 2)",
+             f"matrix: {p} x four-corners ok on {lost['host']}",
+             "matrix: 2 ok, 0 failed"):
+    assert line in log, "no line: " + line
+r = json.load(open(os.path.join(cell, "results.json")))
+assert r["complete"] and r["error"] is None and r["connect"] == lost["host"], r
+print(f"ok: {p}: attempt 1 on {first} lost ({err}); attempt 2 ok on {lost['host']}")
+PY
+echo "ok: two connections, one domain destroyed, its cell retried, one compare report ($(($(date +%s) - t1)) s)"
 
 # 2. one unreachable URI: its cell fails (no retries), the other completes
 BAD="qemu+unix:///system?socket=/nonexistent/libvirt-sock"
@@ -119,8 +195,13 @@ line=$(grep -F "crucial-p5-2tb x four-corners failed after 1 attempt(s): " "$wor
 [ "$(grep -c . "$work/m2.err")" = 1 ] && echo "$line" | grep -qF "cannot reach libvirt at $BAD" ||
     fail "no one-line report of the failed cell: $(cat "$work/m2.err")"
 echo "ok: unreachable host: its cell failed, the other ran ($(($(date +%s) - t1)) s)"
-left=$(virsh -q -c "$LV_URI" list --all --name | grep '^nvmimic-run-')
+# this test's runs only (another test's may be running): the destroyed one,
+# and those named in the cells' domain.xml (a run's own pool has its name)
+ours=$( { echo "$dom"; sed -n 's|^ *<name>\(nvmimic-run-[^<]*\)</name>.*|\1|p' \
+          "$work"/m[12]/*/domain.xml; } | sort -u)
+[ "$(echo "$ours" | wc -l)" -ge 4 ] || fail "fewer than 4 runs' domains named: $ours"
+left=$(virsh -q -c "$LV_URI" list --all --name | grep -xF "$ours")
 [ -z "$left" ] || fail "domains left defined: $left"
-left=$(virsh -q -c "$LV_URI" pool-list --all --name | grep '^nvmimic-run-')
+left=$(virsh -q -c "$LV_URI" pool-list --all --name | grep -xF "$ours")
 [ -z "$left" ] || fail "storage pools left: $left"
 echo "ok: whole test $(($(date +%s) - t0)) s"
