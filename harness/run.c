@@ -1045,56 +1045,68 @@ static bool parse_fio(const char *text, const char *dd_name, Fig *f,
     return true;
 }
 
+/* One class ("read", "write", ...) of query-nvmimic-stats' return, or NULL. */
+static JsonObject *stats_class(JsonNode *n, const char *name)
+{
+    JsonObject *o = n && JSON_NODE_HOLDS_OBJECT(n) ?
+                    json_node_get_object(n) : NULL;
+    JsonArray *a = o && json_object_has_member(o, "classes") ?
+                   json_object_get_array_member(o, "classes") : NULL;
+
+    for (unsigned i = 0; a && i < json_array_get_length(a); i++) {
+        JsonObject *c = json_array_get_object_element(a, i);
+
+        if (!g_strcmp0(json_object_get_string_member(c, "class"), name)) {
+            return c;
+        }
+    }
+    return NULL;
+}
+
 /* The device's statistics over the interval since reset: the read or the
  * write class, or (@mixed) both together, whose percentiles cannot be
  * merged (NAN). */
 static bool parse_stats(JsonNode *n, bool write, bool mixed, Fig *f,
                         uint64_t *late, double *interval_s)
 {
-    double count = 0, bytes = 0, lat_sum = 0;
-
     JsonObject *o = JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
-    JsonArray *cls = o ? json_object_get_array_member(o, "classes") : NULL;
     double interval_ns = obj_double(o, "interval-ns");
+    double count = 0, bytes = 0, lat_sum = 0;
+    JsonObject *c;
 
     memset(f, 0, sizeof(*f));
     *late = 0;
     *interval_s = interval_ns / 1e9;
-    if (!cls || !(interval_ns > 0)) {
+    if (!o || !json_object_has_member(o, "classes") || !(interval_ns > 0)) {
         return false;
     }
-    for (unsigned i = 0; i < json_array_get_length(cls); i++) {
-        JsonObject *c = json_array_get_object_element(cls, i);
-
-        const char *name = json_object_get_string_member(c, "class");
-
-        if (mixed) {
-            if (strcmp(name, "write") && strcmp(name, "read")) {
-                continue;
-            }
+    if (!mixed) {
+        c = stats_class(n, write ? "write" : "read");
+        if (c) {
+            f->iops = obj_double(c, "count") * 1e9 / interval_ns;
+            f->mbps = obj_double(c, "bytes") * 1e3 / interval_ns;
+            f->lat_us = obj_double(c, "mean-us");
+            f->p50_us = obj_double(c, "p50-us");
+            f->p99_us = obj_double(c, "p99-us");
+            f->p999_us = obj_double(c, "p999-us");
+            *late = (uint64_t)obj_double(c, "late");
+        }
+        return true;        /* no such class: no I/O of that kind */
+    }
+    for (int d = 0; d < 2; d++) {
+        c = stats_class(n, d ? "write" : "read");
+        if (c) {
             count += obj_double(c, "count");
             bytes += obj_double(c, "bytes");
             lat_sum += obj_double(c, "count") * obj_double(c, "mean-us");
             *late += (uint64_t)obj_double(c, "late");
-            f->iops = count * 1e9 / interval_ns;
-            f->mbps = bytes * 1e3 / interval_ns;
-            f->lat_us = count ? lat_sum / count : 0;
-            f->p50_us = f->p99_us = f->p999_us = NAN;
-            continue;
         }
-        if (strcmp(name, write ? "write" : "read")) {
-            continue;
-        }
-        f->iops = obj_double(c, "count") * 1e9 / interval_ns;
-        f->mbps = obj_double(c, "bytes") * 1e3 / interval_ns;
-        f->lat_us = obj_double(c, "mean-us");
-        f->p50_us = obj_double(c, "p50-us");
-        f->p99_us = obj_double(c, "p99-us");
-        f->p999_us = obj_double(c, "p999-us");
-        *late = (uint64_t)obj_double(c, "late");
-        return true;
     }
-    return true;            /* no such class: no I/O of that kind */
+    f->iops = count * 1e9 / interval_ns;
+    f->mbps = bytes * 1e3 / interval_ns;
+    f->lat_us = count ? lat_sum / count : 0;
+    f->p50_us = f->p99_us = f->p999_us = NAN;
+    return true;
 }
 
 /* Latency of the model's curve at @iops (linear between its points). */
@@ -2409,19 +2421,9 @@ static JsonNode *parse_json(const char *text, const char *what, GError **errp)
 
 static double dev_lat(JsonNode *n, const char *cls, const char *field)
 {
-    JsonObject *o = n && JSON_NODE_HOLDS_OBJECT(n) ?
-                    json_node_get_object(n) : NULL;
-    JsonArray *a = o && json_object_has_member(o, "classes") ?
-                   json_object_get_array_member(o, "classes") : NULL;
+    JsonObject *c = stats_class(n, cls);
 
-    for (unsigned i = 0; a && i < json_array_get_length(a); i++) {
-        JsonObject *c = json_array_get_object_element(a, i);
-
-        if (!strcmp(json_object_get_string_member(c, "class"), cls)) {
-            return obj_double(c, field);
-        }
-    }
-    return NAN;
+    return c ? obj_double(c, field) : NAN;
 }
 
 /* seq: 1 MiB sequential write then read at QD 8 and 32. */
