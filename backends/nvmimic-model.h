@@ -17,6 +17,16 @@
 #define NVM_MAX_PLANES 8
 #define NVM_HIST_BUCKETS 336
 
+/*
+ * Bounds shared by the profile loader's key table and the model's
+ * allocations (see nvm_model_max_memory_bytes).
+ */
+#define NVM_MAX_CAPACITY_BYTES (1ULL << 48)          /* 256 TiB */
+#define NVM_MIN_PAGE_BYTES 4096
+#define NVM_MAX_PAGE_BYTES 65536
+#define NVM_MAX_WRITE_BUFFER_BYTES (1ULL << 30)      /* 1 GiB */
+#define NVM_MAX_MAP_TAGS (1U << 20)                  /* partial map slots */
+
 /* Cell modes, numbered by bits per cell. */
 typedef enum NvmCellMode {
     NVM_CELL_SLC = 1,
@@ -153,17 +163,28 @@ typedef struct NvmProfile {
  */
 NvmProfile *nvm_profile_load(const char *name_or_path, const char *search_dir,
                              GError **errp);
+/* The same from @len bytes of profile text; @path names it in errors. */
+NvmProfile *nvm_profile_load_data(const char *path, const char *data,
+                                  size_t len, GError **errp);
 void nvm_profile_free(NvmProfile *p);
 /* Sorted profile names found in @dir (free with g_strfreev). */
 char **nvm_profile_list(const char *dir, GError **errp);
 
-/* The key reference, for generated documentation. */
+/* The key reference, for generated documentation and table-driven tests. */
 typedef struct NvmProfileKeyInfo {
     const char *group;
     const char *key;
     const char *type;
     bool required;
     const char *doc;
+    bool bounded;               /* false: an enumerated type (true|false...) */
+    bool integer;               /* an integer key (else number or string) */
+    bool length;                /* a string: min/max bound its length */
+    bool power_of_two;
+    unsigned cell_mode;         /* only with this cell mode, 0 = always */
+    double min, max;            /* inclusive bounds, in the key's unit */
+    const char *why;            /* where the bounds come from */
+    char range[96];             /* "1 to 65534 bytes", or the type's values */
 } NvmProfileKeyInfo;
 unsigned nvm_profile_key_count(void);
 bool nvm_profile_key_info(unsigned i, NvmProfileKeyInfo *out);
@@ -190,6 +211,8 @@ typedef struct NvmModel NvmModel;
 NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed);
 void nvm_model_free(NvmModel *m);
 size_t nvm_model_memory_bytes(const NvmModel *m);
+/* The most nvm_model_memory_bytes can be for any profile the loader accepts. */
+size_t nvm_model_max_memory_bytes(void);
 
 /*
  * Submit @cmd at @now_ns (non-decreasing across calls); returns its

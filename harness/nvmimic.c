@@ -416,18 +416,44 @@ static int cmd_sim(const Opts *o)
     return rc;
 }
 
+/* A Markdown table cell: '|' escaped. */
+static char *md_cell(const char *text)
+{
+    GString *s = g_string_new(NULL);
+
+    for (; *text; text++) {
+        if (*text == '|') {
+            g_string_append_c(s, '\\');
+        }
+        g_string_append_c(s, *text);
+    }
+    return g_string_free(s, FALSE);
+}
+
 static void keys_table(GString *s)
 {
-    g_string_append(s, "| section | key | type | required | meaning |\n"
-                       "|---|---|---|---|---|\n");
+    g_string_append(s, "| section | key | type | required | allowed | "
+                       "meaning | why this range |\n"
+                       "|---|---|---|---|---|---|---|\n");
     for (unsigned i = 0; i < nvm_profile_key_count(); i++) {
         NvmProfileKeyInfo ki;
 
+        g_autofree char *type = NULL, *range = NULL;
+
         nvm_profile_key_info(i, &ki);
-        g_string_append_printf(s, "| `[%s]` | `%s` | %s | %s | %s |\n",
-                               ki.group, ki.key, ki.type,
-                               ki.required ? "yes" : "no", ki.doc);
+        type = md_cell(ki.type);
+        range = md_cell(ki.range);
+        g_string_append_printf(s, "| `[%s]` | `%s` | %s | %s | %s%s | %s | "
+                               "%s |\n",
+                               ki.group, ki.key, type,
+                               ki.required ? "yes" : "no", range,
+                               ki.power_of_two ? ", power of two" : "",
+                               ki.doc, ki.why ? ki.why : "");
     }
+    g_string_append_printf(s, "\nModel memory for any profile these bounds "
+                           "admit: at most %zu bytes "
+                           "(`nvm_model_max_memory_bytes`).\n",
+                           nvm_model_max_memory_bytes());
 }
 
 static int cmd_profile_keys(void)

@@ -4,6 +4,7 @@
  * report, and each class of malformed file is refused with one line naming
  * the file, the key and the problem.
  */
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -94,7 +95,7 @@ static void zero_time_is_rejected(void)
     g_autofree char *t = base_text();
     g_autofree char *bad = edit(t, "read-us-tlc", "read-us-tlc = 0");
 
-    expect_error(bad, "read-us-tlc", "greater than zero");
+    expect_error(bad, "read-us-tlc", "outside the allowed range 1 to 10000 us");
 }
 
 static void negative_time_is_rejected(void)
@@ -102,16 +103,16 @@ static void negative_time_is_rejected(void)
     g_autofree char *t = base_text();
     g_autofree char *bad = edit(t, "erase-us", "erase-us = -3500");
 
-    expect_error(bad, "erase-us", "negative");
+    expect_error(bad, "erase-us", "'-3500' is outside the allowed range");
 }
 
 static void impossible_geometry_is_rejected(void)
 {
     g_autofree char *t = base_text();
     g_autofree char *dies = edit(t, "dies-per-channel",
-                                 "dies-per-channel = 4096");
+                                 "dies-per-channel = 256");
     g_autofree char *raw = edit(t, "raw-bytes", "raw-bytes = 549755813888");
-    g_autofree char *pages = edit(t, "page-bytes", "page-bytes = 12000");
+    g_autofree char *pages = edit(t, "page-bytes", "page-bytes = 12288");
 
     expect_error(dies, "dies-per-channel", "exceeds");
     expect_error(raw, "raw-bytes", "no room");
@@ -156,6 +157,294 @@ static void missing_power_state_section_is_rejected(void)
     g_autofree char *bad = edit(t, "states", "states = 6");
 
     expect_error(bad, "power-state-5", "missing section");
+}
+
+/* ---- bounds: the values issue 11 found crashing or hanging QEMU ---- */
+
+/* @text with each "key = value" of @kv (NULL-terminated pairs) replaced. */
+static char *edit_kv(const char *text, const char *const *kv)
+{
+    char *cur = g_strdup(text);
+
+    for (const char *const *k = kv; *k; k += 2) {
+        g_autofree char *line = g_strdup_printf("%s = %s", k[0], k[1]);
+        char *next = edit(cur, k[0], line);
+
+        g_free(cur);
+        cur = next;
+    }
+    return cur;
+}
+
+static void expect_kv_error(const char *const *kv, const char *key,
+                            const char *why)
+{
+    g_autofree char *t = base_text();
+    g_autofree char *bad = edit_kv(t, kv);
+
+    expect_error(bad, key, why);
+}
+
+/* planes x page >> granule: the program ring wrapped to 0 entries (SIGFPE) */
+static void write_buffer_that_wraps_the_ring_is_rejected(void)
+{
+    static const char *const kv[] = {
+        "planes", "1", "page-bytes", "4096",
+        "write-buffer-bytes", "17592186011648", NULL };
+
+    expect_kv_error(kv, "[cache] write-buffer-bytes",
+                    "outside the allowed range 65536 to 1073741824 bytes");
+}
+
+/* planes x page overflowed 32 bits to 0: the write loop never ended */
+static void page_that_overflows_the_slc_unit_is_rejected(void)
+{
+    static const char *const kv[] = {
+        "planes", "2", "page-bytes", "2147483648", NULL };
+
+    expect_kv_error(kv, "[nand] page-bytes",
+                    "outside the allowed range 4096 to 65536 bytes");
+}
+
+/* 1000 / rate overflowed, then double -> integer was undefined */
+static void vanishing_data_path_rate_is_rejected(void)
+{
+    static const char *const r[] = { "read-path-mbps", "1e-300", NULL };
+    static const char *const w[] = { "write-path-mbps", "0.001", NULL };
+    static const char *const c[] = { "channel-mbps", "1e-300", NULL };
+
+    expect_kv_error(r, "[controller] read-path-mbps",
+                    "'1e-300' is outside the allowed range 10 to 1e+06 MB/s");
+    expect_kv_error(w, "write-path-mbps", "allowed range 10 to 1e+06 MB/s");
+    expect_kv_error(c, "[nand] channel-mbps", "allowed range 10 to 10000");
+}
+
+/* deadlines >= 2^63 ns were silently untimed */
+static void astronomical_command_time_is_rejected(void)
+{
+    static const char *const kv[] = { "read-cmd-ns", "1e300", NULL };
+    static const char *const inf[] = { "write-cmd-ns", "inf", NULL };
+    static const char *const nan[] = { "flush-cmd-ns", "nan", NULL };
+
+    expect_kv_error(kv, "[controller] read-cmd-ns",
+                    "outside the allowed range 1 to 1e+07 ns");
+    expect_kv_error(inf, "write-cmd-ns", "outside the allowed range");
+    expect_kv_error(nan, "flush-cmd-ns", "not a number");
+}
+
+/* ~1e15 ns per operation held guest I/O for days */
+static void day_long_times_are_rejected(void)
+{
+    static const struct {
+        const char *key, *val, *range;
+    } cases[] = {
+        { "read-cmd-ns", "1e15", "1 to 1e+07 ns" },
+        { "trim-cmd-ns", "1e15", "1 to 1e+07 ns" },
+        { "read-us-tlc", "1e12", "1 to 10000 us" },
+        { "program-us-tlc", "1e12", "10 to 100000 us" },
+        { "erase-us", "1e12", "100 to 100000 us" },
+        { "suspend-us", "1e12", "0.1 to 1000 us" },
+        { "read-retry-us", "1e12", "1 to 100000 us" },
+        { "link-l1-exit-us", "1e12", "0.1 to 10000 us" },
+        { "core-wake-us", "1e12", "0.01 to 10000 us" },
+        { "exit-latency-us", "4294967295", "0 to 1000000 us" },
+        { "entry-latency-us", "4000000000", "0 to 1000000 us" },
+        { "fold-idle-ms", "4294967295", "1 to 3600000 ms" },
+    };
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(cases); i++) {
+        const char *kv[] = { cases[i].key, cases[i].val, NULL };
+
+        expect_kv_error(kv, cases[i].key, cases[i].range);
+    }
+}
+
+/* cache / chunk was truncated to 32 bits: a multi-GiB tag array */
+static void partial_map_tag_count_is_bounded(void)
+{
+    static const char *const huge[] = {
+        "cache-bytes", "17592186040320", NULL };
+    /* within every key's range, but 2^21 chunks of a partial map */
+    static const char *const many[] = {
+        "entry-bytes", "16", "chunk-bytes", "512", NULL };
+
+    expect_kv_error(huge, "[map] cache-bytes",
+                    "outside the allowed range 4096 to 68719476736 bytes");
+    expect_kv_error(many, "[map] cache-bytes",
+                    "2097152 chunks of chunk-bytes; at most 1048576");
+}
+
+/* temp + 273 overflowed int32 (and Kelvin is 16 bits) */
+static void temperature_beyond_kelvin_field_is_rejected(void)
+{
+    static const char *const hi[] = { "temp-crit-c", "2147483647", NULL };
+    static const char *const lo[] = { "temp-idle-c", "-2147483648", NULL };
+    static const char *const big[] = { "temp-warn-c", "9999999999", NULL };
+
+    expect_kv_error(hi, "[identity] temp-crit-c",
+                    "outside the allowed range 1 to 125 C");
+    expect_kv_error(lo, "temp-idle-c", "allowed range 1 to 125 C");
+    expect_kv_error(big, "temp-warn-c", "allowed range 1 to 125 C");
+}
+
+/* IDs above 0xffff were silently truncated into config space */
+static void pci_id_above_16_bits_is_rejected(void)
+{
+    static const char *const v[] = { "pci-vendor-id", "0x1c0a9", NULL };
+    static const char *const d[] = { "pci-device-id", "65536", NULL };
+    static const char *const s[] = { "pci-subsystem-id", "0xffff", NULL };
+
+    expect_kv_error(v, "[identity] pci-vendor-id",
+                    "'0x1c0a9' is outside the allowed range 0x1 to 0xfffe");
+    expect_kv_error(d, "pci-device-id", "allowed range 0x1 to 0xfffe");
+    expect_kv_error(s, "pci-subsystem-id", "allowed range 0x1 to 0xfffe");
+}
+
+static void integer_beyond_64_bits_is_rejected(void)
+{
+    static const char *const kv[] = {
+        "capacity-bytes", "18446744073709551616", NULL };
+    static const char *const neg[] = { "raw-bytes", "-1", NULL };
+
+    expect_kv_error(kv, "capacity-bytes", "outside the allowed range");
+    expect_kv_error(neg, "raw-bytes", "'-1' is outside the allowed range");
+}
+
+static void identity_strings_fit_identify_fields(void)
+{
+    static const char *const fw[] = { "firmware", "P4CR3240X", NULL };
+    static const char *const sn[] = { "serial", "s\tn", NULL };
+
+    expect_kv_error(fw, "[identity] firmware",
+                    "outside the allowed range 1 to 8 characters");
+    expect_kv_error(sn, "serial", "printable ASCII");
+}
+
+static void leading_zero_is_decimal_not_octal(void)
+{
+    g_autofree char *t = base_text();
+    g_autofree char *text = edit(t, "fold-idle-ms", "fold-idle-ms = 0100");
+    g_autoptr(GError) err = NULL;
+    NvmProfile *p = nvm_profile_load_data("octal.ini", text, strlen(text),
+                                          &err);
+
+    g_assert_no_error(err);
+    g_assert_cmpuint(p->fold_idle_ms, ==, 100);
+    nvm_profile_free(p);
+}
+
+/* A base profile holding @ki's key (QLC keys need a QLC drive). */
+static char *base_for(const NvmProfileKeyInfo *ki)
+{
+    g_autofree char *path = g_strdup_printf(
+        "%s/%s.ini", NVMIMIC_PROFILE_DIR,
+        ki->cell_mode == NVM_CELL_QLC ? "intel-670p-2tb" : "crucial-p5-1tb");
+    char *text = NULL;
+
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    return text;
+}
+
+/* Values just outside [min, max] in the key's own syntax. */
+static void outside_values(const NvmProfileKeyInfo *ki, char **below,
+                           char **above)
+{
+    if (ki->length) {
+        *below = ki->min >= 1 ? g_strnfill((gsize)ki->min - 1, 'x') : NULL;
+        *above = g_strnfill((gsize)ki->max + 1, 'x');
+    } else if (!strcmp(ki->type, "major.minor")) {
+        uint32_t lo = ki->min, hi = ki->max;
+
+        *below = lo > 0x10000 ? g_strdup_printf("%u.%u", lo >> 16,
+                                                (lo >> 8 & 0xff) - 1)
+                              : g_strdup("0.9");
+        *above = g_strdup_printf("%u.%u", hi >> 16, (hi >> 8 & 0xff) + 1);
+    } else if (ki->integer) {
+        *below = g_strdup_printf("%.0f", ki->min - 1);
+        *above = g_strdup_printf("%.0f", ki->max + 1);
+    } else {
+        *below = g_strdup_printf("%.17g", ki->min > 0 ? ki->min * 0.999
+                                                      : ki->min - 1);
+        *above = g_strdup_printf("%.17g", ki->max * 1.001 + 1e-9);
+    }
+}
+
+/*
+ * Every bounded key, the ones added later included: a value just below
+ * and just above its stated range is refused with one line naming the
+ * file, the [section] key and the range.
+ */
+static void every_key_rejects_values_outside_its_range(void)
+{
+    unsigned tested = 0;
+
+    for (unsigned i = 0; i < nvm_profile_key_count(); i++) {
+        NvmProfileKeyInfo ki;
+        g_autofree char *t = NULL, *below = NULL, *above = NULL;
+        g_autofree char *want = NULL;
+
+        g_assert_true(nvm_profile_key_info(i, &ki));
+        if (!ki.bounded) {
+            continue;
+        }
+        t = base_for(&ki);
+        outside_values(&ki, &below, &above);
+        want = g_strdup_printf("outside the allowed range %s", ki.range);
+        for (int side = 0; side < 2; side++) {
+            const char *v = side ? above : below;
+            g_autofree char *line = NULL, *bad = NULL;
+
+            if (!v) {
+                continue;
+            }
+            line = g_strdup_printf("%s = %s", ki.key, v);
+            bad = edit(t, ki.key, line);
+            expect_error(bad, ki.key, want);
+            tested++;
+        }
+    }
+    g_test_message("%u out-of-range values refused", tested);
+    g_assert_cmpuint(tested, >, 2 * 60);
+}
+
+/* The table itself: exact integer bounds, min <= max, a reason each. */
+static void every_numeric_key_states_its_bounds(void)
+{
+    for (unsigned i = 0; i < nvm_profile_key_count(); i++) {
+        NvmProfileKeyInfo ki;
+
+        g_assert_true(nvm_profile_key_info(i, &ki));
+        if (strchr(ki.type, '|')) {
+            g_assert_false(ki.bounded);     /* an enumerated type */
+            continue;
+        }
+        g_test_message("[%s] %s: %s", ki.group, ki.key, ki.range);
+        g_assert_true(ki.bounded);
+        g_assert_nonnull(ki.why);
+        g_assert_cmpfloat(ki.min, <=, ki.max);
+        if (ki.integer || ki.length) {
+            g_assert_cmpfloat(ki.min, ==, floor(ki.min));
+            g_assert_cmpfloat(ki.max, ==, floor(ki.max));
+            g_assert_cmpfloat(fabs(ki.min), <, 9007199254740992.0);
+            g_assert_cmpfloat(fabs(ki.max), <, 9007199254740992.0);
+        }
+    }
+}
+
+static void every_required_key_is_required(void)
+{
+    for (unsigned i = 0; i < nvm_profile_key_count(); i++) {
+        NvmProfileKeyInfo ki;
+        g_autofree char *t = NULL, *bad = NULL;
+
+        g_assert_true(nvm_profile_key_info(i, &ki));
+        if (!ki.required || !strcmp(ki.key, "states")) {
+            continue;       /* states: its absence removes the sections */
+        }
+        t = base_for(&ki);
+        bad = edit(t, ki.key, NULL);
+        expect_error(bad, ki.key, "missing required key");
+    }
 }
 
 static void missing_profile_names_the_path(void)
@@ -245,6 +534,34 @@ int main(int argc, char **argv)
                     key_of_other_cell_mode_is_rejected);
     g_test_add_func("/profile/missing_power_state_section_is_rejected",
                     missing_power_state_section_is_rejected);
+    g_test_add_func("/profile/write_buffer_that_wraps_the_ring_is_rejected",
+                    write_buffer_that_wraps_the_ring_is_rejected);
+    g_test_add_func("/profile/page_that_overflows_the_slc_unit_is_rejected",
+                    page_that_overflows_the_slc_unit_is_rejected);
+    g_test_add_func("/profile/vanishing_data_path_rate_is_rejected",
+                    vanishing_data_path_rate_is_rejected);
+    g_test_add_func("/profile/astronomical_command_time_is_rejected",
+                    astronomical_command_time_is_rejected);
+    g_test_add_func("/profile/day_long_times_are_rejected",
+                    day_long_times_are_rejected);
+    g_test_add_func("/profile/partial_map_tag_count_is_bounded",
+                    partial_map_tag_count_is_bounded);
+    g_test_add_func("/profile/temperature_beyond_kelvin_field_is_rejected",
+                    temperature_beyond_kelvin_field_is_rejected);
+    g_test_add_func("/profile/pci_id_above_16_bits_is_rejected",
+                    pci_id_above_16_bits_is_rejected);
+    g_test_add_func("/profile/integer_beyond_64_bits_is_rejected",
+                    integer_beyond_64_bits_is_rejected);
+    g_test_add_func("/profile/identity_strings_fit_identify_fields",
+                    identity_strings_fit_identify_fields);
+    g_test_add_func("/profile/leading_zero_is_decimal_not_octal",
+                    leading_zero_is_decimal_not_octal);
+    g_test_add_func("/profile/every_key_rejects_values_outside_its_range",
+                    every_key_rejects_values_outside_its_range);
+    g_test_add_func("/profile/every_numeric_key_states_its_bounds",
+                    every_numeric_key_states_its_bounds);
+    g_test_add_func("/profile/every_required_key_is_required",
+                    every_required_key_is_required);
     g_test_add_func("/profile/missing_profile_names_the_path",
                     missing_profile_names_the_path);
     g_test_add_func("/profile/reviewed_drives_load_with_their_identity",
