@@ -1037,10 +1037,10 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
         m->map_chunk_bytes = p->map_chunk_bytes;
         m->map_miss_blocks_core = p->map_miss_blocks_core;
         if (p->map_cache_bytes < map_bytes) {
-            m->n_map_tags = p->map_cache_bytes / p->map_chunk_bytes;
-            if (!m->n_map_tags) {
-                m->n_map_tags = 1;
-            }
+            /* The loader bounds the tag count; never allocate beyond it. */
+            uint64_t tags = p->map_cache_bytes / p->map_chunk_bytes;
+
+            m->n_map_tags = MAX(MIN(tags, NVM_MAX_MAP_TAGS), 1);
             m->map_tags = g_new0(uint32_t, m->n_map_tags);
         }
     }
@@ -1062,8 +1062,10 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
     m->die_prog_free = g_new0(uint64_t, m->ndies);
     m->plane_free = g_new0(uint64_t, (size_t)m->ndies * m->planes);
     m->granule_shift = g_bit_nth_msf(m->slc_unit_bytes, -1);
-    m->ring_n = (p->write_buffer_bytes >> m->granule_shift) +
-                2 * m->bits + 2;
+    /* <= 2^18 + 10 granules: write-buffer-bytes <= 1 GiB, page >= 4 KiB */
+    m->ring_n = MIN(p->write_buffer_bytes, NVM_MAX_WRITE_BUFFER_BYTES) >>
+                m->granule_shift;
+    m->ring_n += 2 * m->bits + 2;
     m->ring = g_new0(uint64_t, m->ring_n);
 
     for (int i = 0; i < 4; i++) {
@@ -1093,6 +1095,17 @@ size_t nvm_model_memory_bytes(const NvmModel *m)
                                             (size_t)m->ndies * m->planes +
                                             m->ring_n) +
            sizeof(uint32_t) * (size_t)m->n_map_tags;
+}
+
+size_t nvm_model_max_memory_bytes(void)
+{
+    size_t ring = NVM_MAX_WRITE_BUFFER_BYTES / NVM_MIN_PAGE_BYTES +
+                  2 * NVM_CELL_QLC + 2;
+
+    return sizeof(NvmModel) +
+           sizeof(uint64_t) * (NVM_MAX_CHANNELS + NVM_MAX_DIES +
+                               (size_t)NVM_MAX_DIES * NVM_MAX_PLANES + ring) +
+           sizeof(uint32_t) * (size_t)NVM_MAX_MAP_TAGS;
 }
 
 /* ------------------------------------------------------------------ */

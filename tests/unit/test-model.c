@@ -448,6 +448,126 @@ static void model_state_is_small_for_2tb_profiles(void)
     }
 }
 
+/* Submit a mix of every command type; completions never precede it. */
+static void run_mix(NvmModel *m, const NvmProfile *p, uint64_t *t, int n,
+                    uint32_t max_nlb)
+{
+    uint64_t s = 7;
+
+    for (int i = 0; i < n; i++) {
+        NvmCmd c;
+        uint64_t done;
+
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        c.op = (NvmOp)((s >> 33) % NVM_CLASS_COUNT);
+        c.slba = (s >> 11) % (p->capacity_bytes / p->lba_bytes);
+        c.nlb = 1 + (s >> 40) % max_nlb;
+        *t += (s >> 50) % 20000;
+        done = nvm_model_submit(m, &c, *t);
+        g_assert_cmpuint(done, >=, *t);
+        g_assert_cmpuint(done, <, 1ULL << 62);
+    }
+}
+
+/*
+ * Issue 11: planes = 1, page-bytes = 4096 and a huge write buffer wrapped
+ * the program ring to 0 entries (SIGFPE on the first write).  At the
+ * largest buffer the loader accepts, writes that wrap the ring many times
+ * complete.
+ */
+static void smallest_program_unit_with_largest_buffer_writes(void)
+{
+    static const char *const kv[] = {
+        "planes", "1", "page-bytes", "4096",
+        "write-buffer-bytes", "1073741824", NULL };
+    NvmProfile *p = load_patched("crucial-p5-1tb", kv);
+    NvmModel *m = nvm_model_new(p, 1);
+    NvmCmd w = { .op = NVM_OP_WRITE, .nlb = 256 * 1024 / p->lba_bytes };
+    uint64_t t = 0, done = 0;
+
+    /* 3 GiB of sequential writes: the 1 GiB ring wraps three times */
+    for (uint64_t i = 0; i < 3 * 4096; i++) {
+        w.slba = i * w.nlb;
+        done = nvm_model_submit(m, &w, t);
+        g_assert_cmpuint(done, >=, t);
+        t = done;
+    }
+    run_mix(m, p, &t, 20000, 256);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+/*
+ * The largest state any accepted profile can ask for: 512 dies x 8 planes,
+ * the largest write buffer, a partial map with the most tags.  It stays
+ * within nvm_model_max_memory_bytes (stated in profiles/README.md).
+ */
+static void largest_accepted_geometry_stays_within_stated_memory(void)
+{
+    static const char *const big[] = {
+        "channels", "32", "dies-per-channel", "16", "planes", "8",
+        "page-bytes", "65536", "write-buffer-bytes", "1073741824",
+        "entry-bytes", "16", "chunk-bytes", "4096", "unit-bytes", "512",
+        "cache-bytes", "4294967296", NULL };
+    static const char *const ring[] = {
+        "planes", "1", "page-bytes", "4096", "channels", "32",
+        "dies-per-channel", "16", "write-buffer-bytes", "1073741824",
+        NULL };
+    const char *const *kvs[] = { big, ring };
+
+    g_test_message("bound: %zu bytes", nvm_model_max_memory_bytes());
+    g_assert_cmpuint(nvm_model_max_memory_bytes(), <, 8 << 20);
+    for (unsigned i = 0; i < G_N_ELEMENTS(kvs); i++) {
+        NvmProfile *p = load_patched("crucial-p5-1tb", kvs[i]);
+        NvmModel *m = nvm_model_new(p, 1);
+        uint64_t t = 0;
+
+        g_test_message("case %u: %zu bytes", i, nvm_model_memory_bytes(m));
+        g_assert_cmpuint(nvm_model_memory_bytes(m), <=,
+                         nvm_model_max_memory_bytes());
+        g_assert_cmpuint(nvm_model_memory_bytes(m), >,
+                         nvm_model_max_memory_bytes() / 8);
+        nvm_model_set_fill(m, 100, NULL);
+        run_mix(m, p, &t, 20000, 512);
+        nvm_model_free(m);
+        nvm_profile_free(p);
+    }
+}
+
+/*
+ * Issue 11: times of ~1e15 ns held guest I/O for days.  With every time
+ * at the top of its range, a read after a long idle (deepest power state,
+ * link asleep, gated cores, a map miss, a retry) still answers within 5 s.
+ */
+static void slowest_accepted_profile_answers_within_seconds(void)
+{
+    static const char *const kv[] = {
+        "read-cmd-ns", "1e7", "write-cmd-ns", "1e7", "flush-cmd-ns", "1e7",
+        "trim-cmd-ns", "1e7", "read-path-mbps", "10",
+        "write-path-mbps", "10", "channel-mbps", "10",
+        "read-us-slc", "10000", "read-us-tlc", "10000",
+        "program-us-slc", "100000", "program-us-tlc", "100000",
+        "erase-us", "100000", "suspend-us", "1000",
+        "link-l1-exit-us", "10000", "core-wake-us", "10000",
+        "read-retry-us", "100000", "read-retry-ppm", "1000000",
+        "read-retry-ppm-eol", "1000000", "nand-jitter-pct", "100",
+        "entry-latency-us", "1000000", "exit-latency-us", "1000000",
+        "cores", "1", NULL };
+    NvmProfile *p = load_patched("crucial-p2-500g", kv);
+    NvmModel *m = nvm_model_new(p, 1);
+    NvmCmd r = { .op = NVM_OP_READ, .slba = 12345,
+                 .nlb = p->mdts_pages * 4096 / p->lba_bytes };
+    uint64_t t = 3600 * 1000000000ULL, done;
+
+    nvm_model_set_fill(m, 100, NULL);
+    done = nvm_model_submit(m, &r, t);
+    g_test_message("MDTS read after an hour idle: %.3f s",
+                   (done - t) / 1e9);
+    g_assert_cmpuint(done - t, <, 5000000000ULL);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
 static void completions_never_precede_submission(void)
 {
     NvmProfile *p = load("crucial-p2-500g");
@@ -495,6 +615,13 @@ int main(int argc, char **argv)
                     trim_empties_and_flush_waits_for_nand);
     g_test_add_func("/model/model_state_is_small_for_2tb_profiles",
                     model_state_is_small_for_2tb_profiles);
+    g_test_add_func("/model/smallest_program_unit_with_largest_buffer_"
+                    "writes", smallest_program_unit_with_largest_buffer_writes);
+    g_test_add_func("/model/largest_accepted_geometry_stays_within_stated_"
+                    "memory",
+                    largest_accepted_geometry_stays_within_stated_memory);
+    g_test_add_func("/model/slowest_accepted_profile_answers_within_seconds",
+                    slowest_accepted_profile_answers_within_seconds);
     g_test_add_func("/model/completions_never_precede_submission",
                     completions_never_precede_submission);
     return g_test_run();
