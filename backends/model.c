@@ -13,6 +13,30 @@
 #define NS_PER_US 1000.0
 #define NS_PER_MS 1000000ULL
 
+static const char *const op_names[NVM_CLASS_COUNT] = {
+    [NVM_OP_READ] = "read",
+    [NVM_OP_WRITE] = "write",
+    [NVM_OP_FLUSH] = "flush",
+    [NVM_OP_DISCARD] = "discard",
+    [NVM_OP_WRITE_ZEROES] = "write-zeroes",
+};
+
+const char *nvm_op_name(NvmOp op)
+{
+    return (unsigned)op < NVM_CLASS_COUNT ? op_names[op] : "?";
+}
+
+bool nvm_op_from_name(const char *name, NvmOp *op)
+{
+    for (unsigned i = 0; i < NVM_CLASS_COUNT; i++) {
+        if (!strcmp(name, op_names[i])) {
+            *op = (NvmOp)i;
+            return true;
+        }
+    }
+    return false;
+}
+
 typedef struct ClassAcc {
     uint64_t count;
     uint64_t bytes;

@@ -199,6 +199,12 @@ typedef enum NvmOp {
 
 #define NVM_CLASS_COUNT 5
 
+/* The operation's name as traces, QMP statistics and reports spell it
+ * ("read", "write", "flush", "discard", "write-zeroes"); "?" if unknown. */
+const char *nvm_op_name(NvmOp op);
+/* The operation named @name; false if none is. */
+bool nvm_op_from_name(const char *name, NvmOp *op);
+
 typedef struct NvmCmd {
     NvmOp op;
     uint64_t slba;

@@ -1,63 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Curve driver: jobs issue I/O to the model in simulated time.  A binary
- * heap orders the jobs by the time of their next submission, so the model
- * sees non-decreasing submission times and each I/O costs O(log jobs).
+ * heap (backends/heap.h) orders the jobs by the time of their next
+ * submission, ties by job number, so the model sees non-decreasing
+ * submission times and each I/O costs O(log jobs).
  */
 #include <math.h>
 #include <string.h>
 
 #include "curve.h"
+#include "heap.h"
 #include "rng.h"
 
 typedef struct Job {
     uint64_t next_ns;           /* next submission */
     uint64_t arrival_ns;        /* next Poisson arrival (open loop) */
 } Job;
-
-typedef struct Heap {
-    unsigned *idx;
-    unsigned n;
-    Job *jobs;
-} Heap;
-
-static bool heap_less(const Heap *h, unsigned a, unsigned b)
-{
-    const Job *ja = &h->jobs[h->idx[a]];
-    const Job *jb = &h->jobs[h->idx[b]];
-
-    if (ja->next_ns != jb->next_ns) {
-        return ja->next_ns < jb->next_ns;
-    }
-    return h->idx[a] < h->idx[b];
-}
-
-static void heap_swap(Heap *h, unsigned a, unsigned b)
-{
-    unsigned t = h->idx[a];
-
-    h->idx[a] = h->idx[b];
-    h->idx[b] = t;
-}
-
-static void heap_down(Heap *h, unsigned i)
-{
-    for (;;) {
-        unsigned l = 2 * i + 1, r = l + 1, s = i;
-
-        if (l < h->n && heap_less(h, l, s)) {
-            s = l;
-        }
-        if (r < h->n && heap_less(h, r, s)) {
-            s = r;
-        }
-        if (s == i) {
-            return;
-        }
-        heap_swap(h, i, s);
-        i = s;
-    }
-}
 
 void nvm_four_corners(NvmWorkload wl[NVM_FOUR_CORNERS], bool implied_threads)
 {
@@ -91,7 +49,7 @@ void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
     const NvmWorkload *wl = spec->wl;
     unsigned n = wl->threads ? wl->threads : 1;
     Job *jobs = g_new0(Job, n);
-    Heap h = { g_new(unsigned, n), n, jobs };
+    NvmHeap h;
     uint64_t rng = seed;
     uint64_t t0 = *now_ns;
     uint64_t measure_ns = t0 + spec->warmup_ns;
@@ -110,8 +68,8 @@ void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
     if (spec->rate_iops > 0) {
         mean_gap_ns = 1e9 / nvm_curve_rate_per_thread(spec->rate_iops, n);
     }
+    nvm_heap_init(&h, n);
     for (unsigned i = 0; i < n; i++) {
-        h.idx[i] = i;
         if (mean_gap_ns > 0) {
             jobs[i].arrival_ns = t0 + (uint64_t)(-log(nvm_rng_01(&rng)) *
                                                  mean_gap_ns);
@@ -119,9 +77,7 @@ void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
         } else {
             jobs[i].next_ns = t0 + i;   /* closed loop: all start at once */
         }
-    }
-    for (int i = (int)n / 2 - 1; i >= 0; i--) {
-        heap_down(&h, i);
+        nvm_heap_push(&h, jobs[i].next_ns, i, &jobs[i]);
     }
     if (spec->warmup_ns == 0) {
         nvm_model_reset_stats(m, t0);
@@ -129,7 +85,7 @@ void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
     }
 
     for (;;) {
-        Job *j = &jobs[h.idx[0]];
+        Job *j = nvm_heap_top(&h)->data;
         uint64_t t = j->next_ns;
         uint64_t blk, done;
 
@@ -156,7 +112,7 @@ void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
         } else {
             j->next_ns = done;
         }
-        heap_down(&h, 0);
+        nvm_heap_update_top(&h, j->next_ns);
     }
 
     nvm_model_get_stats(m, end_ns, st);
@@ -174,7 +130,7 @@ void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
     }
     *now_ns = end_ns;
     g_free(st);
-    g_free(h.idx);
+    nvm_heap_destroy(&h);
     g_free(jobs);
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Mixed-workload driver.  As curve.c: slots (outstanding I/Os) sit in a
- * binary heap ordered by their next submission, so the model sees
+ * binary heap (backends/heap.h) ordered by their next submission, ties by
+ * slot number, so the model sees
  * non-decreasing times.  A slot belongs to job slot / iodepth; a job's
  * sequential I/Os continue where its previous I/O of that direction ended
  * (fio's last position), and its burst cycle is shared by its slots.
@@ -9,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "heap.h"
 #include "mix.h"
 #include "rng.h"
 
@@ -23,44 +25,6 @@ typedef struct Job {
     uint64_t max_done_ns;       /* latest completion of the burst */
     uint64_t last_end[NVM_DIRS];    /* bytes into the span */
 } Job;
-
-typedef struct Heap {
-    unsigned *idx;
-    unsigned n;
-    Slot *slots;
-} Heap;
-
-static bool heap_less(const Heap *h, unsigned a, unsigned b)
-{
-    const Slot *sa = &h->slots[h->idx[a]];
-    const Slot *sb = &h->slots[h->idx[b]];
-
-    if (sa->next_ns != sb->next_ns) {
-        return sa->next_ns < sb->next_ns;
-    }
-    return h->idx[a] < h->idx[b];
-}
-
-static void heap_down(Heap *h, unsigned i)
-{
-    for (;;) {
-        unsigned l = 2 * i + 1, r = l + 1, s = i, t;
-
-        if (l < h->n && heap_less(h, l, s)) {
-            s = l;
-        }
-        if (r < h->n && heap_less(h, r, s)) {
-            s = r;
-        }
-        if (s == i) {
-            return;
-        }
-        t = h->idx[i];
-        h->idx[i] = h->idx[s];
-        h->idx[s] = t;
-        i = s;
-    }
-}
 
 static uint32_t pick_bs(const NvmBsSplit *bs, uint64_t *rng)
 {
@@ -148,7 +112,7 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
     unsigned n = nvm_mix_outstanding(mix);
     Slot *slots = g_new0(Slot, n);
     Job *jobs = g_new0(Job, mix->numjobs);
-    Heap h = { g_new(unsigned, n), n, slots };
+    NvmHeap h;
     bool bursts = mix->think_ns > 0;
     uint64_t rng = seed;
     uint64_t t0 = *now_ns;
@@ -180,17 +144,15 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
         jobs[j].cycle_ns = t0;
         jobs[j].on_end_ns = bursts ? t0 + mix->think_iotime_ns : UINT64_MAX;
     }
+    nvm_heap_init(&h, n);
     for (unsigned i = 0; i < n; i++) {
-        h.idx[i] = i;
         if (mean_gap_on_ns > 0) {
             slots[i].on_ns = -log(nvm_rng_01(&rng)) * mean_gap_on_ns;
             slots[i].next_ns = on_to_real(mix, t0, slots[i].on_ns);
         } else {
             slots[i].next_ns = t0 + i;  /* closed loop: all start at once */
         }
-    }
-    for (int i = (int)n / 2 - 1; i >= 0; i--) {
-        heap_down(&h, i);
+        nvm_heap_push(&h, slots[i].next_ns, i, &slots[i]);
     }
     if (warmup_ns == 0) {
         nvm_model_reset_stats(m, t0);
@@ -198,8 +160,9 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
     }
 
     for (;;) {
-        unsigned si = h.idx[0];
-        Slot *s = &slots[si];
+        NvmHeapItem *top = nvm_heap_top(&h);
+        unsigned si = (unsigned)top->tie;
+        Slot *s = top->data;
         Job *job = &jobs[si / mix->iodepth];
         uint64_t t = s->next_ns;
         uint64_t off, span = spec->span_bytes, done;
@@ -223,7 +186,7 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
             }
             if (t < job->cycle_ns) {
                 s->next_ns = job->cycle_ns;
-                heap_down(&h, 0);
+                nvm_heap_update_top(&h, s->next_ns);
                 continue;
             }
         }
@@ -267,7 +230,7 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
         } else {
             s->next_ns = done;
         }
-        heap_down(&h, 0);
+        nvm_heap_update_top(&h, s->next_ns);
     }
 
     nvm_model_get_stats(m, end_ns, st);
@@ -283,7 +246,7 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
     }
     *now_ns = end_ns;
     g_free(st);
-    g_free(h.idx);
+    nvm_heap_destroy(&h);
     g_free(jobs);
     g_free(slots);
 }

@@ -13,19 +13,6 @@
 #define TRACE_ERR(errp, ...) \
     g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL, __VA_ARGS__)
 
-static const char *const op_names[NVM_CLASS_COUNT] = {
-    [NVM_OP_READ] = "read",
-    [NVM_OP_WRITE] = "write",
-    [NVM_OP_FLUSH] = "flush",
-    [NVM_OP_DISCARD] = "discard",
-    [NVM_OP_WRITE_ZEROES] = "write-zeroes",
-};
-
-const char *nvm_trace_op_name(NvmOp op)
-{
-    return op < NVM_CLASS_COUNT ? op_names[op] : "?";
-}
-
 void nvm_trace_free(NvmTrace *t)
 {
     if (t) {
@@ -108,7 +95,7 @@ NvmTrace *nvm_trace_parse(const char *text, const char *origin,
         g_auto(GStrv) f = NULL;
         NvmTraceCmd c = { .line = i + 1 };
         unsigned nf;
-        int op = -1;
+        NvmOp op;
         uint64_t nlb;
 
         if (!*line) {
@@ -127,12 +114,7 @@ NvmTrace *nvm_trace_parse(const char *text, const char *origin,
                       "[complete_ns]', got '%s'", origin, i + 1, line);
             goto fail;
         }
-        for (int o = 0; o < NVM_CLASS_COUNT; o++) {
-            if (!strcmp(f[1], op_names[o])) {
-                op = o;
-            }
-        }
-        if (op < 0) {
+        if (!nvm_op_from_name(f[1], &op)) {
             TRACE_ERR(errp, "%s:%u: unknown op '%s' (read, write, flush, "
                       "discard, write-zeroes)", origin, i + 1, f[1]);
             goto fail;
@@ -307,7 +289,7 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
             TRACE_ERR(errp, "trace line %u: %s of %" G_GUINT64_FORMAT
                       " bytes at byte %" G_GUINT64_FORMAT " does not fit %s "
                       "(%" G_GUINT64_FORMAT " bytes, %u-byte LBAs)", c->line,
-                      op_names[c->op], len, off, p->name, p->capacity_bytes,
+                      nvm_op_name(c->op), len, off, p->name, p->capacity_bytes,
                       p->lba_bytes);
             return false;
         }

@@ -42,7 +42,6 @@ NvmTrace *nvm_trace_parse(const char *text, const char *origin,
                           GError **errp);
 NvmTrace *nvm_trace_load(const char *path, GError **errp);
 void nvm_trace_free(NvmTrace *t);
-const char *nvm_trace_op_name(NvmOp op);
 
 /*
  * fio iolog version 3 (fio >= 3.31) of @t against @device: timestamps in

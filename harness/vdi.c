@@ -275,7 +275,7 @@ int nvm_cmd_sim_trace(const NvmProfile *p, const char *trace_path,
                 continue;
             }
             g_string_append_printf(s, "%s\n  {\"class\": \"%s\", ",
-                                   first ? "" : ",", nvm_trace_op_name(o));
+                                   first ? "" : ",", nvm_op_name(o));
             json_class(s, &r.model[o], r.duration_s);
             if (r.captured[o].count) {
                 g_string_append(s, ", \"captured\": {");
@@ -303,7 +303,7 @@ int nvm_cmd_sim_trace(const NvmProfile *p, const char *trace_path,
                 continue;
             }
             printf("  %-13s %8" G_GUINT64_FORMAT " %9.2f %9.1f %9.1f %9.1f "
-                   "%9.1f | ", nvm_trace_op_name(o), c->count,
+                   "%9.1f | ", nvm_op_name(o), c->count,
                    r.duration_s > 0 ? c->bytes / r.duration_s / 1e6 : 0,
                    c->mean_us, c->p50_us, c->p99_us, c->max_us);
             if (k->count) {

@@ -24,6 +24,7 @@
 #include "qom/object.h"
 
 #include "../nvme.h"
+#include "heap.h"
 #include "nvmimic-model.h"
 
 /*
@@ -41,12 +42,6 @@
 /* SMART Percentage Used saturates at 255 (NVMe 1.4, Figure 194). */
 #define NVMIMIC_WEAR_PCT_MAX 255
 
-typedef struct NvmimicHeapEntry {
-    int64_t deadline_ns;
-    uint64_t seq;
-    NvmeRequest *req;
-} NvmimicHeapEntry;
-
 typedef struct NvmimicLate {
     uint64_t posted;
     uint64_t late;
@@ -58,7 +53,7 @@ struct NvmimicCtrl {
     NvmProfile *profile;
     NvmModel *model;
     QEMUTimer *timer;
-    GArray *heap;               /* binary min-heap of NvmimicHeapEntry */
+    NvmHeap heap;               /* (deadline_ns, request's seq, request) */
     uint64_t next_seq;
     unsigned overdue;           /* requests in NVMIMIC_REQ_OVERDUE */
     NvmimicLate late[NVM_CLASS_COUNT];
@@ -92,85 +87,25 @@ static bool nvmimic_time_jumps(void)
 
 /* ---- the deadline heap ------------------------------------------------ */
 
-static bool heap_less(const NvmimicHeapEntry *a, const NvmimicHeapEntry *b)
-{
-    return a->deadline_ns < b->deadline_ns ||
-           (a->deadline_ns == b->deadline_ns && a->seq < b->seq);
-}
-
-static NvmimicHeapEntry *heap_at(NvmimicCtrl *s, guint i)
-{
-    return &g_array_index(s->heap, NvmimicHeapEntry, i);
-}
-
-static void heap_swap(NvmimicCtrl *s, guint i, guint j)
-{
-    NvmimicHeapEntry t = *heap_at(s, i);
-
-    *heap_at(s, i) = *heap_at(s, j);
-    *heap_at(s, j) = t;
-}
-
-static void heap_sift_down(NvmimicCtrl *s, guint i)
-{
-    guint n = s->heap->len;
-
-    for (;;) {
-        guint l = 2 * i + 1, r = l + 1, m = i;
-
-        if (l < n && heap_less(heap_at(s, l), heap_at(s, m))) {
-            m = l;
-        }
-        if (r < n && heap_less(heap_at(s, r), heap_at(s, m))) {
-            m = r;
-        }
-        if (m == i) {
-            return;
-        }
-        heap_swap(s, i, m);
-        i = m;
-    }
-}
-
-static void heap_push(NvmimicCtrl *s, const NvmimicHeapEntry *e)
-{
-    guint i = s->heap->len;
-
-    g_array_append_val(s->heap, *e);
-    while (i > 0 && heap_less(heap_at(s, i), heap_at(s, (i - 1) / 2))) {
-        heap_swap(s, i, (i - 1) / 2);
-        i = (i - 1) / 2;
-    }
-}
-
-static void heap_pop(NvmimicCtrl *s)
-{
-    guint last = s->heap->len - 1;
-
-    if (last) {
-        *heap_at(s, 0) = *heap_at(s, last);
-    }
-    g_array_set_size(s->heap, last);
-    heap_sift_down(s, 0);
-}
-
 /* An entry is live while its request is still in the use it was made for. */
-static bool heap_entry_live(const NvmimicHeapEntry *e)
+static bool heap_entry_live(const NvmHeapItem *e)
 {
-    return e->req->nvmimic.seq == e->seq &&
-           (e->req->nvmimic.state == NVMIMIC_REQ_INFLIGHT ||
-            e->req->nvmimic.state == NVMIMIC_REQ_HELD);
+    NvmeRequest *req = e->data;
+
+    return req->nvmimic.seq == e->tie &&
+           (req->nvmimic.state == NVMIMIC_REQ_INFLIGHT ||
+            req->nvmimic.state == NVMIMIC_REQ_HELD);
 }
 
 static void nvmimic_arm(NvmimicCtrl *s, int64_t now)
 {
     int64_t next = INT64_MAX;
 
-    while (s->heap->len && !heap_entry_live(heap_at(s, 0))) {
-        heap_pop(s);
+    while (s->heap.len && !heap_entry_live(nvm_heap_top(&s->heap))) {
+        nvm_heap_pop(&s->heap);
     }
-    if (s->heap->len) {
-        next = heap_at(s, 0)->deadline_ns;
+    if (s->heap.len) {
+        next = (int64_t)nvm_heap_top(&s->heap)->key;
     }
     if (s->overdue && nvmimic_time_jumps()) {
         next = MIN(next, now + NVMIMIC_GUARD_NS);
@@ -202,35 +137,28 @@ static void nvmimic_timer_cb(void *opaque)
     NvmimicCtrl *s = n->nvmimic;
     int64_t now = nvmimic_now();
 
-    while (s->heap->len && heap_at(s, 0)->deadline_ns <= now) {
-        NvmimicHeapEntry e = *heap_at(s, 0);
+    while (s->heap.len && (int64_t)nvm_heap_top(&s->heap)->key <= now) {
+        NvmHeapItem e = *nvm_heap_top(&s->heap);
+        NvmeRequest *req = e.data;
 
-        heap_pop(s);
+        nvm_heap_pop(&s->heap);
         if (!heap_entry_live(&e)) {
             continue;
         }
-        if (e.req->nvmimic.state == NVMIMIC_REQ_INFLIGHT) {
+        if (req->nvmimic.state == NVMIMIC_REQ_INFLIGHT) {
             /* the host has not finished the data transfer yet */
-            e.req->nvmimic.state = NVMIMIC_REQ_OVERDUE;
+            req->nvmimic.state = NVMIMIC_REQ_OVERDUE;
             s->overdue++;
             continue;
         }
-        e.req->nvmimic.state = NVMIMIC_REQ_POSTED;
-        nvmimic_account(s, e.req, now);
-        nvme_post_req_completion(e.req, true);
+        req->nvmimic.state = NVMIMIC_REQ_POSTED;
+        nvmimic_account(s, req, now);
+        nvme_post_req_completion(req, true);
     }
     nvmimic_arm(s, now);
 }
 
 /* ---- I/O trace ---------------------------------------------------------- */
-
-static const char *const nvmimic_trace_ops[NVM_CLASS_COUNT] = {
-    [NVM_OP_READ] = "read",
-    [NVM_OP_WRITE] = "write",
-    [NVM_OP_FLUSH] = "flush",
-    [NVM_OP_DISCARD] = "discard",
-    [NVM_OP_WRITE_ZEROES] = "write-zeroes",
-};
 
 /* One line per timed command; a buffered fprintf, so O(1) per command. */
 static void nvmimic_trace_cmd(NvmimicCtrl *s, int64_t now, const NvmCmd *c,
@@ -240,7 +168,7 @@ static void nvmimic_trace_cmd(NvmimicCtrl *s, int64_t now, const NvmCmd *c,
         return;
     }
     if (fprintf(s->trace, "%" PRId64 " %s %" PRIu64 " %" PRIu32 " %" PRId64
-                "\n", now - s->trace_start_ns, nvmimic_trace_ops[c->op],
+                "\n", now - s->trace_start_ns, nvm_op_name(c->op),
                 c->slba, c->nlb, deadline - s->trace_start_ns) < 0 &&
         !s->trace_errno) {
         s->trace_errno = errno ? errno : EIO;
@@ -332,7 +260,7 @@ bool nvmimic_realize(NvmeCtrl *n, Error **errp)
     s = g_new0(NvmimicCtrl, 1);
     s->profile = p;
     s->model = nvm_model_new(p, n->params.nvmimic_seed);
-    s->heap = g_array_new(false, false, sizeof(NvmimicHeapEntry));
+    nvm_heap_init(&s->heap, 64);
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, nvmimic_timer_cb, n);
     s->stats_since_ns = nvmimic_now();
     s->first_arrival_ns = -1;
@@ -489,7 +417,7 @@ void nvmimic_exit(NvmeCtrl *n)
     }
     g_free(s->trace_path);
     timer_free(s->timer);
-    g_array_free(s->heap, true);
+    nvm_heap_destroy(&s->heap);
     nvm_model_free(s->model);
     nvm_profile_free(s->profile);
     g_free(s);
@@ -574,7 +502,6 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
     NvmeRwCmd *rw = (NvmeRwCmd *)&req->cmd;
     uint32_t nsid = le32_to_cpu(req->cmd.nsid);
     int64_t now, deadline = -1;
-    NvmimicHeapEntry e;
     NvmCmd c = { 0 };
 
     if (!s || req->nvmimic.state != NVMIMIC_REQ_UNTIMED) {
@@ -626,11 +553,8 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
     req->nvmimic.op = c.op;
     req->nvmimic.state = NVMIMIC_REQ_INFLIGHT;
 
-    e.deadline_ns = deadline;
-    e.seq = req->nvmimic.seq;
-    e.req = req;
-    heap_push(s, &e);
-    if (heap_at(s, 0)->seq == e.seq) {
+    nvm_heap_push(&s->heap, deadline, req->nvmimic.seq, req);
+    if (nvm_heap_top(&s->heap)->tie == req->nvmimic.seq) {
         nvmimic_arm(s, now);
     }
 }
@@ -673,27 +597,24 @@ NvmimicPost nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
     return how;
 }
 
+/* compare addresses only: entries may be stale */
+static bool heap_entry_not_of_sq(const NvmHeapItem *e, void *opaque)
+{
+    const NvmeSQueue *sq = opaque;
+    const NvmeRequest *req = e->data;
+
+    return req < sq->io_req || req >= sq->io_req + sq->size;
+}
+
 void nvmimic_sq_freed(NvmeCtrl *n, NvmeSQueue *sq)
 {
     NvmimicCtrl *s = n->nvmimic;
-    guint i, kept = 0;
+    guint i;
 
     if (!s) {
         return;
     }
-    /* compare addresses only: entries may be stale */
-    for (i = 0; i < s->heap->len; i++) {
-        NvmimicHeapEntry *e = heap_at(s, i);
-
-        if (e->req >= sq->io_req && e->req < sq->io_req + sq->size) {
-            continue;
-        }
-        *heap_at(s, kept++) = *e;
-    }
-    g_array_set_size(s->heap, kept);
-    for (i = kept / 2; i-- > 0;) {
-        heap_sift_down(s, i);
-    }
+    nvm_heap_filter(&s->heap, heap_entry_not_of_sq, sq);
     for (i = 0; i < sq->size; i++) {
         if (sq->io_req[i].nvmimic.state == NVMIMIC_REQ_OVERDUE) {
             s->overdue--;
@@ -820,14 +741,6 @@ static NvmeCtrl *nvmimic_find(const char *id, Error **errp)
     return n;
 }
 
-static const char *const nvmimic_class_names[NVM_CLASS_COUNT] = {
-    [NVM_OP_READ] = "read",
-    [NVM_OP_WRITE] = "write",
-    [NVM_OP_FLUSH] = "flush",
-    [NVM_OP_DISCARD] = "discard",
-    [NVM_OP_WRITE_ZEROES] = "write-zeroes",
-};
-
 NvmimicStats *qmp_query_nvmimic_stats(const char *id, Error **errp)
 {
     NvmeCtrl *n = nvmimic_find(id, errp);
@@ -855,7 +768,7 @@ NvmimicStats *qmp_query_nvmimic_stats(const char *id, Error **errp)
         NvmimicClassStats *c = g_new0(NvmimicClassStats, 1);
         const NvmimicLate *l = &s->late[i];
 
-        c->q_class = g_strdup(nvmimic_class_names[i]);
+        c->q_class = g_strdup(nvm_op_name(i));
         c->count = st.cls[i].count;
         c->bytes = st.cls[i].bytes;
         c->mean_us = st.cls[i].mean_us;
