@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libvirt.h"
+#include "lv.h"
 #include "matrix.h"
 #include "report.h"
 #include "run.h"

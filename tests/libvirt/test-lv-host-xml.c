@@ -11,7 +11,7 @@
 
 #include <glib/gstdio.h>
 
-#include "libvirt.h"
+#include "lv.h"
 
 #ifndef NVMIMIC_PROFILE_DIR
 #define NVMIMIC_PROFILE_DIR "profiles"

@@ -21,7 +21,7 @@
 
 #include <json-glib/json-glib.h>
 
-#include "libvirt.h"
+#include "lv.h"
 #include "matrix.h"
 #include "nvmimic-model.h"
 #include "report.h"

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "libvirt.h"
+#include "lv.h"
 #include "nvmimic-model.h"
 
 #ifndef NVMIMIC_QEMU

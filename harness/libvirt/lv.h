@@ -4,8 +4,8 @@
  * NVMe drive.  The spec / build split lets `run --connect` and `matrix` make
  * the same XML without going through the command line.
  */
-#ifndef NVMIMIC_LIBVIRT_H
-#define NVMIMIC_LIBVIRT_H
+#ifndef NVMIMIC_LV_H
+#define NVMIMIC_LV_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvmimic run: the guest agent's protocol (vm-images/agent.sh on the
+ * control serial port) and the device's QMP around it.  The host sends
+ * "RUN|SH ID START_US STOP_US ARGS"; the agent answers "MARK ID start",
+ * "MARK ID stop", then "RESULT ID RC", the command's output and "END ID".
+ * The device statistics are reset at the start mark and read at the stop
+ * mark, so they cover the same window as the guest's own figures.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run-int.h"
+
+bool run_qmp_state(Run *r, const char *args_fmt, GError **errp, ...)
+{
+    va_list ap;
+    g_autofree char *extra = NULL;
+    g_autofree char *args = NULL;
+    JsonNode *n;
+
+    va_start(ap, errp);
+    extra = g_strdup_vprintf(args_fmt, ap);
+    va_end(ap);
+    args = g_strdup_printf("{\"id\": \"nvm0\"%s%s}", *extra ? ", " : "",
+                           extra);
+    n = r->mon.exec(r->mon.h, "nvmimic-set-state", args, 10000, errp);
+    if (!n) {
+        return false;
+    }
+    json_node_unref(n);
+    return true;
+}
+
+JsonNode *run_qmp_stats(Run *r, GError **errp)
+{
+    return r->mon.exec(r->mon.h, "query-nvmimic-stats",
+                       "{\"id\": \"nvm0\"}", 10000, errp);
+}
+
+/* Wait for the agent's HELLO on the control port. */
+bool run_wait_hello(Run *r, GError **errp)
+{
+    gint64 t0 = g_get_monotonic_time();     /* this guest's boot */
+
+    for (;;) {
+        g_autofree char *line = NULL;
+        g_autofree char *why = NULL;
+        NvmLineStatus st = nvm_line_read(r->ctl, 1000, &line);
+
+        if (run_interrupted) {
+            g_set_error(errp, G_IO_ERROR, G_IO_ERROR_CANCELLED, "interrupted");
+            return false;
+        }
+        if (st == NVM_LINE_OK && !strcmp(line, "HELLO")) {
+            return true;
+        }
+        if (!run_guest_alive(r, &why)) {
+            g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
+                        "guest died while booting: %s", why);
+            return false;
+        }
+        if (st == NVM_LINE_EOF || st == NVM_LINE_ERROR ||
+            (g_get_monotonic_time() - t0) / 1e6 > BOOT_TIMEOUT_S) {
+            g_set_error(errp, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                        "the guest agent did not start within %d s (see "
+                        "%s/console.log)", BOOT_TIMEOUT_S, r->gdir);
+            return false;
+        }
+    }
+}
+
+/*
+ * Run one command in the guest.  The device statistics are reset at the
+ * "start" mark (the agent's own, or the command's) and read at "stop" into
+ * *stats, or (@c->whole) around the whole command.  The command's JSON goes
+ * to *json; when it fails, the last lines of its log to *tail.
+ */
+bool run_guest_cmd(Run *r, const GuestCmd *c, JsonNode **stats,
+                   char **json, char **tail, GError **errp)
+{
+    g_autofree char *cmd = g_strdup_printf("%s %s %" G_GUINT64_FORMAT " %"
+                                           G_GUINT64_FORMAT " %s", c->verb,
+                                           c->id, c->marks_us[0],
+                                           c->marks_us[1], c->args);
+    g_autofree char *resprefix = g_strdup_printf("RESULT %s ", c->id);
+    g_autofree char *endline = g_strdup_printf("END %s", c->id);
+    g_autofree char *markstart = g_strdup_printf("MARK %s start", c->id);
+    g_autofree char *markstop = g_strdup_printf("MARK %s stop", c->id);
+    gint64 start = g_get_monotonic_time();
+    GString *js = NULL;
+    bool in_result = false, started = c->whole;
+    int rc = -1;
+
+    *json = NULL;
+    if (tail) {
+        *tail = NULL;
+    }
+    if (stats) {
+        *stats = NULL;
+    }
+    if (!run_qmp_state(r, "\"reset-stats\": true", errp) ||
+        !nvm_line_send(r->ctl, cmd, errp)) {
+        return false;
+    }
+    for (;;) {
+        g_autofree char *line = NULL;
+        g_autofree char *why = NULL;
+        NvmLineStatus st = nvm_line_read(r->ctl, 500, &line);
+        double wall = (g_get_monotonic_time() - start) / 1e6;
+
+        if (run_interrupted) {
+            g_set_error(errp, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                        "interrupted (Ctrl-C)");
+            break;
+        }
+        if (st == NVM_LINE_OK) {
+            if (in_result) {
+                if (!strcmp(line, endline)) {
+                    break;
+                }
+                g_string_append(js, line);
+                g_string_append_c(js, '\n');
+            } else if (g_str_has_prefix(line, resprefix)) {
+                rc = atoi(line + strlen(resprefix));
+                js = g_string_new(NULL);
+                in_result = true;
+            } else if (!strcmp(line, markstart)) {
+                if (!run_qmp_state(r, "\"reset-stats\": true", errp)) {
+                    break;
+                }
+                started = true;
+            } else if (!strcmp(line, markstop) && stats && !*stats) {
+                *stats = run_qmp_stats(r, errp);
+                if (!*stats) {
+                    break;
+                }
+            }
+            continue;
+        }
+        if (st == NVM_LINE_EOF || st == NVM_LINE_ERROR) {
+            if (!run_guest_alive(r, &why)) {
+                g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", why);
+            } else {
+                g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
+                            "the guest's control port closed");
+            }
+            break;
+        }
+        if (!run_guest_alive(r, &why)) {
+            g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", why);
+            break;
+        }
+        if (wall > c->timeout_s) {
+            g_set_error(errp, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                        "the guest did not finish within %.0f s wall; it was "
+                        "killed", c->timeout_s);
+            break;
+        }
+        if (st == NVM_LINE_TIMEOUT && !in_result && c->pt && started &&
+            !(stats && *stats)) {
+            JsonNode *n = run_qmp_stats(r, NULL);
+
+            if (n) {
+                Fig f;
+                uint64_t late;
+                double iv;
+
+                run_parse_stats(n, c->write, c->mixed, &f, &late, &iv);
+                json_node_unref(n);
+                run_progress(r, c->label, c->pt, MIN(iv, c->total_s),
+                             c->total_s, f.iops, false);
+            }
+        }
+    }
+    if (c->pt) {
+        c->pt->wall_s = (g_get_monotonic_time() - start) / 1e6;
+    }
+    if (!js || *errp) {
+        if (js) {
+            g_string_free(js, TRUE);
+        }
+        return false;
+    }
+    if (c->whole && stats && !*stats) {
+        *stats = run_qmp_stats(r, errp);
+        if (!*stats) {
+            g_string_free(js, TRUE);
+            return false;
+        }
+    }
+    if (rc != 0) {
+        g_autofree char *text = g_string_free(js, FALSE);
+        g_auto(GStrv) lines = g_strsplit(g_strstrip(text), "\n", -1);
+        const char *last = lines[0] ? lines[g_strv_length(lines) - 1] : "";
+
+        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
+                    "%s exited with status %d in the guest%s%s (log: %s/%s.log)",
+                    !strcmp(c->verb, "RUN") ? "fio" : c->id, rc,
+                    *last ? ": " : "", last, r->gdir, c->id);
+        if (tail) {
+            *tail = g_strdup(text);
+        }
+        return false;
+    }
+    *json = g_string_free(js, FALSE);
+    if (stats && !*stats) {
+        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
+                    "%s ended before its stop mark", c->id);
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvmimic run: the application suites, one command each in its own guest:
+ * seq (1 MiB sequential GB/s), render (a render step on swap) and sql
+ * (TPC-C on PostgreSQL), with the device's statistics over their measured
+ * interval.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "run-int.h"
+
+App *run_app_new(Run *r, int suite)
+{
+    App *a = g_new0(App, 1);
+
+    a->suite = suite;
+    r->apps[suite] = a;
+    return a;
+}
+
+void run_app_free(App *a)
+{
+    if (!a) {
+        return;
+    }
+    g_free(a->error);
+    g_free(a->log_tail);
+    if (a->result) {
+        json_node_unref(a->result);
+    }
+    if (a->device) {
+        json_node_unref(a->device);
+    }
+    for (unsigned i = 0; i < a->n_steps; i++) {
+        g_free(a->steps[i].name);
+        if (a->steps[i].device) {
+            json_node_unref(a->steps[i].device);
+        }
+    }
+    g_free(a);
+}
+
+/* seq: 1 MiB sequential write then read at QD 8 and 32. */
+bool run_seq(Run *r, App *a, GError **errp)
+{
+    static const unsigned qds[] = { 8, 32 };
+    static const char *const rws[] = { "write", "read" };
+
+    for (unsigned q = 0; q < G_N_ELEMENTS(qds); q++) {
+        for (unsigned k = 0; k < G_N_ELEMENTS(rws); k++) {
+            AppStep *st = &a->steps[a->n_steps];
+            g_autofree char *json = NULL;
+            g_autofree char *args = NULL;
+            /* the device's interval: from the first I/O to fio's end */
+            GuestCmd c = { .verb = "SH", .label = "seq", .marks_us = { 1, 0 } };
+
+            st->name = g_strdup_printf("seq-%s-qd%u", rws[k], qds[q]);
+            st->rw = rws[k];
+            st->qd = qds[q];
+            st->bytes = r->o.seq_bytes;
+            args = g_strdup_printf("SEQ_DEV=/dev/nvme0n1 SEQ_SIZE=%"
+                                   G_GUINT64_FORMAT " SEQ_QD=%u SEQ_DIRECT=1 "
+                                   "fio ./seq-%s.fio --output-format=json "
+                                   "--lat_percentiles=1 "
+                                   "--percentile_list=50:99:99.9 "
+                                   "--output=$RESULTS/%s.json", st->bytes,
+                                   st->qd, st->rw, st->name);
+            c.id = st->name;
+            c.args = args;
+            /* TCG moves ~50 MB of 1 MiB I/Os per wall second here */
+            c.timeout_s = 120 + st->bytes / 5e6;
+            if (!run_guest_cmd(r, &c, &st->device, &json, &a->log_tail, errp) ||
+                !run_parse_fio(json, st->rw, &st->guest, errp)) {
+                g_free(st->name);
+                st->name = NULL;
+                return false;
+            }
+            a->n_steps++;
+            printf("%s seq %s QD %u: %.2f GB/s, lat %.0f us (device %.0f "
+                   "us)\n", r->p->name, st->rw, st->qd, st->guest.mbps / 1e3,
+                   st->guest.lat_us,
+                   run_dev_lat(st->device, st->rw, "mean-us"));
+            fflush(stdout);
+            run_save_results(r);
+        }
+    }
+    return true;
+}
+
+/* render: swap on the drive, load / unpack / repack; seconds. */
+bool run_render(Run *r, App *a, GError **errp)
+{
+    g_autofree char *json = NULL;
+    JsonObject *o, *res;
+    /* swap for the working array beyond RAM, with room to spare */
+    unsigned swap_mb = MAX(1024, (unsigned)(r->o.render_mem_mib *
+                                            r->o.render_ram_factor * 2));
+    g_autofree char *args = g_strdup_printf(
+        "SWAP_MB=%u; RAM_FACTOR=%g; printf 'SWAP_MB=%u\\nRAM_FACTOR=%g\\n' "
+        ">render.conf && sh ./render.sh", swap_mb, r->o.render_ram_factor,
+        swap_mb, r->o.render_ram_factor);
+    GuestCmd c = {
+        .verb = "SH", .id = "render-job", .label = "render", .args = args,
+        .whole = true, .timeout_s = 3600,
+    };
+
+    if (!run_guest_cmd(r, &c, &a->device, &json, &a->log_tail, errp)) {
+        return false;
+    }
+    a->result = run_parse_json(json, "render", errp);
+    if (!a->result) {
+        return false;
+    }
+    o = JSON_NODE_HOLDS_OBJECT(a->result) ?
+        json_node_get_object(a->result) : NULL;
+    res = o && json_object_has_member(o, "result") ?
+          json_object_get_object_member(o, "result") : NULL;
+    if (!res) {
+        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
+                    "render's JSON has no result");
+        return false;
+    }
+    printf("%s render (%u MiB guest, array %.0f MB): load %.1f s, unpack "
+           "%.1f s, repack %.1f s, total %.1f s\n", r->p->name,
+           r->o.render_mem_mib, run_obj_double(res, "array_bytes") / 1e6,
+           run_obj_double(res, "load_s"), run_obj_double(res, "unpack_s"),
+           run_obj_double(res, "repack_s"), run_obj_double(res, "total_s"));
+    fflush(stdout);
+    return true;
+}
+
+/* sql: TPC-C on PostgreSQL in the database guest. */
+bool run_sql(Run *r, App *a, GError **errp)
+{
+    g_autofree char *json = NULL;
+    g_autofree char *args = g_strdup_printf(
+        "sh ./tpcc/tpcc.sh -w %u -u %u -P %u -S %u -k %g --device "
+        "/dev/nvme0n1 -o $RESULTS/tpcc all && cp $RESULTS/tpcc/report.json "
+        "$RESULTS/tpcc.json", r->o.sql_w, r->o.sql_users, r->o.sql_pre_s,
+        r->o.sql_sample_s, r->o.sql_think);
+    GuestCmd c = {
+        .verb = "SH", .id = "tpcc", .label = "sql", .args = args,
+        /* loading takes minutes a warehouse under TCG */
+        .timeout_s = 900 + 900.0 * r->o.sql_w +
+                     10.0 * (r->o.sql_pre_s + r->o.sql_sample_s),
+    };
+    JsonObject *o, *ov;
+
+    if (!run_guest_cmd(r, &c, &a->device, &json, &a->log_tail, errp)) {
+        return false;
+    }
+    a->result = run_parse_json(json, "tpcc", errp);
+    if (!a->result) {
+        return false;
+    }
+    o = JSON_NODE_HOLDS_OBJECT(a->result) ?
+        json_node_get_object(a->result) : NULL;
+    ov = o && json_object_has_member(o, "overall") ?
+         json_object_get_object_member(o, "overall") : NULL;
+    printf("%s sql: W=%u, %u users: %.1f tpmC, avg %.2f ms, p99 %.2f ms; "
+           "device read %.1f us, write %.1f us\n", r->p->name, r->o.sql_w,
+           r->o.sql_users, run_obj_double(o, "tpmC"),
+           run_obj_double(ov, "avg_ms"), run_obj_double(ov, "p99_ms"),
+           run_dev_lat(a->device, "read", "mean-us"),
+           run_dev_lat(a->device, "write", "mean-us"));
+    fflush(stdout);
+    return true;
+}

@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvmimic run: the curve driver of the four-corners and VDI suites.  Per
+ * workload: the review's preconditioning, an unthrottled peak at the
+ * workload's outstanding count, then Poisson rates of 10..120 % of the peak
+ * the guest measured, each point a fio run in the guest with the device's
+ * statistics over the same window, compared with the model's curve.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "run-int.h"
+
+void run_progress(Run *r, const char *wl, const Point *pt, double el,
+                  double total, double iops, bool final)
+{
+    g_autofree char *what = pt->target_pct ?
+        g_strdup_printf("%3d %%", pt->target_pct) : g_strdup("peak ");
+
+    if (r->tty) {
+        printf("\r\033[K%s %s %s  %5.1f/%.1f s  %8.0f IOPS%s", r->p->name, wl,
+               what, el, total, iops, final ? "" : " so far");
+        if (final) {
+            printf("  lat %.1f us (device %.1f us)%s\n", pt->guest.lat_us,
+                   pt->host.lat_us, pt->host_limited ? "  host-limited" : "");
+        }
+        fflush(stdout);
+    } else if (final) {
+        printf("%s %s %s: %.0f IOPS, lat %.1f us (device %.1f us)%s, "
+               "%.1f s wall\n", r->p->name, wl, what, pt->guest.iops,
+               pt->guest.lat_us, pt->host.lat_us,
+               pt->host_limited ? ", host-limited" : "", pt->wall_s);
+        fflush(stdout);
+    }
+}
+
+static void wl_review(Wl *wl, const NvmProfile *p, GArray *rows)
+{
+    wl->review_iops = wl->review_lat_us = NAN;
+    for (unsigned k = 0; rows && k < rows->len; k++) {
+        NvmReviewRow *row = &g_array_index(rows, NvmReviewRow, k);
+
+        if (!strcmp(row->drive, p->name) &&
+            !strcmp(row->workload, wl->wl.name)) {
+            wl->review_iops = row->peak_iops;
+            wl->review_lat_us = row->lat_us;
+        }
+    }
+}
+
+bool run_setup(Run *r, GError **errp)
+{
+    NvmWorkload all[NVM_FOUR_CORNERS];
+    g_auto(GStrv) want = r->o.workloads ?
+                         g_strsplit(r->o.workloads, ",", -1) : NULL;
+    g_autofree char *rev = g_build_filename(r->o.profile_dir, "reviews",
+                                            "four-corners.tsv", NULL);
+    GArray *rows;
+    NvmSimOptions so = { 0 };
+    bool fc = run_has_suite(r, S_FC), vdi = run_has_suite(r, S_VDI);
+
+    nvm_four_corners(all, !strcmp(r->o.threads, "implied"));
+    if (want) {
+        for (char **w = want; *w; w++) {
+            bool found = false;
+
+            for (unsigned i = 0; fc && i < NVM_FOUR_CORNERS; i++) {
+                found |= !strcmp(*w, all[i].name);
+            }
+            for (unsigned i = 0; vdi && i < NVM_VDI_WORKLOADS; i++) {
+                found |= !strcmp(*w, nvm_vdi_names[i]);
+            }
+            if (!found) {
+                g_autoptr(GString) l = g_string_new(NULL);
+
+                for (unsigned i = 0; fc && i < NVM_FOUR_CORNERS; i++) {
+                    g_string_append_printf(l, "%s%s", l->len ? ", " : "",
+                                           all[i].name);
+                }
+                for (unsigned i = 0; vdi && i < NVM_VDI_WORKLOADS; i++) {
+                    g_string_append_printf(l, "%s%s", l->len ? ", " : "",
+                                           nvm_vdi_names[i]);
+                }
+                g_set_error(errp, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                            "unknown workload '%s' (%s)", *w,
+                            l->len ? l->str : "this suite has none");
+                return false;
+            }
+        }
+    }
+    so.seed = r->o.seed;
+    so.implied_threads = !strcmp(r->o.threads, "implied");
+    so.duration_s = r->sim_duration_s;
+    if (fc) {
+        nvm_sim_four_corners(r->p, &so, r->sim);
+    }
+    if (vdi) {
+        if (!nvm_sim_vdi(r->p, &so, r->o.workload_dir, r->vdi, errp)) {
+            return false;
+        }
+        r->have_vdi = true;
+    }
+
+    rows = nvm_reviews_load(rev, NULL);
+    for (unsigned i = 0; fc && i < NVM_FOUR_CORNERS; i++) {
+        Wl *wl;
+
+        if (want && !g_strv_contains((const char *const *)want,
+                                     all[i].name)) {
+            continue;
+        }
+        wl = &r->wls[r->n_wls++];
+        wl->suite = S_FC;
+        wl->wl = all[i];
+        wl->sim = &r->sim[i];
+        if (wl->wl.sequential || wl->wl.threads < 4 ||
+            wl->wl.threads % 4) {
+            wl->jobs = 1;       /* one stream, as the model's sequential */
+        } else {
+            wl->jobs = 4;       /* fio processes cost guest CPU: few jobs */
+        }
+        wl->iodepth = wl->wl.threads / wl->jobs;
+        wl_review(wl, r->p, rows);
+    }
+    for (unsigned i = 0; vdi && i < NVM_VDI_WORKLOADS; i++) {
+        NvmVdiResult *v = &r->vdi[i];
+        NvmCornerResult *cs = &r->vdi_sim[i];
+        Wl *wl;
+
+        if (want && !g_strv_contains((const char *const *)want,
+                                     nvm_vdi_names[i])) {
+            continue;
+        }
+        wl = &r->wls[r->n_wls++];
+        wl->suite = S_VDI;
+        wl->mix = v->mix;
+        wl->jobfile = g_path_get_basename(v->path);
+        wl->wl.name = nvm_vdi_names[i];
+        wl->wl.op = NVM_OP_READ;        /* unused: the mix decides */
+        wl->wl.threads = nvm_mix_outstanding(v->mix);
+        wl->wl.block_bytes = (uint32_t)lround(
+            nvm_mix_mean_block_bytes(v->mix));
+        wl->jobs = v->mix->numjobs;
+        wl->iodepth = v->mix->iodepth;
+        /* The model's mix, reads and writes together, as a curve. */
+        cs->wl = wl->wl;
+        cs->peak = v->peak.all;
+        cs->n_curve = v->n_curve;
+        for (unsigned k = 0; k < v->n_curve; k++) {
+            cs->target_pct[k] = v->target_pct[k];
+            cs->target_iops[k] = v->target_iops[k];
+            cs->curve[k] = v->curve[k].all;
+        }
+        wl->sim = cs;
+        wl_review(wl, r->p, rows);      /* the reviews' VDI peaks: none */
+    }
+    for (unsigned w = 0; w < r->n_wls; w++) {
+        Wl *wl = &r->wls[w];
+
+        wl->peak.target_pct = 0;
+        wl->n_curve = r->n_pcts;
+        for (unsigned k = 0; k < r->n_pcts; k++) {
+            wl->curve[k].target_pct = r->pcts[k];
+        }
+    }
+    if (rows) {
+        nvm_reviews_free(rows);
+    }
+    return true;
+}
+
+static char *fio_args(const Run *r, const Wl *wl, const char *name,
+                      double ramp_s, double run_s, double rate_iops,
+                      uint64_t seed)
+{
+    const NvmWorkload *w = &wl->wl;
+    GString *s = g_string_new(NULL);
+    const char *rw;
+
+    if (wl->mix) {
+        /* The job file holds the mix; these options precede it and apply
+         * to its job as [global] ones would. */
+        double rd = wl->mix->read_pct / 100;
+
+        g_string_append_printf(s, "--offset=0 --size=%" G_GUINT64_FORMAT
+                               " --norandommap=1 --randrepeat=0 "
+                               "--randseed=%" G_GUINT64_FORMAT
+                               " --time_based=1 --ramp_time=%.0fms "
+                               "--runtime=%.0fms --lat_percentiles=1 "
+                               "--percentile_list=50:99:99.9 "
+                               "--unified_rw_reporting=mixed",
+                               r->span_bytes, seed, ramp_s * 1e3,
+                               run_s * 1e3);
+        if (rate_iops > 0) {
+            /* fio limits reads and writes apart: split in the mix's ratio */
+            double per = rate_iops / wl->mix->numjobs;
+
+            g_string_append_printf(s, " --rate_iops=%.0f,%.0f "
+                                   "--rate_process=poisson",
+                                   MAX(1, per * rd), MAX(1, per * (1 - rd)));
+        }
+        g_string_append_printf(s, " /job/%s", wl->jobfile);
+        (void)name;
+        return g_string_free(s, FALSE);
+    }
+    rw = w->op == NVM_OP_WRITE ?
+                     (w->sequential ? "write" : "randwrite") :
+                     (w->sequential ? "read" : "randread");
+
+    g_string_append_printf(s, "--name=%s --filename=/dev/nvme0n1 --direct=1 "
+                           "--ioengine=libaio --rw=%s --bs=%u --iodepth=%u "
+                           "--numjobs=%u --group_reporting=1 --offset=0 "
+                           "--size=%" G_GUINT64_FORMAT " --norandommap=1 "
+                           "--randrepeat=0 --randseed=%" G_GUINT64_FORMAT
+                           " --time_based=1 --ramp_time=%.0fms "
+                           "--runtime=%.0fms --lat_percentiles=1 "
+                           "--percentile_list=50:99:99.9",
+                           name, rw, w->block_bytes, wl->iodepth, wl->jobs,
+                           r->span_bytes, seed, ramp_s * 1e3, run_s * 1e3);
+    if (rate_iops > 0) {
+        double per = rate_iops / wl->jobs;
+
+        g_string_append_printf(s, " --rate_iops=%.0f --rate_process=poisson",
+                               per < 1 ? 1 : per);
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* Wall seconds allowed for a point: TCG under icount runs ~3 K guest I/Os
+ * per wall second here; allow a wide margin. */
+static double point_timeout(const Run *r, double virt_s, double rate_iops)
+{
+    double ios = virt_s * (rate_iops > 0 ? MIN(rate_iops, 80000) : 80000);
+
+    if (r->o.point_timeout_s > 0) {
+        return r->o.point_timeout_s;
+    }
+    return 120 + 3 * ios / 1500;
+}
+
+/* Put the drive into the review's starting state for one workload. */
+static bool precondition(Run *r, Wl *wl, GError **errp)
+{
+    if (r->p->review_state == NVM_REVIEW_FILLED) {
+        return run_qmp_state(r, "\"fill-pct\": 100, \"slc-used-bytes\": %"
+                             G_GUINT64_FORMAT ", \"reset-stats\": true", errp,
+                             r->p->slc_static_bytes);
+    } else {
+        g_autofree char *json = NULL;
+        g_autofree char *id = g_strdup_printf("%s-precondition", wl->wl.name);
+        GuestCmd c = { .verb = "RUN", .label = wl->wl.name };
+        g_autofree char *args = g_strdup_printf(
+            "--name=precondition --filename=/dev/nvme0n1 --direct=1 "
+            "--ioengine=libaio --rw=write --bs=1m --iodepth=8 --offset=0 "
+            "--size=%" G_GUINT64_FORMAT, r->span_bytes);
+        double ios = r->span_bytes / 1048576.0;
+
+        if (!run_qmp_state(r, "\"secure-erase\": true", errp)) {
+            return false;
+        }
+        if (r->tty) {
+            printf("\r\033[K%s %s: writing the %.1f GB span once after the "
+                   "secure erase", r->p->name, wl->wl.name,
+                   r->span_bytes / 1e9);
+            fflush(stdout);
+        }
+        c.id = id;
+        c.args = args;
+        c.timeout_s = 120 + ios / 100;
+        if (!run_guest_cmd(r, &c, NULL, &json, NULL, errp)) {
+            return false;
+        }
+        if (r->tty) {
+            printf("\r\033[K");
+        }
+        return run_qmp_state(r, "\"reset-stats\": true", errp);
+    }
+}
+
+static bool run_point(Run *r, Wl *wl, Point *pt, unsigned wi, unsigned pi,
+                      GError **errp)
+{
+    bool peak = !pt->target_pct;
+    double ramp = peak ? r->o.peak_ramp_s : r->o.ramp_s;
+    double run = r->o.run_s;
+    g_autofree char *id = peak ? g_strdup_printf("%s-peak", wl->wl.name) :
+                          g_strdup_printf("%s-%d", wl->wl.name,
+                                          pt->target_pct);
+    uint64_t seed = r->o.seed * 7919 + wi * 131 + pi;
+    g_autofree char *args = fio_args(r, wl, id, ramp, run,
+                                     peak ? 0 : pt->target_iops, seed);
+    /* The device window: from 5 % into fio's measured time to 90 %. */
+    const uint64_t marks[2] = {
+        (uint64_t)((ramp + 0.05 * run) * 1e6),
+        (uint64_t)(0.85 * run * 1e6),
+    };
+    g_autofree char *json = NULL;
+    g_autoptr(JsonNode) stats = NULL;
+    bool write = wl->wl.op == NVM_OP_WRITE;
+    GuestCmd c = {
+        .verb = "RUN", .id = id, .label = wl->wl.name, .args = args,
+        .marks_us = { marks[0], marks[1] }, .total_s = ramp + run,
+        .timeout_s = point_timeout(r, ramp + run, peak ? 0 : pt->target_iops),
+        .pt = pt, .write = write, .mixed = wl->mix != NULL,
+    };
+
+    if (!run_guest_cmd(r, &c, &stats, &json, NULL, errp)) {
+        return false;
+    }
+    pt->have_host = run_parse_stats(stats, write, wl->mix != NULL, &pt->host,
+                                    &pt->host_late, &pt->host_interval_s);
+    if (!run_parse_fio(json, wl->mix ? "mixed" : write ? "write" : "read",
+                       &pt->guest, errp)) {
+        return false;
+    }
+    run_judge_point(wl, pt);
+    pt->done = true;
+    run_progress(r, wl->wl.name, pt, ramp + run, ramp + run, pt->guest.iops,
+                 true);
+    return true;
+}
+
+/* The peak and curve points of every workload of @suite. */
+bool run_curves(Run *r, int suite, char **cur, GError **errp)
+{
+    for (unsigned w = 0; w < r->n_wls; w++) {
+        Wl *wl = &r->wls[w];
+
+        if (wl->suite != suite) {
+            continue;
+        }
+        g_free(*cur);
+        *cur = g_strdup_printf("%s precondition", wl->wl.name);
+        if (!precondition(r, wl, errp)) {
+            return false;
+        }
+        g_free(*cur);
+        *cur = g_strdup_printf("%s peak", wl->wl.name);
+        if (!run_point(r, wl, &wl->peak, w, 0, errp)) {
+            return false;
+        }
+        run_save_results(r);
+        for (unsigned i = 0; i < wl->n_curve; i++) {
+            Point *pt = &wl->curve[i];
+
+            pt->target_iops = nvm_curve_rate(wl->peak.guest.iops,
+                                             pt->target_pct);
+            g_free(*cur);
+            *cur = g_strdup_printf("%s %d %%", wl->wl.name, pt->target_pct);
+            if (!run_point(r, wl, pt, w, i + 1, errp)) {
+                return false;
+            }
+            run_save_results(r);
+        }
+    }
+    return true;
+}
+
+void run_print_table(const Run *r)
+{
+    if (!r->n_wls) {
+        return;
+    }
+    printf("\n%s: %s in a %s guest (%s), %g s per point\n", r->p->name,
+           run_has_suite(r, S_FC) && run_has_suite(r, S_VDI) ?
+           "four corners and VDI" : run_has_suite(r, S_VDI) ? "VDI" :
+           "four corners", r->o.mode, r->accel ? r->accel : "?", r->o.run_s);
+    for (unsigned w = 0; w < r->n_wls; w++) {
+        const Wl *wl = &r->wls[w];
+
+        printf("\n%s (%u outstanding)", wl->wl.name, wl->wl.threads);
+        if (!isnan(wl->review_iops)) {
+            printf("  review peak %.0f IOPS", wl->review_iops);
+            if (!isnan(wl->review_lat_us)) {
+                printf(" at %.1f us", wl->review_lat_us);
+            }
+        }
+        printf("  model peak %.0f IOPS at %.1f us\n", wl->sim->peak.iops,
+               wl->sim->peak.lat_us);
+        printf("  %-6s %9s %9s %9s %9s %9s %9s %9s  %s\n", "load", "target",
+               "iops", "MB/s", "lat_us", "p99_us", "dev_lat", "sim_lat",
+               "note");
+        for (int i = -1; i < (int)wl->n_curve; i++) {
+            const Point *pt = i < 0 ? &wl->peak : &wl->curve[i];
+            char load[16], sim[16], target[16], note[48] = "";
+
+            if (!pt->done) {
+                continue;
+            }
+            if (pt->target_pct) {
+                snprintf(load, sizeof(load), "%4d %%", pt->target_pct);
+            } else {
+                snprintf(load, sizeof(load), "peak");
+            }
+            if (isnan(pt->sim_lat_us)) {
+                snprintf(sim, sizeof(sim), "-");
+            } else {
+                snprintf(sim, sizeof(sim), "%.1f", pt->sim_lat_us);
+            }
+            snprintf(target, sizeof(target), pt->target_pct ? "%.0f" : "-",
+                     pt->target_iops);
+            if (pt->host_limited && !strcmp(pt->limit, "rate")) {
+                snprintf(note, sizeof(note), "host-limited (%.0f %% short)",
+                         pt->shortfall_pct);
+            } else if (pt->host_limited) {
+                snprintf(note, sizeof(note), "host-limited (guest CPU)");
+            }
+            printf("  %-6s %9s %9.0f %9.1f %9.1f %9.1f %9.1f %9s  %s\n",
+                   load, target, pt->guest.iops, pt->guest.mbps,
+                   pt->guest.lat_us, pt->guest.p99_us, pt->host.lat_us, sim,
+                   note);
+        }
+    }
+    printf("\n");
+}

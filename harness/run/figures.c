@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvmimic run: figures from what the guest and the device said.  fio's
+ * JSON, query-nvmimic-stats' classes, the model's curve at a measured rate,
+ * and whether a point is the drive's figure or the host's limit.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "run-int.h"
+
+double run_obj_double(JsonObject *o, const char *name)
+{
+    JsonNode *n = o ? json_object_get_member(o, name) : NULL;
+
+    return n && JSON_NODE_HOLDS_VALUE(n) ? json_node_get_double(n) : NAN;
+}
+
+/* fio's JSON (group_reporting: one job) into @f; false if unusable.
+ * @dd_name: "read", "write", or "mixed" (unified_rw_reporting=mixed). */
+bool run_parse_fio(const char *text, const char *dd_name, Fig *f,
+                   GError **errp)
+{
+    g_autoptr(JsonParser) parser = json_parser_new();
+    const char *brace = strchr(text, '{');
+    JsonObject *root, *job, *dd, *lat, *pct;
+    JsonArray *jobs;
+
+    if (!brace) {
+        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
+                    "fio produced no JSON");
+        return false;
+    }
+    if (!json_parser_load_from_data(parser, brace, -1, errp)) {
+        return false;
+    }
+    root = json_node_get_object(json_parser_get_root(parser));
+    jobs = root ? json_object_get_array_member(root, "jobs") : NULL;
+    if (!jobs || json_array_get_length(jobs) < 1) {
+        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
+                    "fio's JSON has no jobs");
+        return false;
+    }
+    job = json_array_get_object_element(jobs, 0);
+    dd = json_object_has_member(job, dd_name) ?
+         json_object_get_object_member(job, dd_name) : NULL;
+    lat = dd ? json_object_get_object_member(dd, "lat_ns") : NULL;
+    pct = lat && json_object_has_member(lat, "percentile") ?
+          json_object_get_object_member(lat, "percentile") : NULL;
+    if (!lat) {
+        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
+                    "fio's JSON has no %s latency", dd_name);
+        return false;
+    }
+    f->iops = run_obj_double(dd, "iops");
+    f->mbps = run_obj_double(dd, "bw_bytes") / 1e6;
+    f->lat_us = run_obj_double(lat, "mean") / 1e3;
+    f->p50_us = run_obj_double(pct, "50.000000") / 1e3;
+    f->p99_us = run_obj_double(pct, "99.000000") / 1e3;
+    f->p999_us = run_obj_double(pct, "99.900000") / 1e3;
+    return true;
+}
+
+/* One class ("read", "write", ...) of query-nvmimic-stats' return, or NULL. */
+JsonObject *run_stats_class(JsonNode *n, const char *name)
+{
+    JsonObject *o = n && JSON_NODE_HOLDS_OBJECT(n) ?
+                    json_node_get_object(n) : NULL;
+    JsonArray *a = o && json_object_has_member(o, "classes") ?
+                   json_object_get_array_member(o, "classes") : NULL;
+
+    for (unsigned i = 0; a && i < json_array_get_length(a); i++) {
+        JsonObject *c = json_array_get_object_element(a, i);
+
+        if (!g_strcmp0(json_object_get_string_member(c, "class"), name)) {
+            return c;
+        }
+    }
+    return NULL;
+}
+
+/* The device's statistics over the interval since reset: the read or the
+ * write class, or (@mixed) both together, whose percentiles cannot be
+ * merged (NAN). */
+bool run_parse_stats(JsonNode *n, bool write, bool mixed, Fig *f,
+                     uint64_t *late, double *interval_s)
+{
+    JsonObject *o = JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
+    double interval_ns = run_obj_double(o, "interval-ns");
+    double count = 0, bytes = 0, lat_sum = 0;
+    JsonObject *c;
+
+    memset(f, 0, sizeof(*f));
+    *late = 0;
+    *interval_s = interval_ns / 1e9;
+    if (!o || !json_object_has_member(o, "classes") || !(interval_ns > 0)) {
+        return false;
+    }
+    if (!mixed) {
+        c = run_stats_class(n, write ? "write" : "read");
+        if (c) {
+            f->iops = run_obj_double(c, "count") * 1e9 / interval_ns;
+            f->mbps = run_obj_double(c, "bytes") * 1e3 / interval_ns;
+            f->lat_us = run_obj_double(c, "mean-us");
+            f->p50_us = run_obj_double(c, "p50-us");
+            f->p99_us = run_obj_double(c, "p99-us");
+            f->p999_us = run_obj_double(c, "p999-us");
+            *late = (uint64_t)run_obj_double(c, "late");
+        }
+        return true;        /* no such class: no I/O of that kind */
+    }
+    for (int d = 0; d < 2; d++) {
+        c = run_stats_class(n, d ? "write" : "read");
+        if (c) {
+            count += run_obj_double(c, "count");
+            bytes += run_obj_double(c, "bytes");
+            lat_sum += run_obj_double(c, "count") *
+                       run_obj_double(c, "mean-us");
+            *late += (uint64_t)run_obj_double(c, "late");
+        }
+    }
+    f->iops = count * 1e9 / interval_ns;
+    f->mbps = bytes * 1e3 / interval_ns;
+    f->lat_us = count ? lat_sum / count : 0;
+    f->p50_us = f->p99_us = f->p999_us = NAN;
+    return true;
+}
+
+/* Latency of the model's curve at @iops (linear between its points). */
+static double sim_lat_at(const NvmCornerResult *s, double iops)
+{
+    double x[NVM_CURVE_POINTS + 1], y[NVM_CURVE_POINTS + 1];
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < s->n_curve; i++) {
+        /* Only the rising part: points past the peak saturate. */
+        if (n && s->curve[i].iops <= x[n - 1]) {
+            continue;
+        }
+        x[n] = s->curve[i].iops;
+        y[n++] = s->curve[i].lat_us;
+    }
+    if (!n || iops < x[0] * 0.98 || iops > x[n - 1] * 1.02) {
+        return NAN;
+    }
+    if (iops <= x[0]) {
+        return y[0];
+    }
+    for (unsigned i = 1; i < n; i++) {
+        if (iops <= x[i]) {
+            return y[i - 1] + (y[i] - y[i - 1]) * (iops - x[i - 1]) /
+                   (x[i] - x[i - 1]);
+        }
+    }
+    return y[n - 1];
+}
+
+void run_judge_point(const Wl *wl, Point *pt)
+{
+    double target = pt->target_pct ? pt->target_iops : wl->sim->peak.iops;
+    double busy = pt->have_host ?
+                  pt->host.iops * pt->host.lat_us / 1e6 / wl->wl.threads : 1;
+
+    pt->shortfall_pct = target > 0 && pt->guest.iops < target ?
+                        100.0 * (1 - pt->guest.iops / target) : 0;
+    if (pt->guest.iops < SHORT_FRAC * target && busy < BUSY_FRAC) {
+        pt->limit = "rate";
+    } else if (pt->have_host &&
+               pt->guest.lat_us - pt->host.lat_us >
+               MAX(GUEST_US, GUEST_FRAC * pt->host.lat_us)) {
+        pt->limit = "guest-latency";
+    } else {
+        pt->limit = NULL;
+    }
+    pt->host_limited = pt->limit != NULL;
+    pt->sim_lat_us = sim_lat_at(wl->sim, pt->guest.iops);
+    if (!pt->target_pct && !(pt->guest.iops < 1.02 * wl->sim->peak.iops &&
+                             pt->guest.iops > 0.98 * wl->sim->peak.iops)) {
+        pt->sim_lat_us = NAN;
+    }
+    if (!pt->target_pct && !isnan(wl->sim->peak.lat_us) &&
+        fabs(pt->guest.iops - wl->sim->peak.iops) <=
+        0.02 * wl->sim->peak.iops) {
+        pt->sim_lat_us = wl->sim->peak.lat_us;
+    }
+}
+
+JsonNode *run_parse_json(const char *text, const char *what, GError **errp)
+{
+    g_autoptr(JsonParser) p = json_parser_new();
+    const char *brace = text ? strchr(text, '{') : NULL;
+
+    if (!brace || !json_parser_load_from_data(p, brace, -1, errp)) {
+        if (errp && !*errp) {
+            g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
+                        "%s produced no JSON", what);
+        } else {
+            g_prefix_error(errp, "%s's JSON: ", what);
+        }
+        return NULL;
+    }
+    return json_node_copy(json_parser_get_root(p));
+}
+
+double run_dev_lat(JsonNode *n, const char *cls, const char *field)
+{
+    JsonObject *c = run_stats_class(n, cls);
+
+    return c ? run_obj_double(c, field) : NAN;
+}

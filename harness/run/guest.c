@@ -1,0 +1,615 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvmimic run: guest launch and control.  Each suite's guest (initramfs
+ * guest on null-co, render's small guest with the drive on a sparse file,
+ * the database guest) started through vm-images/run-guest.sh with a QMP
+ * socket and a control serial port, or as a libvirt domain (--connect);
+ * its liveness, its clean power-off, and its logs in DIR/guest[-SUITE].
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "run-int.h"
+
+void run_kill_guest(Run *r)
+{
+    if (r->lv) {
+        nvm_lv_guest_free(r->lv);       /* destroy, undefine */
+        r->lv = NULL;
+        run_lv_collect(r, false);
+    }
+    if (r->qmp) {
+        JsonNode *n = nvm_qmp_exec(r->qmp, "quit", NULL, 2000, NULL);
+
+        if (n) {
+            json_node_unref(n);
+        }
+        nvm_qmp_close(r->qmp);
+        r->qmp = NULL;
+    }
+    if (r->child > 0) {
+        int st;
+
+        kill(r->child, SIGTERM);
+        for (int i = 0; i < 50; i++) {
+            if (waitpid(r->child, &st, WNOHANG) == r->child) {
+                r->child = 0;
+                return;
+            }
+            g_usleep(100 * 1000);
+        }
+        kill(-r->child, SIGKILL);
+        waitpid(r->child, &st, 0);
+        r->child = 0;
+    }
+}
+
+bool run_guest_alive(Run *r, char **why)
+{
+    int st;
+
+    if (r->lv) {
+        g_autoptr(GError) e = NULL;
+
+        if (nvm_lv_guest_running(r->lv, &e)) {
+            return true;
+        }
+        r->host_lost |= e->code == NVM_LV_ERROR_HOST;
+        *why = g_strdup(e->message);
+        return false;
+    }
+    if (r->child > 0 && waitpid(r->child, &st, WNOHANG) == r->child) {
+        r->child = 0;
+        *why = g_strdup_printf("the guest exited (run-guest status %d; see "
+                               "%s.log and %s/console.log)",
+                               WIFEXITED(st) ? WEXITSTATUS(st) : -1, r->gdir,
+                               r->gdir);
+        return false;
+    }
+    return true;
+}
+
+static JsonNode *mon_qmp_socket(void *h, const char *cmd, const char *args,
+                                int timeout_ms, GError **errp)
+{
+    return nvm_qmp_exec(h, cmd, args, timeout_ms, errp);
+}
+
+static JsonNode *mon_libvirt(void *h, const char *cmd, const char *args,
+                             int timeout_ms, GError **errp)
+{
+    (void)timeout_ms;           /* libvirt's own monitor timeout applies */
+    return nvm_lv_guest_qmp(h, cmd, args, errp);
+}
+
+/* Copy the console log (and, after a clean power-off, unpack the results
+ * disk) of a libvirt guest into DIR/guest, as run-guest.sh does. */
+void run_lv_collect(Run *r, bool powered_off)
+{
+    g_autofree char *gdir = g_strdup(r->gdir);
+    g_autofree char *con = g_build_filename(gdir, "console.log", NULL);
+    g_autofree char *text = NULL;
+    gsize len;
+
+    g_mkdir_with_parents(gdir, 0755);
+    if (r->lv_console &&
+        g_file_get_contents(r->lv_console, &text, &len, NULL)) {
+        g_file_set_contents(con, text, len, NULL);
+    }
+    if (powered_off && r->lv_results) {
+        const char *argv[] = { "tar", "-xf", r->lv_results, "-C", gdir,
+                               "--no-same-owner", "--no-same-permissions",
+                               NULL };
+        g_autoptr(GError) e = NULL;
+        int st = 0;
+
+        /* the results volume, back from the host */
+        if (r->lv && !nvm_lv_guest_download(r->lv, r->lv_results, &e)) {
+            fprintf(stderr, "nvmimic run: warning: %s\n", e->message);
+            return;
+        }
+        if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH |
+                          G_SPAWN_STDOUT_TO_DEV_NULL |
+                          G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL,
+                          &st, NULL) || st) {
+            fprintf(stderr, "nvmimic run: warning: the guest's results disk "
+                    "could not be unpacked into %s\n", gdir);
+        }
+    }
+}
+
+/* DIR/domain.xml, or DIR/domain-SUITE.xml when the run has several suites */
+static char *domain_xml_path(const Run *r)
+{
+    return r->n_order == 1 ? g_build_filename(r->dir, "domain.xml", NULL) :
+           g_strdup_printf("%s/domain-%s.xml", r->dir,
+                           run_suite_names[r->cfg.suite]);
+}
+
+/* run-guest.sh's --mem SIZE (M or G) in MiB */
+static unsigned mem_mib(const char *size)
+{
+    char *end;
+    guint64 n = g_ascii_strtoull(size, &end, 10);
+
+    return (unsigned)(*end == 'G' ? n * 1024 : n);
+}
+
+/* The drive's backing file for the suites whose data must stay (swap, a
+ * database): sparse, so only what the guest writes takes host space. */
+static bool make_backing(Run *r, const char *path, GError **errp)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+    if (fd < 0 || ftruncate(fd, r->p->capacity_bytes) < 0) {
+        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
+                    "cannot make the drive's backing file %s: %s", path,
+                    g_strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+        }
+        return false;
+    }
+    close(fd);
+    return true;
+}
+
+/* The job directory of the current suite: the agent as run.sh, and the
+ * suite's files (GuestCfg.files; directories are copied whole). */
+static char *make_jobdir(Run *r, GError **errp)
+{
+    g_autofree char *jobdir = g_strdup_printf("%s/job-%s", r->tmp,
+                                              run_suite_names[r->cfg.suite]);
+    g_autofree char *agent = g_getenv("NVMIMIC_AGENT") ?
+        g_strdup(g_getenv("NVMIMIC_AGENT")) :
+        g_build_filename(NVMIMIC_SOURCE_DIR, "vm-images", "agent.sh", NULL);
+    g_autofree char *runsh = g_build_filename(jobdir, "run.sh", NULL);
+    g_autofree char *text = NULL;
+    gsize len;
+
+    g_mkdir_with_parents(jobdir, 0755);
+    if (!g_file_get_contents(agent, &text, &len, errp) ||
+        !g_file_set_contents(runsh, text, len, errp)) {
+        return NULL;
+    }
+    for (unsigned i = 0; r->cfg.files && i + 1 < r->cfg.files->len; i += 2) {
+        const char *src = g_ptr_array_index(r->cfg.files, i);
+        g_autofree char *dst = g_build_filename(jobdir,
+            (char *)g_ptr_array_index(r->cfg.files, i + 1), NULL);
+        const char *cp[] = { "cp", "-RL", src, dst, NULL };
+        int st;
+
+        if (!g_file_test(src, G_FILE_TEST_EXISTS)) {
+            g_set_error(errp, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                        "%s is missing (the %s suite needs it)", src,
+                        run_suite_names[r->cfg.suite]);
+            return NULL;
+        }
+        if (!g_spawn_sync(NULL, (char **)cp, NULL, G_SPAWN_SEARCH_PATH, NULL,
+                          NULL, NULL, NULL, &st, errp) ||
+            !g_spawn_check_wait_status(st, errp)) {
+            g_prefix_error(errp, "copying %s into the job: ", src);
+            return NULL;
+        }
+    }
+    return g_steal_pointer(&jobdir);
+}
+
+static bool start_guest_lv(Run *r, GError **errp)
+{
+    g_autofree char *jobdir = make_jobdir(r, errp);
+    g_autofree char *jobtar = g_strdup_printf("%s.tar", jobdir);
+    g_autofree char *backing = g_build_filename(r->tmp, "drive.raw", NULL);
+    g_autoptr(NvmLvSpec) s = nvm_lv_spec_new();
+    bool simtime = !strcmp(r->o.mode, "simtime");
+    const char *tar[] = { "tar", "-cf", jobtar, "-C", jobdir, ".", NULL };
+    NvmLvDisk *d;
+    int st = 0, fd;
+
+    if (!jobdir) {
+        return false;
+    }
+    g_free(r->lv_results);
+    g_free(r->lv_console);
+    r->lv_results = g_build_filename(r->tmp, "results.img", NULL);
+    r->lv_console = g_build_filename(r->tmp, "console.log", NULL);
+    unlink(r->lv_console);
+    if (!g_spawn_sync(NULL, (char **)tar, NULL, G_SPAWN_SEARCH_PATH, NULL,
+                      NULL, NULL, NULL, &st, errp) ||
+        !g_spawn_check_wait_status(st, errp)) {
+        g_prefix_error(errp, "cannot archive the job: ");
+        return false;
+    }
+    fd = open(r->lv_results, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || ftruncate(fd, 256 << 20) < 0) {
+        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot create %s: "
+                    "%s", r->lv_results, g_strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+        }
+        return false;
+    }
+    close(fd);
+
+    s->name = g_strdup_printf("nvmimic-run-%d-%08x", (int)getpid(),
+                              g_random_int());
+    g_free(s->qemu);
+    s->qemu = g_strdup(r->o.qemu);
+    s->remote_emulator = true;
+    g_free(s->domain_type);
+    s->domain_type = g_strdup(simtime ? "qemu" : "kvm");
+    s->icount = simtime;
+    s->profile = g_strdup(r->profile_path);
+    s->profile_dir = g_strdup(r->o.profile_dir);
+    if (r->cfg.backed) {
+        /* a sparse file here, a sparse volume there */
+        if (!make_backing(r, backing, errp)) {
+            return false;
+        }
+        s->disk = g_strdup(backing);
+        s->disk_format = g_strdup("raw");
+    } else {
+        s->null_bytes = r->p->capacity_bytes;
+    }
+    s->seed = r->o.seed;
+    s->memory_mib = mem_mib(r->cfg.mem);
+    s->vcpus = r->cfg.smp;
+    s->kernel = g_build_filename(r->cfg.guest_dir, "vmlinuz", NULL);
+    s->initrd = g_build_filename(r->cfg.guest_dir, "initramfs.cpio.gz", NULL);
+    s->append = g_strdup_printf("console=ttyS0 panic=-1%s%s",
+                                r->cfg.append ? " " : "",
+                                r->cfg.append ? r->cfg.append : "");
+    /* the database guest's root: uploaded, so a copy of the run's own */
+    s->boot_disk = g_strdup(r->cfg.boot_disk);
+    d = g_new0(NvmLvDisk, 1);
+    d->file = g_strdup(jobtar);
+    d->format = g_strdup("raw");
+    d->serial = g_strdup("nvmimic-job");
+    d->readonly = true;
+    g_ptr_array_add(s->disks, d);
+    d = g_new0(NvmLvDisk, 1);
+    d->file = g_strdup(r->lv_results);
+    d->format = g_strdup("raw");
+    d->serial = g_strdup("nvmimic-results");
+    g_ptr_array_add(s->disks, d);
+    /* the host may be another machine: the files go there as storage
+     * volumes, the serial ports come back through the connection (serial0
+     * into lv_console, serial1 the control channel) */
+    s->serial_log = g_strdup(r->lv_console);
+    s->ctl_serial = true;
+    s->upload = true;
+    s->pool = g_strdup(r->o.pool);
+    if (!nvm_lv_spec_check(s, errp)) {
+        return false;
+    }
+    {
+        g_autofree char *xml = nvm_lv_domain_xml(s);
+        g_autofree char *xf = domain_xml_path(r);
+
+        g_file_set_contents(xf, xml, -1, NULL);
+    }
+    r->lv = nvm_lv_guest_start(r->o.connect, s, errp);
+    if (!r->lv) {
+        r->host_lost = g_error_matches(*errp, NVM_LV_ERROR,
+                                       NVM_LV_ERROR_HOST);
+        return false;
+    }
+    {
+        /* as defined there: the volumes' paths */
+        g_autofree char *xf = domain_xml_path(r);
+
+        g_file_set_contents(xf, nvm_lv_guest_xml(r->lv), -1, NULL);
+    }
+    r->mon.exec = mon_libvirt;
+    r->mon.h = r->lv;
+    r->accel = g_strdup(simtime ? "tcg icount" : "kvm");
+    r->ctl = nvm_lv_guest_ctl(r->lv, errp);
+    if (!r->ctl) {
+        return false;
+    }
+    return run_wait_hello(r, errp);
+}
+
+bool run_start_guest(Run *r, GError **errp)
+{
+    if (r->o.connect) {
+        return start_guest_lv(r, errp);
+    }
+    g_autofree char *jobdir = make_jobdir(r, errp);
+    g_autofree char *runguest = g_build_filename(NVMIMIC_SOURCE_DIR,
+                                                 "vm-images", "run-guest.sh",
+                                                 NULL);
+    g_autofree char *ctl = g_build_filename(r->tmp, "ctl.sock", NULL);
+    g_autofree char *qmp = g_build_filename(r->tmp, "qmp.sock", NULL);
+    const char *gdir = r->gdir;
+    g_autofree char *log = g_strdup_printf("%s.log", r->gdir);
+    g_autofree char *backing = g_build_filename(r->tmp, "drive.raw", NULL);
+    g_autofree char *smp = g_strdup_printf("%u", r->cfg.smp);
+    g_autofree char *bootdrive = r->cfg.boot_disk ? g_strdup_printf(
+        "file=%s,if=virtio,format=raw,snapshot=on", r->cfg.boot_disk) : NULL;
+    g_autofree char *chardev = g_strdup_printf(
+        "socket,id=nvmctl,path=%s,server=on,wait=off", ctl);
+    g_autofree char *qmparg = g_strdup_printf("unix:%s,server=on,wait=off",
+                                              qmp);
+    g_autofree char *blockdev = r->cfg.backed ? g_strdup_printf(
+        "driver=raw,node-name=nvmdisk,file.driver=file,file.filename=%s",
+        backing) : g_strdup_printf(
+        "driver=null-co,node-name=nvmdisk,size=%" G_GUINT64_FORMAT
+        ",read-zeroes=on", r->p->capacity_bytes);
+    g_autofree char *device = g_strdup_printf(
+        "nvme,id=nvm0,drive=nvmdisk,profile=%s,profile-seed=%" G_GUINT64_FORMAT,
+        r->profile_path, r->o.seed);
+    bool simtime = !strcmp(r->o.mode, "simtime");
+    const char *argv[40];
+    unsigned a = 0;
+    pid_t pid;
+
+    if (!jobdir) {
+        return false;
+    }
+    unlink(ctl);
+    unlink(qmp);
+    if (r->cfg.backed && !make_backing(r, backing, errp)) {
+        return false;
+    }
+    argv[a++] = runguest;
+    if (simtime) {
+        argv[a++] = "--icount";
+    } else {
+        argv[a++] = "--accel";
+        argv[a++] = "auto";
+    }
+    argv[a++] = "--mem";
+    argv[a++] = r->cfg.mem;
+    argv[a++] = "--smp";
+    argv[a++] = smp;
+    if (r->cfg.append) {
+        argv[a++] = "--append";
+        argv[a++] = r->cfg.append;
+    }
+    argv[a++] = r->o.qemu;
+    argv[a++] = r->cfg.guest_dir;
+    argv[a++] = jobdir;
+    argv[a++] = gdir;
+    argv[a++] = "1000000";      /* nvmimic run polices each point itself */
+    argv[a++] = "-chardev";
+    argv[a++] = chardev;
+    argv[a++] = "-serial";
+    argv[a++] = "chardev:nvmctl";
+    argv[a++] = "-qmp";
+    argv[a++] = qmparg;
+    argv[a++] = "-blockdev";
+    argv[a++] = blockdev;
+    argv[a++] = "-device";
+    argv[a++] = device;
+    if (bootdrive) {
+        argv[a++] = "-drive";
+        argv[a++] = bootdrive;
+    }
+    argv[a] = NULL;
+
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid < 0) {
+        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED, "fork: %s",
+                    g_strerror(errno));
+        return false;
+    }
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int nul = open("/dev/null", O_RDONLY);
+
+        setpgid(0, 0);          /* Ctrl-C is ours to handle, not the guest's */
+        signal(SIGINT, SIG_DFL);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        if (nul >= 0) {
+            dup2(nul, 0);
+        }
+        execv(runguest, (char **)argv);
+        fprintf(stderr, "exec %s: %s\n", runguest, g_strerror(errno));
+        _exit(127);
+    }
+    r->child = pid;
+    setpgid(pid, pid);
+
+    /* The sockets appear once QEMU has started. */
+    for (int i = 0; i < BOOT_TIMEOUT_S * 10; i++) {
+        g_autofree char *why = NULL;
+
+        if (run_interrupted) {
+            g_set_error(errp, G_IO_ERROR, G_IO_ERROR_CANCELLED, "interrupted");
+            return false;
+        }
+        if (!run_guest_alive(r, &why)) {
+            g_autofree char *l = NULL;
+
+            g_file_get_contents(log, &l, NULL, NULL);
+            g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
+                        "QEMU did not start: %s", l ? g_strstrip(l) : why);
+            return false;
+        }
+        if (g_file_test(ctl, G_FILE_TEST_EXISTS) &&
+            g_file_test(qmp, G_FILE_TEST_EXISTS)) {
+            break;
+        }
+        g_usleep(100 * 1000);
+    }
+    r->qmp = nvm_qmp_connect(qmp, 30000, errp);
+    if (!r->qmp) {
+        return false;
+    }
+    r->mon.exec = mon_qmp_socket;
+    r->mon.h = r->qmp;
+    r->ctl = nvm_line_connect(ctl, 30000, errp);
+    if (!r->ctl) {
+        return false;
+    }
+    {
+        g_autofree char *accel = NULL;
+        g_autofree char *ap = g_build_filename(gdir, "accel", NULL);
+
+        if (g_file_get_contents(ap, &accel, NULL, NULL)) {
+            g_free(r->accel);
+            r->accel = g_strdup(g_strstrip(accel));
+        }
+    }
+    if (!simtime && r->accel && strcmp(r->accel, "kvm")) {
+        g_autofree char *l = NULL;
+        char *line;
+
+        g_file_get_contents(log, &l, NULL, NULL);
+        line = l ? strstr(l, "KVM not usable") : NULL;
+        if (line && strchr(line, '\n')) {
+            *strchr(line, '\n') = 0;
+        }
+        fprintf(stderr, "nvmimic run: warning: %s; realtime mode runs TCG in "
+                "real time (slow, host-limited)\n",
+                line ? line : "KVM not usable");
+    }
+    return run_wait_hello(r, errp);
+}
+
+const char *run_guest_dir_name(const Run *r, int suite)
+{
+    static char buf[4096];
+
+    /* one suite: DIR/guest, as it always was; several: one per suite */
+    if (r->n_order == 1) {
+        snprintf(buf, sizeof(buf), "%s/guest", r->dir);
+    } else {
+        snprintf(buf, sizeof(buf), "%s/guest-%s", r->dir,
+                 run_suite_names[suite]);
+    }
+    return buf;
+}
+
+void run_cfg_clear(GuestCfg *c)
+{
+    g_free(c->guest_dir);
+    g_free(c->append);
+    g_free(c->boot_disk);
+    if (c->files) {
+        g_ptr_array_free(c->files, TRUE);
+    }
+    memset(c, 0, sizeof(*c));
+}
+
+static void cfg_file(GuestCfg *c, char *src, const char *name)
+{
+    g_ptr_array_add(c->files, src);
+    g_ptr_array_add(c->files, g_strdup(name));
+}
+
+/* The guest of @suite: initramfs guest with null-co, except render (little
+ * RAM, the drive on a file for swap) and sql (the database guest). */
+bool run_cfg_for(Run *r, int suite, GError **errp)
+{
+    GuestCfg *c = &r->cfg;
+
+    run_cfg_clear(c);
+    c->suite = suite;
+    c->mem = "1G";
+    c->smp = 1;
+    c->guest_dir = g_strdup(r->o.guest_dir);
+    c->files = g_ptr_array_new_with_free_func(g_free);
+    g_free(r->gdir);
+    r->gdir = g_strdup(run_guest_dir_name(r, suite));
+    switch (suite) {
+    case S_VDI:
+        for (unsigned i = 0; i < NVM_VDI_WORKLOADS; i++) {
+            g_autofree char *base = g_path_get_basename(r->vdi[i].path);
+
+            cfg_file(c, g_strdup(r->vdi[i].path), base);
+        }
+        break;
+    case S_SEQ:
+        cfg_file(c, g_build_filename(NVMIMIC_SOURCE_DIR, "workloads", "seq",
+                                     "seq-write.fio", NULL), "seq-write.fio");
+        cfg_file(c, g_build_filename(NVMIMIC_SOURCE_DIR, "workloads", "seq",
+                                     "seq-read.fio", NULL), "seq-read.fio");
+        break;
+    case S_RENDER: {
+        g_autofree char *mem = g_strdup_printf("%uM", r->o.render_mem_mib);
+        const char *bin = g_getenv("NVMIMIC_RENDER") ?
+                          g_getenv("NVMIMIC_RENDER") : NVMIMIC_RENDER;
+
+        r->render_mem = g_steal_pointer(&mem);
+        c->mem = r->render_mem;
+        c->backed = true;
+        cfg_file(c, g_strdup(bin), "render");
+        cfg_file(c, g_build_filename(NVMIMIC_SOURCE_DIR, "workloads",
+                                     "render", "run.sh", NULL), "render.sh");
+        break;
+    }
+    case S_SQL:
+        g_free(c->guest_dir);
+        c->guest_dir = g_strdup(r->o.dbguest_dir);
+        c->boot_disk = g_build_filename(r->o.dbguest_dir, "dbguest.img",
+                                        NULL);
+        if (!g_file_test(c->boot_disk, G_FILE_TEST_EXISTS)) {
+            g_set_error(errp, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                        "no database guest: %s is missing (build it with "
+                        "'make dbguest', or set --dbguest-dir / "
+                        "NVMIMIC_DBGUEST_DIR)", c->boot_disk);
+            return false;
+        }
+        c->append = g_strdup("root=LABEL=nvmimic-db rw "
+                             "init=/sbin/nvmimic-dbinit");
+        c->mem = "2G";
+        c->smp = 2;
+        if (r->o.sql_preset && !strcmp(r->o.sql_preset, "review")) {
+            /* the reviews' VM: 16 vCPUs, 64 GB, a 48 GB buffer; init gets
+             * PG_* from the kernel command line as its environment */
+            g_free(c->append);
+            c->append = g_strdup_printf("root=LABEL=nvmimic-db rw "
+                                        "init=/sbin/nvmimic-dbinit "
+                                        "PG_MAX_CONN=%u "
+                                        "PG_SHARED_BUFFERS=48GB",
+                                        r->o.sql_users + 100);
+            c->mem = "64G";
+            c->smp = 16;
+        }
+        c->backed = true;
+        cfg_file(c, g_build_filename(NVMIMIC_SOURCE_DIR, "workloads", "tpcc",
+                                     NULL), "tpcc");
+        break;
+    }
+    return true;
+}
+
+/* Ask the agent to leave; the guest writes its results and powers off.
+ * True when it did within a minute (its logs are then in r->gdir). */
+bool run_stop_guest(Run *r)
+{
+    bool off = false;
+
+    if (!r->ctl || !nvm_line_send(r->ctl, "QUIT", NULL)) {
+        return false;
+    }
+    if (r->lv) {
+        off = nvm_lv_guest_wait_off(r->lv, 60000);
+        run_lv_collect(r, off);
+        return off;
+    }
+    for (int i = 0; i < 600 && r->child > 0; i++) {
+        int st;
+
+        if (waitpid(r->child, &st, WNOHANG) == r->child) {
+            r->child = 0;
+            off = true;
+            break;
+        }
+        g_usleep(100 * 1000);
+    }
+    return off;
+}

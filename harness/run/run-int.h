@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvmimic run's parts (the files of run/) and the state they share: the
+ * options, the workloads and their points, the application suites, the
+ * guest now running.  Internal to nvmimic run; run.h is its public face.
+ */
+#ifndef NVMIMIC_RUN_INT_H
+#define NVMIMIC_RUN_INT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <json-glib/json-glib.h>
+
+#include "guestctl.h"
+#include "lv.h"
+#include "qmp.h"
+#include "run.h"
+#include "sim.h"
+#include "vdi.h"
+
+#ifndef NVMIMIC_QEMU
+#define NVMIMIC_QEMU "qemu-system-x86_64"
+#endif
+#ifndef NVMIMIC_GUEST_DIR
+#define NVMIMIC_GUEST_DIR "build/guest"
+#endif
+#ifndef NVMIMIC_SOURCE_DIR
+#define NVMIMIC_SOURCE_DIR "."
+#endif
+#ifndef NVMIMIC_WORKLOAD_DIR
+#define NVMIMIC_WORKLOAD_DIR "harness/workloads"
+#endif
+#ifndef NVMIMIC_DBGUEST_DIR
+#define NVMIMIC_DBGUEST_DIR "build/dbguest"
+#endif
+#ifndef NVMIMIC_RENDER
+#define NVMIMIC_RENDER "build/tests/workloads/nvmimic-render"
+#endif
+
+#define MAX_PCTS 24
+#define BOOT_TIMEOUT_S 300
+/* A point is host-limited when the guest stayed this far below its target
+ * and the device did not have the workload's outstanding count queued. */
+#define SHORT_FRAC 0.95
+#define BUSY_FRAC 0.85
+/* ... or when the guest's own part of the latency (guest minus device)
+ * exceeds this many us and this fraction of the device's: its single vCPU
+ * is queueing the I/Os, so the latency is not the drive's. */
+#define GUEST_US 50.0
+#define GUEST_FRAC 0.5
+
+enum { S_FC, S_VDI, S_SQL, S_RENDER, S_SEQ, S_N };
+/* the names of the suites, by S_*, then "all"; NULL-terminated */
+extern const char *const run_suite_names[];
+/* TPC-C database size per warehouse: the reviews' 333 GB for 1,500
+ * (workloads/tpcc/tpcc.sh uses the same figure) */
+#define TPCC_BYTES_PER_W 222000000ULL
+
+typedef struct RunOpts {
+    const char *profile;
+    const char *profile_dir;
+    const char *suite;
+    const char *mode;
+    const char *out;
+    const char *workloads;
+    const char *threads;
+    const char *qemu;
+    const char *guest_dir;
+    const char *points;
+    uint64_t seed;
+    bool quick;
+    double run_s, ramp_s, peak_ramp_s;
+    double point_timeout_s;
+    const char *connect;        /* libvirt URI, or NULL: spawn QEMU */
+    const char *pool;           /* --connect: storage pool for the files */
+    const char *dbguest_dir;
+    const char *workload_dir;
+    /* sql */
+    unsigned sql_w, sql_users, sql_pre_s, sql_sample_s;
+    bool sql_pre_set;
+    const char *sql_preset;     /* NULL, "quick" or "review" */
+    double sql_think;
+    /* seq, render */
+    uint64_t seq_bytes;
+    unsigned render_mem_mib;
+    double render_ram_factor;
+} RunOpts;
+
+/* The device's QMP monitor: QEMU's socket, or libvirt's passthrough. */
+typedef struct Mon {
+    JsonNode *(*exec)(void *h, const char *cmd, const char *args,
+                      int timeout_ms, GError **errp);
+    void *h;
+} Mon;
+
+typedef struct Fig {
+    double iops, mbps, lat_us, p50_us, p99_us, p999_us;
+} Fig;
+
+typedef struct Point {
+    bool done;
+    int target_pct;             /* 0: the peak */
+    double target_iops;
+    Fig guest;
+    bool have_host;
+    Fig host;
+    uint64_t host_late;
+    double host_interval_s;
+    bool host_limited;
+    const char *limit;          /* why host-limited: "rate", "guest-latency" */
+    double shortfall_pct;
+    double sim_lat_us;          /* NAN: outside the model's curve */
+    double wall_s;
+} Point;
+
+typedef struct Wl {
+    int suite;                  /* S_FC or S_VDI */
+    NvmWorkload wl;
+    const NvmMix *mix;          /* S_VDI: the job file's mix */
+    char *jobfile;              /* S_VDI: its name in the job directory */
+    unsigned jobs, iodepth;
+    Point peak;
+    Point curve[MAX_PCTS];
+    unsigned n_curve;
+    const NvmCornerResult *sim;
+    double review_iops, review_lat_us;   /* NAN where unknown */
+} Wl;
+
+/* One measured step of an application suite. */
+typedef struct AppStep {
+    char *name;
+    const char *rw;             /* seq: read or write */
+    unsigned qd;
+    uint64_t bytes;
+    Fig guest;
+    JsonNode *device;           /* query-nvmimic-stats over the step */
+} AppStep;
+
+#define APP_STEPS 8
+
+typedef struct App {
+    int suite;
+    bool complete;
+    char *error;
+    char *log_tail;             /* the guest command's last log lines */
+    double wall_s;
+    JsonNode *result;           /* the guest's JSON (render, sql) */
+    JsonNode *device;           /* stats over the measured interval */
+    AppStep steps[APP_STEPS];   /* seq */
+    unsigned n_steps;
+} App;
+
+/* The guest of one suite. */
+typedef struct GuestCfg {
+    int suite;
+    const char *mem;            /* run-guest.sh --mem */
+    unsigned smp;
+    char *guest_dir;            /* vmlinuz + initramfs.cpio.gz */
+    char *append;               /* extra kernel arguments, or NULL */
+    char *boot_disk;            /* a root disk (virtio, snapshot=on), or NULL */
+    bool backed;                /* the drive on a sparse file, not null-co */
+    GPtrArray *files;           /* source path, name in the job dir, ... */
+} GuestCfg;
+
+typedef struct Run {
+    RunOpts o;
+    NvmProfile *p;
+    char *profile_path;
+    char *dir;
+    char *tmp;
+    uint64_t span_bytes;
+    const char *precondition;
+    Wl wls[NVM_FOUR_CORNERS + NVM_VDI_WORKLOADS];
+    unsigned n_wls;
+    int pcts[MAX_PCTS];
+    unsigned n_pcts;
+    NvmCornerResult sim[NVM_FOUR_CORNERS];
+    NvmVdiResult vdi[NVM_VDI_WORKLOADS];
+    bool have_vdi;
+    NvmCornerResult vdi_sim[NVM_VDI_WORKLOADS];
+    int order[S_N];             /* the suites to run, in order */
+    unsigned n_order;
+    App *apps[S_N];             /* indexed by suite; NULL: not run */
+    GuestCfg cfg;               /* the guest now running */
+    char *render_mem;
+    char *precondition_text;
+    char *gdir;                 /* its logs: DIR/guest or DIR/guest-SUITE */
+    double sim_duration_s;
+    char *accel;
+    char *started;
+    gint64 t0;
+    bool complete;
+    char *error;
+    char *failed_point;
+    /* the guest */
+    pid_t child;
+    NvmQmp *qmp;
+    NvmLvGuest *lv;             /* --connect */
+    char *lv_results;           /* its results disk, unpacked at the end */
+    char *lv_console;
+    bool host_lost;             /* the libvirt host dropped: exit status 3 */
+    Mon mon;
+    NvmLineSock *ctl;
+    bool tty;
+} Run;
+
+/* One command for the guest agent (vm-images/agent.sh), agent.c. */
+typedef struct GuestCmd {
+    const char *verb;           /* RUN: fio's arguments; SH: a shell command */
+    const char *id;
+    const char *label;          /* the workload, for progress lines */
+    const char *args;
+    uint64_t marks_us[2];       /* the agent's timed marks; 0 0: none */
+    bool whole;                 /* device statistics around the command */
+    double total_s;             /* virtual seconds it should take */
+    double timeout_s;           /* wall seconds it may take */
+    Point *pt;                  /* progress lines for this point, or NULL */
+    bool write, mixed;          /* the point's device class */
+} GuestCmd;
+
+/* Ctrl-C or SIGTERM arrived: the run stops at the next check. */
+extern volatile sig_atomic_t run_interrupted;
+
+/* run.c */
+bool run_has_suite(const Run *r, int suite);
+void run_fail_point(Run *r, const char *what, const char *msg);
+
+/* opts.c: 0, or the exit status (a message is printed) */
+int run_resolve_opts(Run *r, int argc, char **argv, const char *profile_dir);
+
+/* record.c: results.json, results.csv, apps.csv in r->dir */
+void run_save_results(const Run *r);
+
+/* figures.c */
+double run_obj_double(JsonObject *o, const char *name);
+bool run_parse_fio(const char *text, const char *dd_name, Fig *f,
+                   GError **errp);
+JsonObject *run_stats_class(JsonNode *n, const char *name);
+bool run_parse_stats(JsonNode *n, bool write, bool mixed, Fig *f,
+                     uint64_t *late, double *interval_s);
+void run_judge_point(const Wl *wl, Point *pt);
+JsonNode *run_parse_json(const char *text, const char *what, GError **errp);
+double run_dev_lat(JsonNode *n, const char *cls, const char *field);
+
+/* guest.c */
+const char *run_guest_dir_name(const Run *r, int suite);
+bool run_cfg_for(Run *r, int suite, GError **errp);
+void run_cfg_clear(GuestCfg *c);
+bool run_start_guest(Run *r, GError **errp);
+bool run_stop_guest(Run *r);
+void run_kill_guest(Run *r);
+bool run_guest_alive(Run *r, char **why);
+void run_lv_collect(Run *r, bool powered_off);
+
+/* agent.c */
+bool run_qmp_state(Run *r, const char *args_fmt, GError **errp, ...)
+    G_GNUC_PRINTF(2, 4);
+JsonNode *run_qmp_stats(Run *r, GError **errp);
+bool run_wait_hello(Run *r, GError **errp);
+bool run_guest_cmd(Run *r, const GuestCmd *c, JsonNode **stats, char **json,
+                   char **tail, GError **errp);
+
+/* curves.c */
+bool run_setup(Run *r, GError **errp);
+bool run_curves(Run *r, int suite, char **cur, GError **errp);
+void run_progress(Run *r, const char *wl, const Point *pt, double el,
+                  double total, double iops, bool final);
+void run_print_table(const Run *r);
+
+/* apps.c */
+App *run_app_new(Run *r, int suite);
+void run_app_free(App *a);
+bool run_seq(Run *r, App *a, GError **errp);
+bool run_render(Run *r, App *a, GError **errp);
+bool run_sql(Run *r, App *a, GError **errp);
+
+#endif

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvmimic run: the reviews' methodology inside a VM.  Suites:
+ *   four-corners, vdi   peak + curve points (fio in the guest, one point at
+ *                       a time), figures compared with the model's curve
+ *   seq, render, sql    application workloads (large sequential transfers,
+ *                       a render step on swap, TPC-C on PostgreSQL), each
+ *                       one command in its own guest, with the device's
+ *                       statistics over its measured interval
+ * Every suite boots its own guest, so a failure costs only that suite.
+ *
+ * The host boots vm-images/run-guest.sh with the profiled drive on a null-co
+ * backend, a QMP socket, and a second serial port (a socket chardev) that the
+ * guest agent (vm-images/agent.sh, shipped as the job's run.sh) reads
+ * commands from.  Per point the host sends a fio command line; the agent
+ * marks the start and end of a window inside fio's measured interval, over
+ * which the host resets and reads the device statistics, and returns fio's
+ * JSON.  results.json and results.csv are rewritten after every point.
+ *
+ * With --connect URI the same guest runs as a libvirt domain instead, on
+ * this machine or another: its files (kernel, initrd, profile, job and
+ * results disks, the drive's backing file, the database guest's root) go up
+ * as storage volumes, both serial ports (console, control) come back through
+ * the connection, and the device's QMP commands go through
+ * virDomainQemuMonitorCommand (libvirt/).  Only the monitor (Mon) and the
+ * guest's start, liveness and end differ; every point runs the same code.
+ *
+ * The parts: opts.c (the command line), guest.c (guest launch and
+ * control), agent.c (the agent protocol and QMP around it), curves.c (the
+ * curve driver), apps.c (the application suites), figures.c (fio's and the
+ * device's figures), record.c (results.json, results.csv, apps.csv); this
+ * file runs the suites in order.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run-int.h"
+
+const char *const run_suite_names[] = { "four-corners", "vdi", "sql", "render",
+                                        "seq", "all", NULL };
+
+volatile sig_atomic_t run_interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    run_interrupted = 1;
+}
+
+/* ------------------------------------------------------------------ */
+
+bool run_has_suite(const Run *r, int suite)
+{
+    for (unsigned i = 0; i < r->n_order; i++) {
+        if (r->order[i] == suite) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* One suite in its own guest.  False when it failed (r->error says why). */
+static bool run_suite(Run *r, int suite)
+{
+    g_autoptr(GError) err = NULL;
+    g_autofree char *cur = g_strdup_printf("%s boot", run_suite_names[suite]);
+    App *a = suite >= S_SQL ? run_app_new(r, suite) : NULL;
+    gint64 t0 = g_get_monotonic_time();
+    bool ok = false, graceful = false;
+
+    if (!run_cfg_for(r, suite, &err)) {
+        goto out;
+    }
+    if (r->n_order > 1) {
+        printf("nvmimic run: suite %s\n", run_suite_names[suite]);
+        fflush(stdout);
+    }
+    run_save_results(r);
+    if (!run_start_guest(r, &err)) {
+        goto out;
+    }
+    if (!a) {
+        ok = run_curves(r, suite, &cur, &err);
+        goto out;
+    }
+    /* The application suites start from a new, erased drive. */
+    g_free(cur);
+    cur = g_strdup(run_suite_names[suite]);
+    if (!run_qmp_state(r, "\"secure-erase\": true, \"reset-stats\": true",
+                       &err)) {
+        goto out;
+    }
+    ok = suite == S_SEQ ? run_seq(r, a, &err) :
+         suite == S_RENDER ? run_render(r, a, &err) : run_sql(r, a, &err);
+    /* a command that failed in a live guest: let it hand back its logs */
+    graceful = !ok && a->log_tail;
+
+out:
+    if (ok || graceful) {
+        if (!run_stop_guest(r) && ok) {
+            fprintf(stderr, "nvmimic run: warning: the %s guest did not "
+                    "power off by itself; its logs may be missing\n",
+                    run_suite_names[suite]);
+        }
+    }
+    run_kill_guest(r);
+    nvm_line_close(r->ctl);
+    r->ctl = NULL;
+    /* a QMP call that met the domain destroyed from outside: exit 3 too */
+    r->host_lost |= !ok && g_error_matches(err, NVM_LV_ERROR,
+                                           NVM_LV_ERROR_HOST);
+    if (a) {
+        a->complete = ok;
+        a->wall_s = (g_get_monotonic_time() - t0) / 1e6;
+        if (!ok && err) {
+            a->error = g_strdup(err->message);
+        }
+    }
+    if (!ok && err) {
+        g_autofree char *what = r->n_order > 1 ?
+            g_strdup_printf("%s: %s", run_suite_names[suite], cur) :
+            g_strdup(cur);
+
+        if (r->error) {
+            /* the first failure stays the run's; later ones are per app */
+            fprintf(stderr, "nvmimic run: %s failed: %s\n", what,
+                    err->message);
+        } else {
+            run_fail_point(r, what, err->message);
+        }
+    }
+    run_save_results(r);
+    return ok;
+}
+
+void run_fail_point(Run *r, const char *what, const char *msg)
+{
+    r->error = g_strdup(msg);
+    r->failed_point = g_strdup(what);
+}
+
+int nvm_cmd_run(int argc, char **argv, const char *profile_dir)
+{
+    g_autoptr(GError) err = NULL;
+    Run rr = { 0 };
+    Run *r = &rr;
+    RunOpts *o = &r->o;
+    struct sigaction sa = { .sa_handler = on_sigint };
+    int rc;
+
+    rc = run_resolve_opts(r, argc, argv, profile_dir);
+    if (rc) {
+        return rc;
+    }
+    r->sim_duration_s = o->quick ? 3.0 : 30.0;
+    r->span_bytes = (uint64_t)(r->p->capacity_bytes *
+                               r->p->review_span_pct / 100.0);
+    r->span_bytes -= r->span_bytes % (1024 * 1024);
+    {
+        const char *curves = r->p->review_state == NVM_REVIEW_FILLED ?
+            "filled: nvmimic-set-state fill-pct 100 and the static SLC cache "
+            "full (as the model's review state), before each workload" :
+            "erased: nvmimic-set-state secure-erase, then the span written "
+            "once sequentially by fio in the guest (1 MiB, 8 outstanding), "
+            "before each workload";
+        const char *apps = "secure-erased (nvmimic-set-state secure-erase) "
+            "before each application suite, as a new drive";
+        bool has_curves = run_has_suite(r, S_FC) || run_has_suite(r, S_VDI);
+        bool has_apps = run_has_suite(r, S_SQL) || run_has_suite(r, S_RENDER) ||
+                        run_has_suite(r, S_SEQ);
+
+        r->precondition_text = has_curves && has_apps ?
+            g_strdup_printf("%s; %s", curves, apps) :
+            g_strdup(has_apps ? apps : curves);
+        r->precondition = r->precondition_text;
+    }
+    {
+        g_autoptr(GDateTime) now = g_date_time_new_now_local();
+
+        r->started = g_date_time_format_iso8601(now);
+        if (!o->out) {
+            g_autofree char *ts = g_date_time_format(now, "%Y%m%d-%H%M%S");
+
+            r->dir = g_strdup_printf("out/%s-%s-%s", r->p->name, o->suite, ts);
+        } else {
+            r->dir = g_strdup(o->out);
+        }
+    }
+    if (g_mkdir_with_parents(r->dir, 0755)) {
+        fprintf(stderr, "nvmimic run: cannot create %s: %s\n", r->dir,
+                g_strerror(errno));
+        return 1;
+    }
+    r->tmp = g_dir_make_tmp("nvmimic-run-XXXXXX", &err);
+    if (!r->tmp) {
+        fprintf(stderr, "nvmimic run: %s\n", err->message);
+        return 1;
+    }
+    r->tty = isatty(1);
+    r->t0 = g_get_monotonic_time();
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    if (!run_setup(r, &err)) {
+        fprintf(stderr, "nvmimic run: %s\n", err->message);
+        return 2;
+    }
+    printf("nvmimic run: %s, %s, %s, %u workload(s) x %u points, %u "
+           "application suite(s), results in %s\n", r->p->name, o->suite,
+           o->mode, r->n_wls, r->n_pcts + 1,
+           r->n_order - run_has_suite(r, S_FC) - run_has_suite(r, S_VDI),
+           r->dir);
+    fflush(stdout);
+    run_save_results(r);
+
+    for (unsigned i = 0; i < r->n_order; i++) {
+        /* a suite that fails costs only itself; Ctrl-C and a lost
+         * libvirt host end the run */
+        if (!run_suite(r, r->order[i]) && (run_interrupted || r->host_lost)) {
+            break;
+        }
+    }
+    r->complete = !r->error && !run_interrupted;
+
+    if (r->tty) {
+        printf("\n");
+    }
+    run_save_results(r);
+    run_print_table(r);
+    if (r->error) {
+        fprintf(stderr, "nvmimic run: %s failed: %s; results so far are in "
+                "%s/results.json\n", r->failed_point, r->error, r->dir);
+    } else {
+        printf("results: %s/results.json, %s/results.csv\n", r->dir, r->dir);
+    }
+    {
+        g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", r->tmp);
+
+        if (system(cmd)) {
+            /* leftovers in /tmp are harmless */
+        }
+    }
+    for (unsigned i = 0; i < S_N; i++) {
+        run_app_free(r->apps[i]);
+    }
+    for (unsigned w = 0; w < r->n_wls; w++) {
+        g_free(r->wls[w].jobfile);
+    }
+    if (r->have_vdi) {
+        nvm_vdi_results_clear(r->vdi);
+    }
+    run_cfg_clear(&r->cfg);
+    g_free(r->gdir);
+    g_free(r->render_mem);
+    g_free(r->precondition_text);
+    g_free(r->accel);
+    nvm_profile_free(r->p);
+    return run_interrupted ? 130 : r->error ? (r->host_lost ? 3 : 1) : 0;
+}
