@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvmimic report: results.json read into the report's model (RRun: the
+ * workloads with their guest, device and model curves, the application
+ * suites).  results.json is the `nvmimic sim --format json` schema ("mode":
+ * "sim") or a guest run's ("mode": "guest"), which adds per point the
+ * device's own figures (host_*), host_limited and shortfall_pct, and per
+ * workload the model-only curve ("sim") and the review's peak ("review").
+ * Every key but "workloads" (or "apps") is optional here: a partial or
+ * hand-made file still renders.
+ */
+#include <math.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "report-int.h"
+
+GQuark rep_report_error_quark(void)
+{
+    return g_quark_from_static_string("nvmimic-report-error");
+}
+
+static JsonNode *jmember(JsonObject *o, const char *k)
+{
+    return o && json_object_has_member(o, k) ?
+           json_object_get_member(o, k) : NULL;
+}
+
+static double jnum(JsonObject *o, const char *k)
+{
+    JsonNode *n = jmember(o, k);
+    GType t;
+
+    if (!n || !JSON_NODE_HOLDS_VALUE(n)) {
+        return NAN;
+    }
+    t = json_node_get_value_type(n);
+    if (t == G_TYPE_DOUBLE || t == G_TYPE_INT64) {
+        return json_node_get_double(n);
+    }
+    return NAN;
+}
+
+static int jbool(JsonObject *o, const char *k)
+{
+    JsonNode *n = jmember(o, k);
+
+    if (!n || !JSON_NODE_HOLDS_VALUE(n) ||
+        json_node_get_value_type(n) != G_TYPE_BOOLEAN) {
+        return -1;
+    }
+    return json_node_get_boolean(n);
+}
+
+static char *jstr(JsonObject *o, const char *k)
+{
+    JsonNode *n = jmember(o, k);
+
+    if (!n || !JSON_NODE_HOLDS_VALUE(n) ||
+        json_node_get_value_type(n) != G_TYPE_STRING) {
+        return NULL;
+    }
+    return g_strdup(json_node_get_string(n));
+}
+
+static JsonObject *jobj(JsonObject *o, const char *k)
+{
+    JsonNode *n = jmember(o, k);
+
+    return n && JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
+}
+
+static JsonArray *jarr(JsonObject *o, const char *k)
+{
+    JsonNode *n = jmember(o, k);
+
+    return n && JSON_NODE_HOLDS_ARRAY(n) ? json_node_get_array(n) : NULL;
+}
+
+static void point_read(JsonObject *o, RPoint *p)
+{
+    double pct = jnum(o, "target_pct");
+
+    p->target_pct = isnan(pct) ? 0 : (int)lround(pct);
+    p->target_iops = jnum(o, "target_iops");
+    p->iops = jnum(o, "iops");
+    p->mbps = jnum(o, "mbps");
+    p->lat_us = jnum(o, "lat_us");
+    p->p50_us = jnum(o, "p50_us");
+    p->p99_us = jnum(o, "p99_us");
+    p->p999_us = jnum(o, "p999_us");
+    p->host_iops = jnum(o, "host_iops");
+    p->host_lat_us = jnum(o, "host_lat_us");
+    p->host_p99_us = jnum(o, "host_p99_us");
+    p->shortfall_pct = jnum(o, "shortfall_pct");
+    p->host_limited = jbool(o, "host_limited");
+}
+
+static GArray *curve_read(JsonArray *a)
+{
+    GArray *c = g_array_new(FALSE, TRUE, sizeof(RPoint));
+
+    for (guint i = 0; a && i < json_array_get_length(a); i++) {
+        JsonNode *n = json_array_get_element(a, i);
+        RPoint p;
+
+        if (!JSON_NODE_HOLDS_OBJECT(n)) {
+            continue;
+        }
+        point_read(json_node_get_object(n), &p);
+        g_array_append_val(c, p);
+    }
+    return c;
+}
+
+char *rep_safe_name(const char *s)
+{
+    char *f = g_strdup(*s ? s : "workload");
+
+    for (char *c = f; *c; c++) {
+        if (!g_ascii_isalnum(*c) && *c != '-' && *c != '_' && *c != '.') {
+            *c = '_';
+        }
+    }
+    if (f[0] == '.') {
+        f[0] = '_';
+    }
+    return f;
+}
+
+static void work_free(gpointer data)
+{
+    RWork *w = data;
+
+    g_free(w->name);
+    g_free(w->file);
+    g_array_free(w->curve, TRUE);
+    if (w->sim_curve) {
+        g_array_free(w->sim_curve, TRUE);
+    }
+    g_free(w->review_src);
+    g_free(w->suite);
+    g_free(w->mix_jobfile);
+    g_free(w);
+}
+
+static void app_free(gpointer data)
+{
+    RApp *a = data;
+
+    g_free(a->suite);
+    g_free(a->file);
+    g_free(a->error);
+    g_free(a->guest_dir);
+    for (guint i = 0; a->steps && i < a->steps->len; i++) {
+        RStep *st = &g_array_index(a->steps, RStep, i);
+
+        g_free(st->name);
+        g_free(st->rw);
+    }
+    if (a->steps) {
+        g_array_free(a->steps, TRUE);
+    }
+    g_free(a);
+}
+
+void rep_run_free(RRun *r)
+{
+    if (!r) {
+        return;
+    }
+    g_free(r->dir);
+    g_free(r->profile);
+    g_free(r->mode);
+    g_free(r->run_mode);
+    g_free(r->suite);
+    g_free(r->threads_mode);
+    g_free(r->date);
+    g_free(r->accel);
+    g_free(r->precondition);
+    g_free(r->error);
+    g_free(r->failed_point);
+    g_free(r->label);
+    if (r->works) {
+        g_ptr_array_free(r->works, TRUE);
+    }
+    if (r->suites) {
+        g_ptr_array_free(r->suites, TRUE);
+    }
+    if (r->apps) {
+        g_ptr_array_free(r->apps, TRUE);
+    }
+    g_free(r);
+}
+
+static void dev_read(JsonObject *o, RDev *d)
+{
+    JsonObject *co = jobj(o, "classes");
+
+    memset(d, 0, sizeof(*d));
+    d->has = o != NULL;
+    d->interval_s = jnum(o, "interval_s");
+    for (unsigned c = 0; c < N_DEV; c++) {
+        JsonObject *f = jobj(co, nvm_op_name(c));
+        RDevFig *g = &d->cls[c];
+
+        g->has = f != NULL;
+        g->count = jnum(f, "count");
+        g->iops = jnum(f, "iops");
+        g->mbps = jnum(f, "mbps");
+        g->lat_us = jnum(f, "lat_us");
+        g->p50_us = jnum(f, "p50_us");
+        g->p99_us = jnum(f, "p99_us");
+        g->p999_us = jnum(f, "p999_us");
+        g->max_us = jnum(f, "max_us");
+    }
+}
+
+static void txn_read(JsonObject *o, RTxn *x)
+{
+    x->has = o != NULL;
+    x->count = jnum(o, "count");
+    x->share = jnum(o, "share");
+    x->weight = jnum(o, "weight");
+    x->avg_ms = jnum(o, "avg_ms");
+    x->p95_ms = jnum(o, "p95_ms");
+    x->p99_ms = jnum(o, "p99_ms");
+    x->max_ms = jnum(o, "max_ms");
+}
+
+/* A relative path inside the run directory, else NULL. */
+static char *rel_dir(char *d)
+{
+    if (d && (!*d || d[0] == '/' || strchr(d, ':') || strchr(d, '\\') ||
+              !strcmp(d, "..") || g_str_has_prefix(d, "../") ||
+              strstr(d, "/../") || g_str_has_suffix(d, "/.."))) {
+        g_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+static RApp *app_read(JsonObject *o, GPtrArray *apps)
+{
+    RApp *a = g_new0(RApp, 1);
+    JsonObject *ro, *so, *po, *to;
+    JsonArray *sa;
+    g_autofree char *base = NULL;
+    unsigned same = 0;
+
+    a->suite = jstr(o, "suite");
+    if (!a->suite) {
+        a->suite = g_strdup_printf("suite-%u", apps->len + 1);
+    }
+    for (guint i = 0; i < apps->len; i++) {
+        same += !strcmp(((RApp *)g_ptr_array_index(apps, i))->suite,
+                        a->suite);
+    }
+    base = rep_safe_name(a->suite);
+    a->file = same ? g_strdup_printf("app-%s-%u", base, same + 1)
+                   : g_strdup_printf("app-%s", base);
+    a->complete = jbool(o, "complete");
+    a->error = jstr(o, "error");
+    a->guest_dir = rel_dir(jstr(o, "guest_dir"));
+    a->wall_s = jnum(o, "wall_s");
+    dev_read(jobj(o, "device"), &a->dev);
+
+    a->steps = g_array_new(FALSE, TRUE, sizeof(RStep));
+    sa = jarr(o, "steps");
+    for (guint i = 0; sa && i < json_array_get_length(sa); i++) {
+        JsonNode *n = json_array_get_element(sa, i);
+        JsonObject *q;
+        RStep st;
+
+        if (!JSON_NODE_HOLDS_OBJECT(n)) {
+            continue;
+        }
+        q = json_node_get_object(n);
+        st.name = jstr(q, "name");
+        if (!st.name) {
+            st.name = g_strdup_printf("step-%u", i + 1);
+        }
+        st.rw = jstr(q, "rw");
+        st.qd = jnum(q, "qd");
+        st.bytes = jnum(q, "bytes");
+        st.gbps = jnum(q, "gbps");
+        st.iops = jnum(q, "iops");
+        st.lat_us = jnum(q, "lat_us");
+        st.p99_us = jnum(q, "p99_us");
+        dev_read(jobj(q, "device"), &st.dev);
+        g_array_append_val(a->steps, st);
+    }
+
+    ro = jobj(o, "result");
+    a->has_result = ro != NULL;
+    /* render */
+    a->mem_mib = jnum(o, "mem_mib");
+    a->points = jnum(ro, "points");
+    a->threads = jnum(ro, "threads");
+    a->ram_bytes = jnum(ro, "ram_bytes");
+    a->array_bytes = jnum(ro, "array_bytes");
+    a->packed_bytes = jnum(ro, "packed_bytes");
+    a->load_s = jnum(ro, "load_s");
+    a->unpack_s = jnum(ro, "unpack_s");
+    a->repack_s = jnum(ro, "repack_s");
+    a->total_s = jnum(ro, "total_s");
+    po = jobj(ro, "check");
+    a->check_bad = jnum(po, "bad");
+    a->check_missing = jnum(po, "missing");
+    a->check_ok = jbool(po, "ok");
+    so = jobj(o, "swap");
+    a->has_swap = so != NULL;
+    a->pswpin = jnum(so, "pswpin");
+    a->pswpout = jnum(so, "pswpout");
+    /* sql */
+    po = jobj(o, "params");
+    a->has_params = po != NULL;
+    a->warehouses = jnum(po, "warehouses");
+    a->users = jnum(po, "users");
+    a->precondition_s = jnum(po, "precondition_s");
+    a->sample_s = jnum(po, "sample_s");
+    a->think_factor = jnum(po, "think_factor");
+    a->tpmc = jnum(ro, "tpmC");
+    a->tpm_total = jnum(ro, "tpm_total");
+    a->failures = jnum(ro, "failures");
+    txn_read(jobj(ro, "overall"), &a->overall);
+    to = jobj(ro, "transactions");
+    for (unsigned k = 0; k < N_TXN; k++) {
+        txn_read(jobj(to, txn_key[k]), &a->txn[k]);
+    }
+    return a;
+}
+
+/* The review's peak from four-corners.tsv, for files that carry none. */
+static void review_from_tsv(RRun *r, const char *tsv)
+{
+    g_autoptr(GError) err = NULL;
+    GArray *rows;
+
+    if (!tsv || !r->profile || !g_file_test(tsv, G_FILE_TEST_EXISTS)) {
+        return;
+    }
+    rows = nvm_reviews_load(tsv, &err);
+    if (!rows) {
+        return;
+    }
+    for (guint w = 0; w < r->works->len; w++) {
+        RWork *wk = g_ptr_array_index(r->works, w);
+
+        if (!isnan(wk->review_iops)) {
+            continue;
+        }
+        for (guint i = 0; i < rows->len; i++) {
+            NvmReviewRow *q = &g_array_index(rows, NvmReviewRow, i);
+
+            if (!strcmp(q->drive, r->profile) &&
+                !strcmp(q->workload, wk->name)) {
+                wk->review_iops = q->peak_iops;
+                wk->review_lat_us = q->lat_us;
+                wk->review_src = g_path_get_basename(tsv);
+            }
+        }
+    }
+    nvm_reviews_free(rows);
+}
+
+RRun *rep_run_load(const char *dir, const char *reviews_tsv,
+                   GError **errp)
+{
+    g_autofree char *path = g_build_filename(dir, "results.json", NULL);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    g_autoptr(GError) err = NULL;
+    g_autoptr(RRun) r = g_new0(RRun, 1);
+    JsonNode *root;
+    JsonObject *o;
+    JsonArray *wa, *aa, *sa;
+    GStatBuf st;
+
+    if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+        g_set_error(errp, REPORT_ERROR, 1, "%s: no such directory", dir);
+        return NULL;
+    }
+    if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+        g_set_error(errp, REPORT_ERROR, 1, "%s: not found (nvmimic run "
+                    "--out DIR or nvmimic sim --out DIR writes it)", path);
+        return NULL;
+    }
+    if (!json_parser_load_from_file(parser, path, &err)) {
+        const char *m = err->message;
+
+        /* json-glib starts its message with the file name already */
+        if (g_str_has_prefix(m, path) && m[strlen(path)] == ':') {
+            m += strlen(path) + 1;
+        }
+        g_set_error(errp, REPORT_ERROR, 1, "%s: malformed JSON: %s", path, m);
+        return NULL;
+    }
+    root = json_parser_get_root(parser);
+    if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
+        g_set_error(errp, REPORT_ERROR, 1, "%s: not a results file (the top "
+                    "level is not a JSON object)", path);
+        return NULL;
+    }
+    o = json_node_get_object(root);
+    wa = jarr(o, "workloads");
+    aa = jarr(o, "apps");
+    if (!wa && !aa) {
+        g_set_error(errp, REPORT_ERROR, 1, "%s: not a results file (no "
+                    "\"workloads\" array)", path);
+        return NULL;
+    }
+    r->dir = g_strdup(dir);
+    r->profile = jstr(o, "profile");
+    if (!r->profile) {
+        r->profile = g_strdup("unknown-profile");
+    }
+    r->mode = jstr(o, "mode");
+    if (!r->mode) {
+        r->mode = g_strdup(jmember(o, "run_mode") ? "guest" : "sim");
+    }
+    r->guest = strcmp(r->mode, "sim") != 0;
+    r->run_mode = jstr(o, "run_mode");
+    r->suite = jstr(o, "suite");
+    r->threads_mode = jstr(o, "threads_mode");
+    r->seed = jnum(o, "seed");
+    r->duration_s = jnum(o, "duration_s");
+    r->complete = jbool(o, "complete");
+    if (r->complete < 0 && !r->guest) {
+        r->complete = 1;        /* a model run is never cut short */
+    }
+    r->accel = jstr(o, "accel");
+    r->precondition = jstr(o, "precondition");
+    r->error = jstr(o, "error");
+    r->failed_point = jstr(o, "failed_point");
+    r->wall_s = jnum(o, "wall_s");
+    r->date = jstr(o, "date");
+    if (!r->date) {
+        r->date = jstr(o, "started");
+    }
+    if (!r->date && g_stat(path, &st) == 0) {
+        g_autoptr(GDateTime) dt = g_date_time_new_from_unix_local(st.st_mtime);
+
+        r->date = g_date_time_format(dt, "%Y-%m-%d %H:%M %Z");
+    }
+    r->works = g_ptr_array_new_with_free_func(work_free);
+    for (guint i = 0; wa && i < json_array_get_length(wa); i++) {
+        JsonNode *n = json_array_get_element(wa, i);
+        JsonObject *wo, *so, *ro, *po;
+        RWork *w;
+        double v;
+
+        if (!JSON_NODE_HOLDS_OBJECT(n)) {
+            continue;
+        }
+        wo = json_node_get_object(n);
+        w = g_new0(RWork, 1);
+        w->name = jstr(wo, "name");
+        if (!w->name) {
+            w->name = g_strdup_printf("workload-%u", i + 1);
+        }
+        w->file = rep_safe_name(w->name);
+        v = jnum(wo, "threads");
+        w->threads = isnan(v) ? 0 : (int)v;
+        v = jnum(wo, "block_bytes");
+        w->block_bytes = isnan(v) ? 0 : (int)v;
+        w->suite = jstr(wo, "suite");
+        po = jobj(wo, "mix");
+        w->has_mix = po != NULL;
+        w->mix_read_pct = jnum(po, "read_pct");
+        w->mix_outstanding = jnum(po, "outstanding");
+        w->mix_mean_block = jnum(po, "mean_block_bytes");
+        w->mix_jobfile = jstr(po, "jobfile");
+        po = jobj(wo, "peak");
+        w->has_peak = po != NULL;
+        if (po) {
+            point_read(po, &w->peak);
+        }
+        w->curve = curve_read(jarr(wo, "curve"));
+        so = jobj(wo, "sim");
+        if (!r->guest) {
+            w->has_sim = true;
+            w->has_sim_peak = w->has_peak;
+            w->sim_peak = w->peak;
+            w->sim_curve = g_array_copy(w->curve);
+        } else if (so) {
+            w->has_sim = true;
+            po = jobj(so, "peak");
+            w->has_sim_peak = po != NULL;
+            if (po) {
+                point_read(po, &w->sim_peak);
+            }
+            w->sim_curve = curve_read(jarr(so, "curve"));
+        }
+        ro = jobj(wo, "review");
+        w->review_iops = jnum(ro, "iops");
+        w->review_lat_us = jnum(ro, "lat_us");
+        if (!isnan(w->review_iops)) {
+            w->review_src = g_strdup("results.json");
+        }
+        g_ptr_array_add(r->works, w);
+    }
+    sa = jarr(o, "suites");
+    if (sa) {
+        r->suites = g_ptr_array_new_with_free_func(g_free);
+        for (guint i = 0; i < json_array_get_length(sa); i++) {
+            JsonNode *n = json_array_get_element(sa, i);
+
+            if (JSON_NODE_HOLDS_VALUE(n) &&
+                json_node_get_value_type(n) == G_TYPE_STRING) {
+                g_ptr_array_add(r->suites,
+                                g_strdup(json_node_get_string(n)));
+            }
+        }
+    }
+    r->apps = g_ptr_array_new_with_free_func(app_free);
+    for (guint i = 0; aa && i < json_array_get_length(aa); i++) {
+        JsonNode *n = json_array_get_element(aa, i);
+
+        if (JSON_NODE_HOLDS_OBJECT(n)) {
+            g_ptr_array_add(r->apps,
+                            app_read(json_node_get_object(n), r->apps));
+        }
+    }
+    review_from_tsv(r, reviews_tsv);
+    return g_steal_pointer(&r);
+}
+
+/* The model's point at the same target percentage, if any. */
+const RPoint *rep_sim_at(const RWork *w, int pct)
+{
+    for (guint i = 0; w->sim_curve && i < w->sim_curve->len; i++) {
+        const RPoint *p = &g_array_index(w->sim_curve, RPoint, i);
+
+        if (p->target_pct == pct) {
+            return p;
+        }
+    }
+    return NULL;
+}
