@@ -28,52 +28,89 @@ void nvm_sim_review_state(NvmModel *m, const NvmProfile *p,
     nvm_model_reset_stats(m, *now_ns);
 }
 
-typedef struct CornerJob {
+typedef struct CurveThread {
     const NvmProfile *p;
     const NvmSimOptions *o;
-    const NvmWorkload *wl;
-    unsigned index;
-    NvmCornerResult *r;
-} CornerJob;
+    unsigned index;             /* in the seeds: the suite's base + i */
+    NvmSimPointFn fn;
+    void *job;
+} CurveThread;
 
 /* One workload from a fresh model in the review state; independent of the
- * others, so the four run in parallel and the results do not depend on it. */
-static gpointer run_corner(gpointer data)
+ * others, so they run in parallel and the results do not depend on it. */
+static gpointer curve_thread(gpointer data)
 {
-    CornerJob *j = data;
-    const NvmSimOptions *o = j->o;
+    CurveThread *t = data;
+    const NvmSimOptions *o = t->o;
     uint64_t dur = (uint64_t)(o->duration_s * 1e9);
-    NvmModel *m = nvm_model_new(j->p, o->seed);
-    NvmCornerResult *r = j->r;
+    NvmModel *m = nvm_model_new(t->p, o->seed);
     uint64_t now = 0, span;
-    NvmRunSpec spec = {
-        .wl = j->wl,
-        .lba_bytes = j->p->lba_bytes,
-        .span_start_bytes = 0,
+    NvmSimPoint pt = {
         .warmup_ns = dur / 5,
         .duration_ns = dur,
+        .seed = o->seed * 7919 + t->index,
     };
+    double peak;
 
-    memset(r, 0, sizeof(*r));
-    r->wl = *j->wl;
-    nvm_sim_review_state(m, j->p, &span, &now);
-    spec.span_bytes = span;
-    nvm_curve_run(m, &spec, o->seed * 7919 + j->index, &now, &r->peak);
-    if (!o->peaks_only) {
-        for (unsigned i = 0; i < NVM_CURVE_POINTS; i++) {
-            int pct = 10 * (i + 1);
-
-            spec.rate_iops = nvm_curve_rate(r->peak.iops, pct);
-            spec.warmup_ns = dur / 10;
-            r->target_pct[i] = pct;
-            r->target_iops[i] = spec.rate_iops;
-            nvm_curve_run(m, &spec, o->seed * 7919 + j->index * 131 + i + 1,
-                          &now, &r->curve[i]);
-        }
-        r->n_curve = NVM_CURVE_POINTS;
+    nvm_sim_review_state(m, t->p, &span, &now);
+    pt.span_bytes = span;
+    peak = t->fn(t->job, m, &pt, &now);
+    for (unsigned i = 0; !o->peaks_only && i < NVM_CURVE_POINTS; i++) {
+        pt.k = i + 1;
+        pt.pct = 10 * (i + 1);
+        pt.rate_iops = nvm_curve_rate(peak, pt.pct);
+        pt.warmup_ns = dur / 10;
+        pt.seed = o->seed * 7919 + t->index * 131 + i + 1;
+        t->fn(t->job, m, &pt, &now);
     }
     nvm_model_free(m);
     return NULL;
+}
+
+void nvm_sim_curves(const NvmProfile *p, const NvmSimOptions *o, unsigned n,
+                    unsigned seed_base, NvmSimPointFn fn, void *const *jobs)
+{
+    CurveThread *t = g_new(CurveThread, n);
+    GThread **threads = g_new(GThread *, n);
+
+    for (unsigned i = 0; i < n; i++) {
+        t[i] = (CurveThread){ p, o, seed_base + i, fn, jobs[i] };
+        threads[i] = g_thread_new("curve", curve_thread, &t[i]);
+    }
+    for (unsigned i = 0; i < n; i++) {
+        g_thread_join(threads[i]);
+    }
+    g_free(threads);
+    g_free(t);
+}
+
+typedef struct CornerJob {
+    const NvmProfile *p;
+    NvmCornerResult *r;
+} CornerJob;
+
+static double corner_point(void *job, NvmModel *m, const NvmSimPoint *pt,
+                           uint64_t *now_ns)
+{
+    CornerJob *j = job;
+    NvmCornerResult *r = j->r;
+    NvmRunSpec spec = {
+        .wl = &r->wl,
+        .lba_bytes = j->p->lba_bytes,
+        .span_bytes = pt->span_bytes,
+        .warmup_ns = pt->warmup_ns,
+        .duration_ns = pt->duration_ns,
+        .rate_iops = pt->rate_iops,
+    };
+    NvmRunResult *out = pt->k ? &r->curve[pt->k - 1] : &r->peak;
+
+    nvm_curve_run(m, &spec, pt->seed, now_ns, out);
+    if (pt->k) {
+        r->target_pct[pt->k - 1] = pt->pct;
+        r->target_iops[pt->k - 1] = pt->rate_iops;
+        r->n_curve = pt->k;
+    }
+    return out->iops;
 }
 
 void nvm_sim_four_corners(const NvmProfile *p, const NvmSimOptions *o,
@@ -81,16 +118,16 @@ void nvm_sim_four_corners(const NvmProfile *p, const NvmSimOptions *o,
 {
     NvmWorkload wl[NVM_FOUR_CORNERS];
     CornerJob jobs[NVM_FOUR_CORNERS];
-    GThread *threads[NVM_FOUR_CORNERS];
+    void *ptrs[NVM_FOUR_CORNERS];
 
     nvm_four_corners(wl, o->implied_threads);
     for (unsigned w = 0; w < NVM_FOUR_CORNERS; w++) {
-        jobs[w] = (CornerJob){ p, o, &wl[w], w, &res[w] };
-        threads[w] = g_thread_new("corner", run_corner, &jobs[w]);
+        memset(&res[w], 0, sizeof(res[w]));
+        res[w].wl = wl[w];
+        jobs[w] = (CornerJob){ p, &res[w] };
+        ptrs[w] = &jobs[w];
     }
-    for (unsigned w = 0; w < NVM_FOUR_CORNERS; w++) {
-        g_thread_join(threads[w]);
-    }
+    nvm_sim_curves(p, o, NVM_FOUR_CORNERS, 0, corner_point, ptrs);
 }
 
 GArray *nvm_sim_slc_cliff(const NvmProfile *p, uint64_t seed, double step_gb,

@@ -26,6 +26,37 @@ typedef struct NvmCornerResult {
     unsigned n_curve;
 } NvmCornerResult;
 
+/*
+ * One point of a suite's workload, for nvm_sim_curves(): the review's span,
+ * the warm-up and measured time, the rate (0: closed loop, the peak) and
+ * the seed; @k is 0 for the peak, else curve point k - 1 at @pct % of the
+ * peak.
+ */
+typedef struct NvmSimPoint {
+    uint64_t span_bytes;
+    uint64_t warmup_ns;
+    uint64_t duration_ns;
+    double rate_iops;
+    uint64_t seed;
+    unsigned k;
+    int pct;
+} NvmSimPoint;
+
+/* Run @pt of workload @job on @m from *now_ns (advanced to its end), keep
+ * its figures, and return its IOPS. */
+typedef double (*NvmSimPointFn)(void *job, NvmModel *m, const NvmSimPoint *pt,
+                                uint64_t *now_ns);
+
+/*
+ * The reviews' method for @n independent workloads, each in a thread of its
+ * own on a fresh model of @p in the review's starting state: the
+ * closed-loop peak, then (unless o->peaks_only) Poisson points at 10..120 %
+ * of it.  Workload i's seeds follow from o->seed and @seed_base + i, so the
+ * results do not depend on the threads.
+ */
+void nvm_sim_curves(const NvmProfile *p, const NvmSimOptions *o, unsigned n,
+                    unsigned seed_base, NvmSimPointFn fn, void *const *jobs);
+
 /* Put a fresh model into the review's starting state; returns the span. */
 void nvm_sim_review_state(NvmModel *m, const NvmProfile *p,
                           uint64_t *span_bytes, uint64_t *now_ns);

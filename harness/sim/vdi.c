@@ -16,45 +16,31 @@ const char *const nvm_vdi_names[NVM_VDI_WORKLOADS] = {
 
 typedef struct VdiJob {
     const NvmProfile *p;
-    const NvmSimOptions *o;
-    unsigned index;
     NvmVdiResult *r;
 } VdiJob;
 
-static gpointer run_vdi(gpointer data)
+static double vdi_point(void *job, NvmModel *m, const NvmSimPoint *pt,
+                        uint64_t *now_ns)
 {
-    VdiJob *j = data;
-    const NvmSimOptions *o = j->o;
-    uint64_t dur = (uint64_t)(o->duration_s * 1e9);
-    NvmModel *m = nvm_model_new(j->p, o->seed);
+    VdiJob *j = job;
     NvmVdiResult *r = j->r;
-    uint64_t now = 0, span;
     NvmMixSpec spec = {
         .mix = r->mix,
         .lba_bytes = j->p->lba_bytes,
-        .warmup_ns = dur / 5,
-        .duration_ns = dur,
+        .span_bytes = pt->span_bytes,
+        .warmup_ns = pt->warmup_ns,
+        .duration_ns = pt->duration_ns,
+        .rate_iops = pt->rate_iops,
     };
+    NvmMixResult *out = pt->k ? &r->curve[pt->k - 1] : &r->peak;
 
-    nvm_sim_review_state(m, j->p, &span, &now);
-    spec.span_bytes = span;
-    nvm_mix_run(m, &spec, o->seed * 7919 + 100 + j->index, &now, &r->peak);
-    if (!o->peaks_only) {
-        for (unsigned i = 0; i < NVM_CURVE_POINTS; i++) {
-            int pct = 10 * (i + 1);
-
-            spec.rate_iops = nvm_curve_rate(r->peak.all.iops, pct);
-            spec.warmup_ns = dur / 10;
-            r->target_pct[i] = pct;
-            r->target_iops[i] = spec.rate_iops;
-            nvm_mix_run(m, &spec,
-                        o->seed * 7919 + (100 + j->index) * 131 + i + 1,
-                        &now, &r->curve[i]);
-        }
-        r->n_curve = NVM_CURVE_POINTS;
+    nvm_mix_run(m, &spec, pt->seed, now_ns, out);
+    if (pt->k) {
+        r->target_pct[pt->k - 1] = pt->pct;
+        r->target_iops[pt->k - 1] = pt->rate_iops;
+        r->n_curve = pt->k;
     }
-    nvm_model_free(m);
-    return NULL;
+    return out->all.iops;
 }
 
 void nvm_vdi_results_clear(NvmVdiResult res[NVM_VDI_WORKLOADS])
@@ -72,7 +58,7 @@ bool nvm_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
                  GError **errp)
 {
     VdiJob jobs[NVM_VDI_WORKLOADS];
-    GThread *threads[NVM_VDI_WORKLOADS];
+    void *ptrs[NVM_VDI_WORKLOADS];
 
     memset(res, 0, sizeof(NvmVdiResult) * NVM_VDI_WORKLOADS);
     for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
@@ -101,12 +87,11 @@ bool nvm_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
         res[w].mix = mix;
     }
     for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
-        jobs[w] = (VdiJob){ p, o, w, &res[w] };
-        threads[w] = g_thread_new("vdi", run_vdi, &jobs[w]);
+        jobs[w] = (VdiJob){ p, &res[w] };
+        ptrs[w] = &jobs[w];
     }
-    for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
-        g_thread_join(threads[w]);
-    }
+    /* seeds apart from the four corners' */
+    nvm_sim_curves(p, o, NVM_VDI_WORKLOADS, 100, vdi_point, ptrs);
     return true;
 }
 
