@@ -616,6 +616,63 @@ static int cmd_calibrate(const Opts *o)
     return rc ? rc : (fails ? 3 : 0);
 }
 
+/* The commands with their own parsers: argv[0] is the command's name. */
+static int main_report(int argc, char **argv, const char *profile_dir)
+{
+    return nvm_report_main(argc, argv, profile_dir);
+}
+
+static int main_run(int argc, char **argv, const char *profile_dir)
+{
+    return nvm_cmd_run(argc + 1, argv - 1, profile_dir);
+}
+
+static int main_trace2iolog(int argc, char **argv, const char *profile_dir)
+{
+    (void)profile_dir;
+    return nvm_cmd_trace2iolog(argc, argv);
+}
+
+static int main_libvirt_xml(int argc, char **argv, const char *profile_dir)
+{
+    return nvm_cmd_libvirt_xml(argc + 1, argv - 1, profile_dir);
+}
+
+static int main_matrix(int argc, char **argv, const char *profile_dir)
+{
+    return nvm_cmd_matrix(argc + 1, argv - 1, profile_dir);
+}
+
+/* The commands sharing Opts: parsed here first. */
+typedef enum { OPTS_NONE, OPTS_SHARED } OptsKind;
+
+typedef struct Command {
+    const char *name;
+    OptsKind opts;
+    int (*main)(int argc, char **argv, const char *profile_dir);
+    int (*main_opts)(const Opts *o);
+} Command;
+
+static int main_profile_keys(const Opts *o)
+{
+    (void)o;
+    return cmd_profile_keys();
+}
+
+/* A new command is one line here. */
+static const Command commands[] = {
+    { "profiles", OPTS_SHARED, NULL, cmd_profiles },
+    { "sim", OPTS_SHARED, NULL, cmd_sim },
+    { "calibrate", OPTS_SHARED, NULL, cmd_calibrate },
+    { "profile-keys", OPTS_SHARED, NULL, main_profile_keys },
+    { "report", OPTS_NONE, main_report, NULL },
+    { "compare", OPTS_NONE, main_report, NULL },
+    { "run", OPTS_NONE, main_run, NULL },
+    { "trace2iolog", OPTS_NONE, main_trace2iolog, NULL },
+    { "libvirt-xml", OPTS_NONE, main_libvirt_xml, NULL },
+    { "matrix", OPTS_NONE, main_matrix, NULL },
+};
+
 int main(int argc, char **argv)
 {
     Opts o = {
@@ -640,36 +697,17 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (!strcmp(cmd, "report") || !strcmp(cmd, "compare")) {
-        return nvm_report_main(argc - 1, argv + 1, o.profile_dir);
-    }
-    if (!strcmp(cmd, "run")) {
-        return nvm_cmd_run(argc, argv, o.profile_dir);
-    }
-    if (!strcmp(cmd, "trace2iolog")) {
-        return nvm_cmd_trace2iolog(argc - 1, argv + 1);
-    }
-    if (!strcmp(cmd, "libvirt-xml")) {
-        return nvm_cmd_libvirt_xml(argc, argv, o.profile_dir);
-    }
-    if (!strcmp(cmd, "matrix")) {
-        return nvm_cmd_matrix(argc, argv, o.profile_dir);
-    }
-    rc = parse_opts(argc, argv, &o);
-    if (rc) {
-        return rc;
-    }
-    if (!strcmp(cmd, "profiles")) {
-        return cmd_profiles(&o);
-    }
-    if (!strcmp(cmd, "sim")) {
-        return cmd_sim(&o);
-    }
-    if (!strcmp(cmd, "calibrate")) {
-        return cmd_calibrate(&o);
-    }
-    if (!strcmp(cmd, "profile-keys")) {
-        return cmd_profile_keys();
+    for (unsigned i = 0; i < G_N_ELEMENTS(commands); i++) {
+        const Command *c = &commands[i];
+
+        if (strcmp(cmd, c->name)) {
+            continue;
+        }
+        if (c->opts == OPTS_NONE) {
+            return c->main(argc - 1, argv + 1, o.profile_dir);
+        }
+        rc = parse_opts(argc, argv, &o);
+        return rc ? rc : c->main_opts(&o);
     }
     return die_usage("unknown command '%s'", cmd);
 }
