@@ -1245,6 +1245,7 @@ void nvm_model_get_stats(const NvmModel *m, uint64_t now_ns, NvmStats *st)
 {
     uint64_t from;
     double folded = nvm_fold_amount(m, now_ns, &from);
+    double fold_wa = 1.0 + (m->wa - 1.0) * m->rand_frac;
     double valid = nvm_valid_bytes(m);
     unsigned state = 0;
 
@@ -1265,11 +1266,12 @@ void nvm_model_get_stats(const NvmModel *m, uint64_t now_ns, NvmStats *st)
         }
     }
     st->host_bytes_written = m->host_written;
-    st->nand_bytes_written = m->nand_written + (uint64_t)(folded * m->wa);
+    /* as nvm_fold will account it: GC only for the random share */
+    st->nand_bytes_written = m->nand_written + (uint64_t)(folded * fold_wa);
     st->nand_bytes_read = m->nand_read + (uint64_t)folded;
     st->total_host_bytes_written = m->total_host_written;
     st->total_nand_bytes_written = (uint64_t)(m->total_nand_written +
-                                              folded * m->wa);
+                                              folded * fold_wa);
     st->write_amplification = m->host_written ?
         (double)st->nand_bytes_written / m->host_written : 0;
     st->gc_wa_now = m->wa;
