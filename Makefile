@@ -11,7 +11,7 @@ BUILD := build
 MESON ?= meson
 NINJA ?= ninja
 
-.PHONY: all deps qemu nvmimic guest dbguest check demo test clean distclean help
+.PHONY: all deps qemu nvmimic guest dbguest check demo test fuzz clean distclean help
 
 all: qemu nvmimic guest
 
@@ -24,6 +24,7 @@ help:
 	@echo "make guest     build the minimal Linux guest (build/guest/)"
 	@echo "make dbguest   build the database guest for run --suite sql (build/dbguest/)"
 	@echo "make test      run the test suites without the deps/build steps"
+	@echo "make fuzz      run each libFuzzer target on the model for FUZZ_S seconds (default 60)"
 
 deps:
 	@sh scripts/deps.sh
@@ -48,6 +49,13 @@ dbguest: deps
 
 test:
 	@sh scripts/run-tests.sh $(BUILD)
+
+# libFuzzer targets on backends/ (tests/fuzz/), clang + ASan + UBSan in their
+# own build folder build/fuzz; reproducers of crashes in build/fuzz/crashes/.
+# FUZZ_TARGETS="profile model qemu" adds QEMU's generic-fuzz target.
+FUZZ_S ?= 60
+fuzz: deps
+	@sh scripts/fuzz.sh $(BUILD) $(FUZZ_S)
 
 check: all dbguest
 	@sh scripts/run-tests.sh $(BUILD)

@@ -93,6 +93,9 @@ fi
 BUILD_PKGS="build-essential pkg-config ninja-build dpkg-dev flex bison
     libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev python3-venv
     python3-setuptools cpio gzip xz-utils file libvirt-dev"
+# Fuzzing (make fuzz, suite fuzz of make check): clang with libFuzzer and the
+# sanitizer runtimes, llvm-symbolizer for readable stack traces.
+BUILD_PKGS="$BUILD_PKGS clang-14 libclang-rt-14-dev llvm-14"
 # Guest image (kernel is unpacked, not installed) and run time.
 GUEST_PKGS="busybox-static fio nvme-cli seabios qemu-system-data ipxe-qemu"
 # libvirt (tests/libvirt, nvmimic libvirt-xml) and the Ubuntu / Windows guest
