@@ -16,6 +16,7 @@
 #define NVM_MAX_DIES 512
 #define NVM_MAX_PLANES 8
 #define NVM_HIST_BUCKETS 336
+#define NVM_MAX_LBA_FORMATS 16
 
 /*
  * Bounds shared by the profile loader's key table and the model's
@@ -53,6 +54,13 @@ typedef struct NvmPowerState {
     uint32_t idle_before_entry_ms;
 } NvmPowerState;
 
+/* Identify Namespace LBA formats, in order: data size, Relative Performance */
+typedef struct NvmLbaFormats {
+    unsigned n;
+    uint32_t bytes[NVM_MAX_LBA_FORMATS];
+    uint8_t rp[NVM_MAX_LBA_FORMATS];
+} NvmLbaFormats;
+
 /*
  * A drive profile, loaded from profiles/<name>.ini.  Identity fields are for
  * the device (Identify Controller, PCI config space, SMART); the rest drives
@@ -82,6 +90,25 @@ typedef struct NvmProfile {
     int32_t temp_warn_c;
     int32_t temp_crit_c;
     int32_t temp_idle_c;
+
+    /*
+     * [identity], Identify Controller capabilities as the drive reports
+     * them (field names of the NVMe specification); hw/ reports what it
+     * implements of them.
+     */
+    uint32_t ieee_oui;
+    uint32_t namespaces;        /* NN */
+    uint32_t oacs;
+    uint32_t oncs;
+    uint32_t frmw;
+    uint32_t lpa;
+    uint32_t oaes;
+    uint32_t sanicap;
+    uint64_t tnvmcap_bytes;
+    uint64_t unvmcap_bytes;
+    uint32_t awun;              /* 0-based, in logical blocks */
+    uint32_t awupf;
+    NvmLbaFormats lba_formats;
 
     /* [host-interface] */
     uint32_t pcie_gen;

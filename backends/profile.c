@@ -26,6 +26,7 @@ typedef enum KeyType {
     KT_MAP,
     KT_REVIEW,
     KT_VERSION,
+    KT_LBAF,
 } KeyType;
 
 enum {
@@ -152,6 +153,49 @@ static const KeyDesc key_table[] = {
     { "identity", "temp-idle-c", KT_I32, OFF(temp_idle_c), KF_REQ,
       BOUND(1, 125, "C", WHY_TEMP),
       "temperature reported at idle" },
+    /* Identify Controller capabilities, as the drive reports them */
+    { "identity", "ieee-oui", KT_U32, OFF(ieee_oui), KF_REQ | KF_HEX,
+      BOUND(0, 0xffffff, "", "Identify IEEE is a 24-bit OUI"),
+      "IEEE OUI of the vendor (Identify Controller IEEE), e.g. 0x6479a7" },
+    { "identity", "namespaces", KT_U32, OFF(namespaces), KF_REQ,
+      BOUND(1, 256, "",
+            "QEMU's controller has 256 namespace slots; nvmimic emulates one"),
+      "number of namespaces reported (NN)" },
+    { "identity", "oacs", KT_U32, OFF(oacs), KF_REQ | KF_HEX,
+      BOUND(0, 0xffff, "", "OACS is a 16-bit field"),
+      "Optional Admin Command Support bits (OACS)" },
+    { "identity", "oncs", KT_U32, OFF(oncs), KF_REQ | KF_HEX,
+      BOUND(0, 0xffff, "", "ONCS is a 16-bit field"),
+      "Optional NVM Command Support bits (ONCS)" },
+    { "identity", "frmw", KT_U32, OFF(frmw), KF_REQ | KF_HEX,
+      BOUND(0x2, 0xff, "", "FRMW is 8 bits; bits 3:1 count 1-7 slots"),
+      "Firmware Updates field (FRMW): slots, slot 1 read-only" },
+    { "identity", "lpa", KT_U32, OFF(lpa), KF_REQ | KF_HEX,
+      BOUND(0, 0xff, "", "LPA is an 8-bit field"),
+      "Log Page Attributes bits (LPA)" },
+    { "identity", "oaes", KT_U32, OFF(oaes), KF_REQ | KF_HEX,
+      BOUND(0, 0xffffffff, "", "OAES is a 32-bit field"),
+      "Optional Asynchronous Events Supported bits (OAES)" },
+    { "identity", "sanicap", KT_U32, OFF(sanicap), KF_REQ | KF_HEX,
+      BOUND(0, 0xffffffff, "", "SANICAP is a 32-bit field"),
+      "Sanitize Capabilities (SANICAP); 0 = no Sanitize command" },
+    { "identity", "tnvmcap-bytes", KT_U64, OFF(tnvmcap_bytes), KF_REQ,
+      BOUND(0, NVM_MAX_CAPACITY_BYTES, "bytes", WHY_SPACE),
+      "Total NVM Capacity (TNVMCAP); 0 where the drive reports 0" },
+    { "identity", "unvmcap-bytes", KT_U64, OFF(unvmcap_bytes), KF_REQ,
+      BOUND(0, NVM_MAX_CAPACITY_BYTES, "bytes", WHY_SPACE),
+      "Unallocated NVM Capacity (UNVMCAP), at most TNVMCAP" },
+    { "identity", "awun", KT_U32, OFF(awun), KF_REQ,
+      BOUND(0, 0xffff, "logical blocks, 0-based", "AWUN is a 16-bit field"),
+      "Atomic Write Unit Normal (AWUN)" },
+    { "identity", "awupf", KT_U32, OFF(awupf), KF_REQ,
+      BOUND(0, 0xffff, "logical blocks, 0-based", "AWUPF is a 16-bit field"),
+      "Atomic Write Unit Power Fail (AWUPF)" },
+    { "identity", "lba-formats", KT_LBAF, OFF(lba_formats), KF_REQ,
+      BOUND(1, NVM_MAX_LBA_FORMATS, "formats",
+            "NVMe lists up to 16 LBA formats; each 512 B to 64 KiB"),
+      "LBA formats Identify Namespace lists, in order, as bytes[:relative "
+      "performance 0-3], comma separated, e.g. 512:1,4096:0" },
 
     { "host-interface", "pcie-gen", KT_U32, OFF(pcie_gen), KF_REQ,
       BOUND(1, 5, "", "PCIe generations with a known lane rate"),
@@ -395,6 +439,8 @@ static const char *type_name(KeyType t)
         return "filled|erased";
     case KT_VERSION:
         return "major.minor";
+    case KT_LBAF:
+        return "bytes[:rp],...";
     }
     return "?";
 }
@@ -497,6 +543,49 @@ static bool is_ascii_printable(const char *s)
         if (*s < 0x20 || *s > 0x7e) {
             return false;
         }
+    }
+    return true;
+}
+
+/* "512:1,4096:0": LBA data sizes (powers of two) with Relative Performance */
+static bool parse_lba_formats(const char *val, NvmLbaFormats *f,
+                              const char **why)
+{
+    g_auto(GStrv) items = g_strsplit(val, ",", -1);
+
+    f->n = 0;
+    for (char **it = items; *it; it++) {
+        char *item = g_strstrip(*it), *end = NULL;
+        guint64 bytes, rp = 0;
+
+        errno = 0;
+        bytes = g_ascii_strtoull(item, &end, 10);
+        if (!g_ascii_isdigit(item[0]) || errno || bytes < 512 ||
+            bytes > 65536 || (bytes & (bytes - 1))) {
+            *why = "an LBA size must be a power of two from 512 to 65536";
+            return false;
+        }
+        if (*end == ':') {
+            char *rp_s = end + 1;
+
+            rp = g_ascii_strtoull(rp_s, &end, 10);
+            if (!g_ascii_isdigit(rp_s[0]) || rp > 3) {
+                *why = "relative performance must be 0 to 3";
+                return false;
+            }
+        }
+        if (*end) {
+            *why = "not a list like 512:1,4096:0";
+            return false;
+        }
+        for (unsigned i = 0; i < f->n; i++) {
+            if (f->bytes[i] == bytes) {
+                *why = "an LBA size is listed twice";
+                return false;
+            }
+        }
+        f->bytes[f->n] = bytes;
+        f->rp[f->n++] = rp;
     }
     return true;
 }
@@ -678,6 +767,16 @@ static bool parse_value(const char *val, const KeyDesc *d, void *dst,
         *(uint32_t *)dst = vs;
         return true;
     }
+    case KT_LBAF: {
+        g_auto(GStrv) items = g_strsplit(val, ",", -1);
+        guint n = g_strv_length(items);
+
+        if (n < d->b.min || n > d->b.max) {
+            out = true;
+            break;
+        }
+        return parse_lba_formats(val, dst, why);
+    }
     }
     if (!out) {
         *why = "unknown type";
@@ -740,6 +839,33 @@ static bool group_known(const char *group)
     return false;
 }
 
+/* Identify Controller fields: agreement with each other and the rest. */
+static bool check_identify(const NvmProfile *p, const char *f, GError **errp)
+{
+    bool found = false;
+
+    if (!(p->frmw & 0xe)) {
+        set_err(errp, f, "identity", "frmw",
+                "bits 3:1 give the number of firmware slots, 1 to 7");
+        return false;
+    }
+    if (p->unvmcap_bytes > p->tnvmcap_bytes) {
+        set_err(errp, f, "identity", "unvmcap-bytes",
+                "more than tnvmcap-bytes");
+        return false;
+    }
+    for (unsigned i = 0; i < p->lba_formats.n; i++) {
+        found |= p->lba_formats.bytes[i] == p->lba_bytes;
+    }
+    if (!found) {
+        set_err(errp, f, "identity", "lba-formats",
+                "does not list lba-bytes %u, the format the drive ships in",
+                p->lba_bytes);
+        return false;
+    }
+    return true;
+}
+
 /*
  * Cross-key checks: geometry and sizes that cannot exist.  The per-key
  * bounds keep every product here far below 2^64.
@@ -753,6 +879,9 @@ static bool check_geometry(const NvmProfile *p, const char *f, GError **errp)
 
     if (p->lba_bytes != 512 && p->lba_bytes != 4096) {
         set_err(errp, f, "identity", "lba-bytes", "must be 512 or 4096");
+        return false;
+    }
+    if (!check_identify(p, f, errp)) {
         return false;
     }
     if (p->capacity_bytes % p->lba_bytes) {

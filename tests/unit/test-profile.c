@@ -359,6 +359,15 @@ static void outside_values(const NvmProfileKeyInfo *ki, char **below,
                                                 (lo >> 8 & 0xff) - 1)
                               : g_strdup("0.9");
         *above = g_strdup_printf("%u.%u", hi >> 16, (hi >> 8 & 0xff) + 1);
+    } else if (g_str_has_prefix(ki->type, "bytes[:rp]")) {
+        /* a list: its bound is on the number of entries */
+        GString *list = g_string_new("512");
+
+        for (unsigned n = 1; n <= ki->max; n++) {
+            g_string_append(list, ",512");
+        }
+        *below = NULL;
+        *above = g_string_free(list, FALSE);
     } else if (ki->integer) {
         *below = g_strdup_printf("%.0f", ki->min - 1);
         *above = g_strdup_printf("%.0f", ki->max + 1);
@@ -456,6 +465,31 @@ static void missing_profile_names_the_path(void)
     g_assert_nonnull(strstr(err->message, "no-such-drive.ini"));
 }
 
+static void bad_identify_capabilities_are_rejected(void)
+{
+    g_autofree char *t = base_text();
+    g_autofree char *wide = edit(t, "oacs", "oacs = 0x10000");
+    g_autofree char *oui = edit(t, "ieee-oui", "ieee-oui = 0x1000000");
+    g_autofree char *slots = edit(t, "frmw", "frmw = 0x10");
+    g_autofree char *unv = edit(t, "unvmcap-bytes", "unvmcap-bytes = 1");
+    g_autofree char *pow2 = edit(t, "lba-formats", "lba-formats = 512,520");
+    g_autofree char *rp = edit(t, "lba-formats", "lba-formats = 512:4");
+    g_autofree char *twice = edit(t, "lba-formats",
+                                  "lba-formats = 512,4096,512");
+    g_autofree char *junk = edit(t, "lba-formats", "lba-formats = 512;4096");
+    g_autofree char *cur = edit(t, "lba-formats", "lba-formats = 4096:0");
+
+    expect_error(wide, "oacs", "outside the allowed range 0x0 to 0xffff");
+    expect_error(oui, "ieee-oui", "outside the allowed range 0x0 to 0xffffff");
+    expect_error(slots, "frmw", "firmware slots");
+    expect_error(unv, "unvmcap-bytes", "more than tnvmcap-bytes");
+    expect_error(pow2, "lba-formats", "power of two");
+    expect_error(rp, "lba-formats", "relative performance");
+    expect_error(twice, "lba-formats", "listed twice");
+    expect_error(junk, "lba-formats", "not a list");
+    expect_error(cur, "lba-formats", "does not list lba-bytes 512");
+}
+
 static void reviewed_drives_load_with_their_identity(void)
 {
     static const struct {
@@ -492,6 +526,10 @@ static void reviewed_drives_load_with_their_identity(void)
         g_assert_cmpuint(p->n_power_states, ==, 5);
         g_assert_true(p->ps[4].non_operational);
         g_assert_cmpuint(1u << p->mdts, ==, p->mdts_pages);
+        /* Namespace Management is not among what these drives report */
+        g_assert_cmpuint(p->oacs & (1u << 3), ==, 0);
+        g_assert_cmpuint(p->namespaces, ==, 1);
+        g_assert_cmpuint(p->lba_formats.bytes[0], ==, 512);
         nvm_profile_free(p);
     }
 }
@@ -564,6 +602,8 @@ int main(int argc, char **argv)
                     every_required_key_is_required);
     g_test_add_func("/profile/missing_profile_names_the_path",
                     missing_profile_names_the_path);
+    g_test_add_func("/profile/bad_identify_capabilities_are_rejected",
+                    bad_identify_capabilities_are_rejected);
     g_test_add_func("/profile/reviewed_drives_load_with_their_identity",
                     reviewed_drives_load_with_their_identity);
     g_test_add_func("/profile/path_and_name_resolve_to_the_same_profile",
