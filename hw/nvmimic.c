@@ -42,6 +42,36 @@
 /* SMART Percentage Used saturates at 255 (NVMe 1.4, Figure 194). */
 #define NVMIMIC_WEAR_PCT_MAX 255
 
+/*
+ * Of the optional capabilities a profile reports (OACS, ONCS, LPA), those
+ * nvmimic implements; the others are not reported, so the guest never
+ * sends a command that would fail where the real drive's would not.
+ * Not implemented: Security Send/Receive, Firmware Download/Commit, Device
+ * Self-test, Namespace Management, Reservations, telemetry and persistent
+ * event logs.
+ */
+#define NVMIMIC_OACS_IMPL NVME_OACS_FORMAT
+#define NVMIMIC_ONCS_IMPL (NVME_ONCS_COMPARE | NVME_ONCS_WRITE_UNCORR | \
+                           NVME_ONCS_DSM | NVME_ONCS_WRITE_ZEROES | \
+                           NVME_ONCS_FEATURES | NVME_ONCS_TIMESTAMP | \
+                           NVME_ONCS_VERIFY | NVME_ONCS_COPY)
+#define NVMIMIC_LPA_IMPL (NVME_LPA_NS_SMART | NVME_LPA_CSE | NVME_LPA_EXTENDED)
+
+/*
+ * Write Uncorrectable marks at most this many disjoint LBA ranges (16 B
+ * each, 64 KiB in all); one more is refused with Internal Error.
+ */
+#define NVMIMIC_UNCOR_RANGES_MAX 4096
+
+/* Model commands are split so that no count exceeds NvmCmd's nlb. */
+#define NVMIMIC_MODEL_NLB_MAX UINT32_MAX
+
+/* LBAs [start, end) of the namespace, in its current LBA size */
+typedef struct NvmimicRange {
+    uint64_t start;
+    uint64_t end;
+} NvmimicRange;
+
 typedef struct NvmimicLate {
     uint64_t posted;
     uint64_t late;
@@ -64,6 +94,7 @@ struct NvmimicCtrl {
     int64_t last_deadline_ns;
     bool apst_enabled;
     uint8_t apst_table[NVMIMIC_APST_BYTES];
+    GArray *uncor;              /* sorted disjoint NvmimicRange, marked */
     /* I/O trace (nvmimic-trace-start), NULL when none runs */
     FILE *trace;
     char *trace_path;
@@ -261,6 +292,7 @@ bool nvmimic_realize(NvmeCtrl *n, Error **errp)
     s->profile = p;
     s->model = nvm_model_new(p, n->params.nvmimic_seed);
     nvm_heap_init(&s->heap, 64);
+    s->uncor = g_array_new(false, false, sizeof(NvmimicRange));
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, nvmimic_timer_cb, n);
     s->stats_since_ns = nvmimic_now();
     s->first_arrival_ns = -1;
@@ -339,6 +371,98 @@ static void nvmimic_default_apst_table(const NvmProfile *p, uint8_t *table)
     }
 }
 
+/* The capabilities the profile reports, as far as nvmimic implements them. */
+static void nvmimic_init_caps(NvmeCtrl *n, const NvmProfile *p)
+{
+    static const struct {
+        uint16_t oncs;
+        uint8_t opc;
+    } io_opt[] = {
+        { NVME_ONCS_COMPARE, NVME_CMD_COMPARE },
+        { NVME_ONCS_WRITE_UNCORR, NVME_CMD_WRITE_UNCOR },
+        { NVME_ONCS_DSM, NVME_CMD_DSM },
+        { NVME_ONCS_WRITE_ZEROES, NVME_CMD_WRITE_ZEROES },
+        { NVME_ONCS_VERIFY, NVME_CMD_VERIFY },
+        { NVME_ONCS_COPY, NVME_CMD_COPY },
+    };
+    NvmeIdCtrl *id = &n->id_ctrl;
+    uint16_t oacs = p->oacs & NVMIMIC_OACS_IMPL;
+    uint16_t oncs = p->oncs & NVMIMIC_ONCS_IMPL;
+    unsigned i;
+
+    id->ieee[0] = p->ieee_oui;
+    id->ieee[1] = p->ieee_oui >> 8;
+    id->ieee[2] = p->ieee_oui >> 16;
+    id->nn = cpu_to_le32(p->namespaces);
+    id->oacs = cpu_to_le16(oacs);
+    id->oncs = cpu_to_le16(oncs);
+    id->frmw = p->frmw;
+    id->lpa = p->lpa & NVMIMIC_LPA_IMPL;
+    id->oaes = cpu_to_le32(p->oaes);
+    id->sanicap = cpu_to_le32(p->sanicap);
+    stq_le_p(id->tnvmcap, p->tnvmcap_bytes);
+    stq_le_p(id->tnvmcap + 8, 0);
+    stq_le_p(id->unvmcap, p->unvmcap_bytes);
+    stq_le_p(id->unvmcap + 8, 0);
+    id->awun = cpu_to_le16(p->awun);
+    id->awupf = cpu_to_le16(p->awupf);
+    if (!(oncs & NVME_ONCS_COPY)) {
+        id->ocfs = 0;
+    }
+
+    /*
+     * A command the drive does not report is an invalid opcode, as on the
+     * drive: QEMU checks these tables before it dispatches a command, and
+     * the Commands Supported and Effects log shows them.
+     */
+    n->cse.acs[NVME_ADM_CMD_NS_ATTACHMENT] = 0;
+    n->cse.acs[NVME_ADM_CMD_DIRECTIVE_SEND] = 0;
+    n->cse.acs[NVME_ADM_CMD_DIRECTIVE_RECV] = 0;
+    n->cse.acs[NVME_ADM_CMD_DBBUF_CONFIG] = 0;
+    n->cse.acs[NVME_ADM_CMD_VIRT_MNGMT] = 0;
+    if (!(oacs & NVME_OACS_FORMAT)) {
+        n->cse.acs[NVME_ADM_CMD_FORMAT_NVM] = 0;
+    }
+    for (i = 0; i < ARRAY_SIZE(io_opt); i++) {
+        if (!(oncs & io_opt[i].oncs)) {
+            n->cse.iocs.nvm[io_opt[i].opc] = 0;
+        } else if (io_opt[i].opc == NVME_CMD_WRITE_UNCOR) {
+            /* nvmimic_cmd() executes it: ctrl.c never sees it */
+            n->cse.iocs.nvm[NVME_CMD_WRITE_UNCOR] = NVME_CMD_EFF_CSUPP |
+                                                    NVME_CMD_EFF_LBCC;
+        }
+    }
+    n->cse.iocs.nvm[NVME_CMD_IO_MGMT_RECV] = 0;
+    n->cse.iocs.nvm[NVME_CMD_IO_MGMT_SEND] = 0;
+}
+
+/* Identify Namespace: the drive's LBA formats, the current one selected. */
+static void nvmimic_init_lba_formats(NvmeNamespace *ns, const NvmProfile *p,
+                                     bool copy)
+{
+    NvmeIdNs *id_ns = &ns->id_ns;
+    unsigned i, cur = 0;
+
+    memset(id_ns->lbaf, 0, sizeof(id_ns->lbaf));
+    memset(ns->id_ns_nvm.elbaf, 0, sizeof(ns->id_ns_nvm.elbaf));
+    for (i = 0; i < p->lba_formats.n; i++) {
+        id_ns->lbaf[i].ds = ctz32(p->lba_formats.bytes[i]);
+        id_ns->lbaf[i].rp = p->lba_formats.rp[i];
+        if (p->lba_formats.bytes[i] == ns->blkconf.logical_block_size) {
+            cur = i;
+        }
+    }
+    ns->nlbaf = p->lba_formats.n;
+    id_ns->nlbaf = ns->nlbaf - 1;
+    id_ns->flbas = cur;
+    if (!copy) {
+        id_ns->mssrl = 0;
+        id_ns->mcl = 0;
+        id_ns->msrc = 0;
+    }
+    nvme_ns_init_format(ns);
+}
+
 void nvmimic_init_ctrl(NvmeCtrl *n)
 {
     NvmimicCtrl *s = n->nvmimic;
@@ -375,6 +499,10 @@ void nvmimic_init_ctrl(NvmeCtrl *n)
 
     nvmimic_default_apst_table(p, s->apst_table);
     s->apst_enabled = p->apst_enabled;
+
+    nvmimic_init_caps(n, p);
+    nvmimic_init_lba_formats(&n->namespace, p,
+                             n->cse.iocs.nvm[NVME_CMD_COPY]);
 }
 
 int nvmimic_ns_init_blk(NvmeNamespace *ns, Error **errp)
@@ -386,6 +514,12 @@ int nvmimic_ns_init_blk(NvmeNamespace *ns, Error **errp)
         return 0;
     }
     p = n->nvmimic->profile;
+    if (ns->params.ms || ns->params.pi || ns->params.zoned) {
+        error_setg(errp, "nvme: profile %s is a drive without metadata, "
+                   "protection information or zones (ms=, pi=, zoned=)",
+                   p->name);
+        return -1;
+    }
     if (ns->blkconf.logical_block_size != p->lba_bytes) {
         error_setg(errp, "nvme: profile %s formats %u-byte LBAs but "
                    "logical_block_size is %u", p->name, p->lba_bytes,
@@ -418,6 +552,7 @@ void nvmimic_exit(NvmeCtrl *n)
     g_free(s->trace_path);
     timer_free(s->timer);
     nvm_heap_destroy(&s->heap);
+    g_array_free(s->uncor, true);
     nvm_model_free(s->model);
     nvm_profile_free(s->profile);
     g_free(s);
@@ -455,6 +590,193 @@ static bool nvmimic_range_ok(NvmeCtrl *n, uint32_t nsid, uint64_t slba,
     return slba < nsze && nlb <= nsze - slba;
 }
 
+/* ---- commands answered as the drive would --------------------------- */
+
+static NvmimicRange *uncor_at(NvmimicCtrl *s, guint i)
+{
+    return &g_array_index(s->uncor, NvmimicRange, i);
+}
+
+/* Index of the first marked range that ends after @lba. */
+static guint uncor_find(NvmimicCtrl *s, uint64_t lba)
+{
+    guint lo = 0, hi = s->uncor->len;
+
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+
+        if (uncor_at(s, mid)->end <= lba) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+static bool uncor_overlaps(NvmimicCtrl *s, uint64_t start, uint64_t end)
+{
+    guint i = uncor_find(s, start);
+
+    return i < s->uncor->len && uncor_at(s, i)->start < end;
+}
+
+/* Written (or deallocated) blocks are readable again. */
+static void uncor_clear(NvmimicCtrl *s, uint64_t start, uint64_t end)
+{
+    guint i = uncor_find(s, start);
+
+    while (i < s->uncor->len && uncor_at(s, i)->start < end) {
+        NvmimicRange *r = uncor_at(s, i);
+
+        if (r->start < start && r->end > end) {
+            NvmimicRange tail = { end, r->end };
+
+            r->end = start;
+            g_array_insert_val(s->uncor, i + 1, tail);
+            return;
+        }
+        if (r->start < start) {
+            r->end = start;
+            i++;
+        } else if (r->end > end) {
+            r->start = end;
+            return;
+        } else {
+            g_array_remove_index(s->uncor, i);
+        }
+    }
+}
+
+/* Mark [start, end); false when the ranges are at their bound. */
+static bool uncor_mark(NvmimicCtrl *s, uint64_t start, uint64_t end)
+{
+    guint i = uncor_find(s, start > 0 ? start - 1 : 0), j;
+    NvmimicRange r = { start, end };
+
+    /* merge with every range it touches or overlaps */
+    for (j = i; j < s->uncor->len && uncor_at(s, j)->start <= end; j++) {
+        r.start = MIN(r.start, uncor_at(s, j)->start);
+        r.end = MAX(r.end, uncor_at(s, j)->end);
+    }
+    if (j == i && s->uncor->len >= NVMIMIC_UNCOR_RANGES_MAX) {
+        return false;
+    }
+    g_array_remove_range(s->uncor, i, j - i);
+    g_array_insert_val(s->uncor, i, r);
+    return true;
+}
+
+/* Write Uncorrectable: reads of the blocks fail until they are written. */
+static uint16_t nvmimic_write_uncor(NvmeCtrl *n, NvmeRequest *req)
+{
+    NvmeRwCmd *rw = (NvmeRwCmd *)&req->cmd;
+    uint32_t nsid = le32_to_cpu(req->cmd.nsid);
+    uint64_t slba = le64_to_cpu(rw->slba);
+    uint64_t nlb = (uint64_t)le16_to_cpu(rw->nlb) + 1;
+    NvmeNamespace *ns = nvme_ns(n, nsid);
+
+    if (!ns) {
+        return (nsid && nsid <= NVME_MAX_NAMESPACES ? NVME_INVALID_FIELD :
+                NVME_INVALID_NSID) | NVME_DNR;
+    }
+    if (!nvmimic_range_ok(n, nsid, slba, nlb)) {
+        return NVME_LBA_RANGE | NVME_DNR;
+    }
+    if (!uncor_mark(n->nvmimic, slba, slba + nlb)) {
+        return NVME_INTERNAL_DEV_ERROR;
+    }
+    req->status = NVME_SUCCESS;
+    req->nvmimic.state = NVMIMIC_REQ_POSTED;
+    nvme_post_req_completion(req, false);
+    return NVME_NO_COMPLETE;
+}
+
+/* Log pages the drive has: the mandatory ones, and those its fields report */
+static bool nvmimic_log_page_exists(NvmeCtrl *n, uint8_t lid)
+{
+    switch (lid) {
+    case NVME_LOG_ERROR_INFO:
+    case NVME_LOG_SMART_INFO:
+    case NVME_LOG_FW_SLOT_INFO:
+        return true;
+    case NVME_LOG_CHANGED_NSLIST:
+        return le32_to_cpu(n->id_ctrl.oaes) & NVME_OAES_NS_ATTR;
+    case NVME_LOG_CMD_EFFECTS:
+        return n->id_ctrl.lpa & NVME_LPA_CSE;
+    default:
+        return false;
+    }
+}
+
+uint16_t nvmimic_cmd(NvmeCtrl *n, NvmeRequest *req)
+{
+    NvmimicCtrl *s = n->nvmimic;
+    NvmeRwCmd *rw = (NvmeRwCmd *)&req->cmd;
+    uint64_t slba;
+
+    if (!s) {
+        return 0;
+    }
+    if (!req->sq->sqid) {
+        if (req->cmd.opcode == NVME_ADM_CMD_GET_LOG_PAGE &&
+            !nvmimic_log_page_exists(n, le32_to_cpu(req->cmd.cdw10) & 0xff)) {
+            return NVME_INVALID_LOG_ID | NVME_DNR;
+        }
+        return 0;
+    }
+    switch (req->cmd.opcode) {
+    case NVME_CMD_WRITE_UNCOR:
+        if (n->cse.iocs.nvm[NVME_CMD_WRITE_UNCOR] & NVME_CMD_EFF_CSUPP) {
+            return nvmimic_write_uncor(n, req);
+        }
+        return 0;
+    case NVME_CMD_READ:
+    case NVME_CMD_COMPARE:
+    case NVME_CMD_VERIFY:
+        slba = le64_to_cpu(rw->slba);
+        if (s->uncor->len &&
+            nvmimic_range_ok(n, le32_to_cpu(req->cmd.nsid), slba,
+                             le16_to_cpu(rw->nlb) + 1) &&
+            uncor_overlaps(s, slba, slba + le16_to_cpu(rw->nlb) + 1)) {
+            return NVME_UNRECOVERED_READ | NVME_DNR;
+        }
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/*
+ * Submit [slba, slba + nlb), in the namespace's current LBA size, to the
+ * model, which counts in the profile's LBA size: after a guest Format to
+ * 4 KiB LBAs each LBA is charged as 4 KiB.  Returns the latest deadline.
+ */
+static int64_t nvmimic_model_submit(NvmeCtrl *n, uint32_t nsid, NvmOp op,
+                                    uint64_t slba, uint64_t nlb, int64_t now)
+{
+    NvmimicCtrl *s = n->nvmimic;
+    NvmeNamespace *ns = nvme_ns(n, nsid);
+    uint32_t unit = s->profile->lba_bytes;
+    uint64_t first = slba * ns->lbasz / unit;
+    uint64_t end = DIV_ROUND_UP((slba + nlb) * ns->lbasz, unit);
+    int64_t deadline = -1;
+
+    while (first < end) {
+        NvmCmd c = {
+            .op = op,
+            .slba = first,
+            .nlb = MIN(end - first, NVMIMIC_MODEL_NLB_MAX),
+        };
+        int64_t d = nvm_model_submit(s->model, &c, now);
+
+        nvmimic_trace_cmd(s, now, &c, d);
+        deadline = MAX(deadline, d);
+        first += c.nlb;
+    }
+    return deadline;
+}
+
 /*
  * Deallocate: the model wants the ranges.  They are read from the first
  * data page only (up to 256 ranges of 16 bytes fit in it when the list
@@ -478,20 +800,16 @@ static int64_t nvmimic_submit_dsm(NvmeCtrl *n, NvmeRequest *req, int64_t now)
         return -1;
     }
     for (i = 0; i < nr; i++) {
-        NvmCmd c = {
-            .op = NVM_OP_DISCARD,
-            .slba = le64_to_cpu(range[i].slba),
-            .nlb = le32_to_cpu(range[i].nlb),
-        };
+        uint64_t slba = le64_to_cpu(range[i].slba);
+        uint32_t nlb = le32_to_cpu(range[i].nlb);
 
-        int64_t d;
-
-        if (!nvmimic_range_ok(n, nsid, c.slba, c.nlb)) {
+        if (!nvmimic_range_ok(n, nsid, slba, nlb)) {
             continue;
         }
-        d = nvm_model_submit(s->model, &c, now);
-        nvmimic_trace_cmd(s, now, &c, d);
-        deadline = MAX(deadline, d);
+        uncor_clear(s, slba, slba + nlb);
+        deadline = MAX(deadline, nvmimic_model_submit(n, nsid,
+                                                      NVM_OP_DISCARD, slba,
+                                                      nlb, now));
     }
     return deadline;
 }
@@ -503,6 +821,7 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
     uint32_t nsid = le32_to_cpu(req->cmd.nsid);
     int64_t now, deadline = -1;
     NvmCmd c = { 0 };
+    uint64_t slba, nlb;
 
     if (!s || req->nvmimic.state != NVMIMIC_REQ_UNTIMED) {
         return;                 /* already completed: failed, untimed */
@@ -516,13 +835,15 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
         c.op = req->cmd.opcode == NVME_CMD_READ ? NVM_OP_READ :
                req->cmd.opcode == NVME_CMD_WRITE ? NVM_OP_WRITE :
                NVM_OP_WRITE_ZEROES;
-        c.slba = le64_to_cpu(rw->slba);
-        c.nlb = (uint32_t)le16_to_cpu(rw->nlb) + 1;
-        if (!nvmimic_range_ok(n, nsid, c.slba, c.nlb)) {
+        slba = le64_to_cpu(rw->slba);
+        nlb = (uint32_t)le16_to_cpu(rw->nlb) + 1;
+        if (!nvmimic_range_ok(n, nsid, slba, nlb)) {
             return;             /* the controller fails it, untimed */
         }
-        deadline = nvm_model_submit(s->model, &c, now);
-        nvmimic_trace_cmd(s, now, &c, deadline);
+        if (c.op != NVM_OP_READ) {
+            uncor_clear(s, slba, slba + nlb);
+        }
+        deadline = nvmimic_model_submit(n, nsid, c.op, slba, nlb, now);
         break;
     case NVME_CMD_FLUSH:
         c.op = NVM_OP_FLUSH;
@@ -565,6 +886,16 @@ NvmimicPost nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
     NvmimicPost how = icount_enabled() ? NVMIMIC_POST_NOW : NVMIMIC_POST_BH;
     int64_t now;
 
+    if (s && !req->sq->sqid && req->cmd.opcode == NVME_ADM_CMD_FORMAT_NVM &&
+        req->status == NVME_SUCCESS) {
+        /*
+         * Every block is gone: the drive's map is empty, as after a secure
+         * erase, and no block is marked uncorrectable.  The model keeps
+         * counting in the profile's LBA size (nvmimic_model_submit).
+         */
+        nvm_model_secure_erase(s->model);
+        g_array_set_size(s->uncor, 0);
+    }
     if (!s || req->nvmimic.state == NVMIMIC_REQ_UNTIMED) {
         /* failed or completed before nvmimic_submit(): never timed */
         req->nvmimic.state = NVMIMIC_REQ_POSTED;

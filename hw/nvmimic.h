@@ -49,11 +49,23 @@ struct NvmeSmartLog;
 bool nvmimic_realize(struct NvmeCtrl *n, Error **errp);
 /* After nvme_init_pci(): PCI vendor/device/subsystem IDs. */
 void nvmimic_init_pci(struct NvmeCtrl *n, PCIDevice *pci_dev);
-/* After nvme_init_ctrl(): Identify Controller fields, temperatures. */
+/*
+ * After the controller's namespace is set up: Identify Controller fields,
+ * the commands and log pages the drive has, its LBA formats, temperatures.
+ */
 void nvmimic_init_ctrl(struct NvmeCtrl *n);
 /* After the namespace's backend size is known: capacity and LBA size. */
 int nvmimic_ns_init_blk(struct NvmeNamespace *ns, Error **errp);
 void nvmimic_exit(struct NvmeCtrl *n);
+
+/*
+ * Before the controller dispatches a command: 0 to let it go on, else the
+ * status it completes with (NVME_NO_COMPLETE: nvmimic completed it).  Here
+ * a profiled drive answers what the real drive answers differently from
+ * QEMU: log pages it does not have, Write Uncorrectable and reads of the
+ * blocks it marked.
+ */
+uint16_t nvmimic_cmd(struct NvmeCtrl *n, struct NvmeRequest *req);
 
 /* Process submission queues synchronously from the doorbell write. */
 bool nvmimic_sync_doorbell(struct NvmeCtrl *n);

@@ -35,6 +35,7 @@ os.environ['NVMIMIC_PROFILE_DIR'] = PROFILE_DIR
 
 MAIN_PROFILE = 'crucial-p5-2tb'      # timing, QMP
 RAW_PROFILE = 'crucial-p2-500g'      # data on a sparse raw file
+WZ_PROFILE = 'crucial-p2-2tb'        # has Write Zeroes (the P5 has not)
 DEV_ID = 'nvm0'
 FID_APST = 0x0c
 
@@ -256,6 +257,7 @@ class ProfileNvme(ProfileTest):
         lba = 4096 if p.lba_bytes == 512 else 512
         with open(p.path) as f:
             text = _replace_key(f.read(), 'lba-bytes', str(lba))
+        text = _replace_key(text, 'lba-formats', '512:0,4096:0')
         with tempfile.TemporaryDirectory(prefix='nvmimic-prof-') as d:
             path = os.path.join(d, 'other-lba.ini')
             with open(path, 'w') as f:
@@ -408,7 +410,7 @@ class ProfileNvme(ProfileTest):
                         sum(lat))
 
     def test_writes_flush_write_zeroes_and_deallocate_are_timed(self):
-        ctrl, p = self.start_profile()
+        ctrl, p = self.start_profile(WZ_PROFILE)
         lb = p.lba_bytes
         self.set_state(**{'reset-stats': True})
         cases = [

@@ -17,7 +17,8 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nvmeqtest import QemuError, SC_SUCCESS  # noqa: E402
 from test_profile_nvme import (  # noqa: E402
-    ProfileTest, Profile, MAIN_PROFILE, DEV_ID, null_drive, profile_device)
+    ProfileTest, Profile, MAIN_PROFILE, WZ_PROFILE, DEV_ID, null_drive,
+    profile_device)
 
 
 def read_trace(path):
@@ -48,7 +49,7 @@ class TraceNvme(ProfileTest):
         return self.machine.qmp.execute(cmd, id=DEV_ID, **kw)
 
     def test_trace_records_each_command_with_its_virtual_times(self):
-        ctrl, p = self.start_profile()
+        ctrl, p = self.start_profile(WZ_PROFILE)
         lb = p.lba_bytes
         self.set_state(**{'fill-pct': 100.0, 'reset-stats': True})
         path = os.path.join(self.dir, 'io.trace')
@@ -80,7 +81,7 @@ class TraceNvme(ProfileTest):
         print('header %r' % hdr)
         for r in rows:
             print(r)
-        self.assertEqual(hdr['profile'], MAIN_PROFILE)
+        self.assertEqual(hdr['profile'], WZ_PROFILE)
         self.assertEqual(int(hdr['lba-bytes']), lb)
         self.assertEqual(int(hdr['capacity-bytes']), p.capacity)
         start = int(hdr['start-ns'])
