@@ -294,7 +294,9 @@ char *nvm_lv_domain_xml(const NvmLvSpec *s)
                                 G_GUINT64_FORMAT ",read-zeroes=on", drive_id,
                                 s->null_bytes);
     } else {
-        drive = g_strdup_printf("file=%s,if=none,id=%s,format=%s", q_disk,
+        /* sparse backings stay sparse: zeroes and Format punch holes */
+        drive = g_strdup_printf("file=%s,if=none,id=%s,format=%s,"
+                                "discard=unmap,detect-zeroes=unmap", q_disk,
                                 drive_id, s->disk_format);
     }
     /* A fixed slot on the root complex: libvirt assigns the addresses of

@@ -338,7 +338,8 @@ bool run_start_guest(Run *r, GError **errp)
     g_autofree char *qmparg = g_strdup_printf("unix:%s,server=on,wait=off",
                                               qmp);
     g_autofree char *blockdev = r->cfg.backed ? g_strdup_printf(
-        "driver=raw,node-name=nvmdisk,file.driver=file,file.filename=%s",
+        "driver=raw,node-name=nvmdisk,discard=unmap,detect-zeroes=unmap,"
+        "file.driver=file,file.filename=%s",
         backing) : g_strdup_printf(
         "driver=null-co,node-name=nvmdisk,size=%" G_GUINT64_FORMAT
         ",read-zeroes=on", r->p->capacity_bytes);

@@ -49,7 +49,7 @@ want([s.text for s in d.findall('devices/disk/serial')], ['nvmimic-job', 'nvmimi
 want(d.find('devices/serial/source').get('path'), odd + '/con.log', 'serial log')
 args = [a.get('value') for a in d.findall(Q + 'commandline/' + Q + 'arg')]
 i = args.index('-drive')
-want(args[i + 1], 'file=' + (odd + '/nvme.raw').replace(',', ',,') + ',if=none,id=nvm0-drive,format=raw', '-drive')
+want(args[i + 1], 'file=' + (odd + '/nvme.raw').replace(',', ',,') + ',if=none,id=nvm0-drive,format=raw,discard=unmap,detect-zeroes=unmap', '-drive')
 want(args[args.index('-device') + 1], 'nvme,id=nvm0,drive=nvm0-drive,profile=crucial-p2-500g,bus=pcie.0,addr=0x10', '-device')
 want(args[args.index('-icount') + 1], 'shift=0,sleep=off', '-icount')
 if args.count('-L') != 2: sys.exit('-L firmware dirs missing')
