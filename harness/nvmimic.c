@@ -214,15 +214,6 @@ static int cmd_profiles(const Opts *o)
     return rc;
 }
 
-static void json_result(GString *s, const NvmRunResult *r)
-{
-    g_string_append_printf(s, "\"iops\": %.1f, \"mbps\": %.2f, "
-                           "\"lat_us\": %.2f, \"p50_us\": %.2f, "
-                           "\"p99_us\": %.2f, \"p999_us\": %.2f",
-                           r->iops, r->mbps, r->lat_us, r->p50_us,
-                           r->p99_us, r->p999_us);
-}
-
 /* sim --out DIR: results.json there, then the report beside it. */
 static bool sim_write_out(const Opts *o, const GString *json)
 {
@@ -258,32 +249,8 @@ static int cmd_sim_four_corners(const NvmProfile *p, const Opts *o)
     if (json || o->out) {
         GString *s = g_string_new(NULL);
 
-        g_string_append_printf(s, "{\"profile\": \"%s\", \"mode\": \"sim\", "
-                               "\"suite\": \"four-corners\", "
-                               "\"seed\": %" G_GUINT64_FORMAT ", "
-                               "\"threads_mode\": \"%s\", "
-                               "\"duration_s\": %g, \"workloads\": [",
-                               p->name, so.seed, o->threads, so.duration_s);
-        for (unsigned w = 0; w < NVM_FOUR_CORNERS; w++) {
-            const NvmCornerResult *r = &res[w];
-
-            g_string_append_printf(s, "%s\n  {\"name\": \"%s\", "
-                                   "\"threads\": %u, \"block_bytes\": %u, "
-                                   "\"peak\": {", w ? "," : "", r->wl.name,
-                                   r->wl.threads, r->wl.block_bytes);
-            json_result(s, &r->peak);
-            g_string_append(s, "}, \"curve\": [");
-            for (unsigned i = 0; i < r->n_curve; i++) {
-                g_string_append_printf(s, "%s\n    {\"target_pct\": %d, "
-                                       "\"target_iops\": %.1f, ",
-                                       i ? "," : "", r->target_pct[i],
-                                       r->target_iops[i]);
-                json_result(s, &r->curve[i]);
-                g_string_append(s, "}");
-            }
-            g_string_append(s, "]}");
-        }
-        g_string_append(s, "]}\n");
+        nvm_sim_corners_json(s, p->name, "sim", &so, o->threads, res,
+                             NVM_FOUR_CORNERS, NULL, NULL, NULL);
         if (o->out && !sim_write_out(o, s)) {
             g_string_free(s, TRUE);
             return 1;

@@ -17,6 +17,34 @@ typedef struct Job {
     uint64_t arrival_ns;        /* next Poisson arrival (open loop) */
 } Job;
 
+uint64_t nvm_run_submit(NvmModel *m, const NvmRunHook *hook,
+                        const NvmCmd *cmd, uint64_t t_ns)
+{
+    uint64_t done = nvm_model_submit(m, cmd, t_ns);
+
+    if (hook && hook->submitted) {
+        hook->submitted(hook->opaque, cmd, t_ns, done);
+    }
+    return done;
+}
+
+void nvm_run_reset_stats(NvmModel *m, const NvmRunHook *hook, uint64_t t_ns)
+{
+    nvm_model_reset_stats(m, t_ns);
+    if (hook && hook->reset_stats) {
+        hook->reset_stats(hook->opaque, t_ns);
+    }
+}
+
+void nvm_run_get_stats(const NvmModel *m, const NvmRunHook *hook,
+                       uint64_t t_ns, NvmStats *st)
+{
+    nvm_model_get_stats(m, t_ns, st);
+    if (hook && hook->stats) {
+        hook->stats(hook->opaque, t_ns, st);
+    }
+}
+
 void nvm_four_corners(NvmWorkload wl[NVM_FOUR_CORNERS], bool implied_threads)
 {
     const NvmWorkload corners[NVM_FOUR_CORNERS] = {
@@ -80,7 +108,7 @@ void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
         nvm_heap_push(&h, jobs[i].next_ns, i, &jobs[i]);
     }
     if (spec->warmup_ns == 0) {
-        nvm_model_reset_stats(m, t0);
+        nvm_run_reset_stats(m, spec->hook, t0);
         measuring = true;
     }
 
@@ -93,7 +121,7 @@ void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
             break;
         }
         if (!measuring && t >= measure_ns) {
-            nvm_model_reset_stats(m, t);
+            nvm_run_reset_stats(m, spec->hook, t);
             measuring = true;
         }
         if (wl->sequential) {
@@ -104,7 +132,7 @@ void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
         }
         cmd.slba = (spec->span_start_bytes + blk * wl->block_bytes) / lba;
         cmd.nlb = wl->block_bytes / lba;
-        done = nvm_model_submit(m, &cmd, t);
+        done = nvm_run_submit(m, spec->hook, &cmd, t);
         if (mean_gap_ns > 0) {
             j->arrival_ns += (uint64_t)(-log(nvm_rng_01(&rng)) *
                                         mean_gap_ns);
@@ -115,7 +143,7 @@ void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
         nvm_heap_update_top(&h, j->next_ns);
     }
 
-    nvm_model_get_stats(m, end_ns, st);
+    nvm_run_get_stats(m, spec->hook, end_ns, st);
     {
         const NvmClassStats *c = &st->cls[wl->op];
         double secs = spec->duration_ns / 1e9;
@@ -137,6 +165,13 @@ void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
 void nvm_curve_precondition(NvmModel *m, uint64_t start, uint64_t bytes,
                             uint32_t lba_bytes, uint64_t *now_ns)
 {
+    nvm_curve_precondition_hook(m, start, bytes, lba_bytes, now_ns, NULL);
+}
+
+void nvm_curve_precondition_hook(NvmModel *m, uint64_t start, uint64_t bytes,
+                                 uint32_t lba_bytes, uint64_t *now_ns,
+                                 const NvmRunHook *hook)
+{
     const uint32_t bs = 128 * 1024;
     uint64_t inflight[8] = { 0 };
     uint64_t t = *now_ns;
@@ -148,7 +183,7 @@ void nvm_curve_precondition(NvmModel *m, uint64_t start, uint64_t bytes,
         /* Slots free in submission order; keep times non-decreasing. */
         t = *slot > t ? *slot : t;
         cmd.slba = (start + off) / lba_bytes;
-        *slot = nvm_model_submit(m, &cmd, t);
+        *slot = nvm_run_submit(m, hook, &cmd, t);
     }
     for (unsigned i = 0; i < 8; i++) {
         t = inflight[i] > t ? inflight[i] : t;

@@ -16,6 +16,33 @@ typedef struct NvmWorkload {
     unsigned threads;           /* outstanding I/Os (vdbench threads) */
 } NvmWorkload;
 
+/*
+ * An observer of a run: every submission, statistics reset and statistics
+ * read the driver makes on the model, with its simulated time, in time
+ * order.  The qtest engine replays them through the emulated device at the
+ * same virtual times.  Every member may be NULL.
+ */
+typedef struct NvmRunHook {
+    void *opaque;
+    /* the model was secure-erased / filled to @fill_pct (>= 0) / had
+     * @slc_used_bytes (>= 0) of SLC cache in use, at @t_ns */
+    void (*set_state)(void *opaque, bool erase, double fill_pct,
+                      int64_t slc_used_bytes, uint64_t t_ns);
+    /* @cmd went to the model at @t_ns; the model completes it at @done_ns */
+    void (*submitted)(void *opaque, const NvmCmd *cmd, uint64_t t_ns,
+                      uint64_t done_ns);
+    void (*reset_stats)(void *opaque, uint64_t t_ns);
+    /* the model's statistics @st were read at @t_ns */
+    void (*stats)(void *opaque, uint64_t t_ns, const NvmStats *st);
+} NvmRunHook;
+
+/* The model calls of a driver, each also told to @hook (may be NULL). */
+uint64_t nvm_run_submit(NvmModel *m, const NvmRunHook *hook,
+                        const NvmCmd *cmd, uint64_t t_ns);
+void nvm_run_reset_stats(NvmModel *m, const NvmRunHook *hook, uint64_t t_ns);
+void nvm_run_get_stats(const NvmModel *m, const NvmRunHook *hook,
+                       uint64_t t_ns, NvmStats *st);
+
 typedef struct NvmRunSpec {
     const NvmWorkload *wl;
     uint32_t lba_bytes;
@@ -24,6 +51,7 @@ typedef struct NvmRunSpec {
     uint64_t warmup_ns;         /* run, then discard */
     uint64_t duration_ns;       /* measured */
     double rate_iops;           /* 0: closed loop (unthrottled) */
+    const NvmRunHook *hook;     /* optional */
 } NvmRunSpec;
 
 typedef struct NvmRunResult {
@@ -56,5 +84,8 @@ void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
 /* Write [start, start+bytes) once sequentially (128 KiB, 8 outstanding). */
 void nvm_curve_precondition(NvmModel *m, uint64_t start, uint64_t bytes,
                             uint32_t lba_bytes, uint64_t *now_ns);
+void nvm_curve_precondition_hook(NvmModel *m, uint64_t start, uint64_t bytes,
+                                 uint32_t lba_bytes, uint64_t *now_ns,
+                                 const NvmRunHook *hook);
 
 #endif

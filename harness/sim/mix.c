@@ -155,7 +155,7 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
         nvm_heap_push(&h, slots[i].next_ns, i, &slots[i]);
     }
     if (warmup_ns == 0) {
-        nvm_model_reset_stats(m, t0);
+        nvm_run_reset_stats(m, spec->hook, t0);
         measuring = true;
     }
 
@@ -191,7 +191,7 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
             }
         }
         if (!measuring && t >= measure_ns) {
-            nvm_model_reset_stats(m, t);
+            nvm_run_reset_stats(m, spec->hook, t);
             measuring = true;
         }
 
@@ -218,7 +218,7 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
         if (spec->on_submit) {
             spec->on_submit(spec->opaque, &cmd, t);
         }
-        done = nvm_model_submit(m, &cmd, t);
+        done = nvm_run_submit(m, spec->hook, &cmd, t);
         job->max_done_ns = MAX(job->max_done_ns, done);
         if (mean_gap_on_ns > 0) {
             uint64_t arrival;
@@ -233,7 +233,7 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
         nvm_heap_update_top(&h, s->next_ns);
     }
 
-    nvm_model_get_stats(m, end_ns, st);
+    nvm_run_get_stats(m, spec->hook, end_ns, st);
     {
         double secs = duration_ns / 1e9;
         const NvmClassStats *rd = &st->cls[NVM_OP_READ];

@@ -21,6 +21,7 @@ typedef struct NvmMixSpec {
     /* optional: sees every command as it is submitted (tests, logs) */
     void (*on_submit)(void *opaque, const NvmCmd *cmd, uint64_t t_ns);
     void *opaque;
+    const NvmRunHook *hook;     /* optional, see curve.h */
 } NvmMixSpec;
 
 typedef struct NvmMixResult {

@@ -11,8 +11,16 @@
 void nvm_sim_review_state(NvmModel *m, const NvmProfile *p,
                           uint64_t *span_bytes, uint64_t *now_ns)
 {
+    nvm_sim_review_state_hook(m, p, span_bytes, now_ns, NULL);
+}
+
+void nvm_sim_review_state_hook(NvmModel *m, const NvmProfile *p,
+                               uint64_t *span_bytes, uint64_t *now_ns,
+                               const NvmRunHook *hook)
+{
     uint64_t span = (uint64_t)(p->capacity_bytes * p->review_span_pct /
                                100.0);
+    bool hooked = hook && hook->set_state;
 
     span -= span % (1024 * 1024);
     *span_bytes = span;
@@ -20,12 +28,19 @@ void nvm_sim_review_state(NvmModel *m, const NvmProfile *p,
         /* The fill ends with the SLC cache full; the tests follow at once. */
         nvm_model_set_fill(m, 100.0, NULL);
         nvm_model_set_slc_used(m, p->slc_static_bytes, NULL);
+        if (hooked) {
+            hook->set_state(hook->opaque, false, 100.0,
+                            (int64_t)p->slc_static_bytes, *now_ns);
+        }
     } else {
         /* Secure erase, then the span is written once before the tests. */
         nvm_model_secure_erase(m);
-        nvm_curve_precondition(m, 0, span, p->lba_bytes, now_ns);
+        if (hooked) {
+            hook->set_state(hook->opaque, true, -1, -1, *now_ns);
+        }
+        nvm_curve_precondition_hook(m, 0, span, p->lba_bytes, now_ns, hook);
     }
-    nvm_model_reset_stats(m, *now_ns);
+    nvm_run_reset_stats(m, hook, *now_ns);
 }
 
 typedef struct CurveThread {
@@ -36,33 +51,41 @@ typedef struct CurveThread {
     void *job;
 } CurveThread;
 
-/* One workload from a fresh model in the review state; independent of the
- * others, so they run in parallel and the results do not depend on it. */
-static gpointer curve_thread(gpointer data)
+void nvm_sim_curve(const NvmProfile *p, const NvmSimOptions *o,
+                   unsigned index, NvmSimPointFn fn, void *job, NvmModel *m,
+                   const NvmRunHook *hook)
 {
-    CurveThread *t = data;
-    const NvmSimOptions *o = t->o;
     uint64_t dur = (uint64_t)(o->duration_s * 1e9);
-    NvmModel *m = nvm_model_new(t->p, o->seed);
     uint64_t now = 0, span;
     NvmSimPoint pt = {
         .warmup_ns = dur / 5,
         .duration_ns = dur,
-        .seed = o->seed * 7919 + t->index,
+        .seed = o->seed * 7919 + index,
+        .hook = hook,
     };
     double peak;
 
-    nvm_sim_review_state(m, t->p, &span, &now);
+    nvm_sim_review_state_hook(m, p, &span, &now, hook);
     pt.span_bytes = span;
-    peak = t->fn(t->job, m, &pt, &now);
+    peak = fn(job, m, &pt, &now);
     for (unsigned i = 0; !o->peaks_only && i < NVM_CURVE_POINTS; i++) {
         pt.k = i + 1;
         pt.pct = 10 * (i + 1);
         pt.rate_iops = nvm_curve_rate(peak, pt.pct);
         pt.warmup_ns = dur / 10;
-        pt.seed = o->seed * 7919 + t->index * 131 + i + 1;
-        t->fn(t->job, m, &pt, &now);
+        pt.seed = o->seed * 7919 + index * 131 + i + 1;
+        fn(job, m, &pt, &now);
     }
+}
+
+/* One workload from a fresh model in the review state; independent of the
+ * others, so they run in parallel and the results do not depend on it. */
+static gpointer curve_thread(gpointer data)
+{
+    CurveThread *t = data;
+    NvmModel *m = nvm_model_new(t->p, t->o->seed);
+
+    nvm_sim_curve(t->p, t->o, t->index, t->fn, t->job, m, NULL);
     nvm_model_free(m);
     return NULL;
 }
@@ -101,6 +124,7 @@ static double corner_point(void *job, NvmModel *m, const NvmSimPoint *pt,
         .warmup_ns = pt->warmup_ns,
         .duration_ns = pt->duration_ns,
         .rate_iops = pt->rate_iops,
+        .hook = pt->hook,
     };
     NvmRunResult *out = pt->k ? &r->curve[pt->k - 1] : &r->peak;
 
@@ -128,6 +152,68 @@ void nvm_sim_four_corners(const NvmProfile *p, const NvmSimOptions *o,
         ptrs[w] = &jobs[w];
     }
     nvm_sim_curves(p, o, NVM_FOUR_CORNERS, 0, corner_point, ptrs);
+}
+
+void nvm_sim_corner(const NvmProfile *p, const NvmSimOptions *o, unsigned w,
+                    NvmModel *m, const NvmRunHook *hook, NvmCornerResult *r)
+{
+    NvmWorkload wl[NVM_FOUR_CORNERS];
+    CornerJob job = { p, r };
+
+    nvm_four_corners(wl, o->implied_threads);
+    memset(r, 0, sizeof(*r));
+    r->wl = wl[w];
+    nvm_sim_curve(p, o, w, corner_point, &job, m, hook);
+}
+
+static void json_result(GString *s, const NvmRunResult *r)
+{
+    g_string_append_printf(s, "\"iops\": %.1f, \"mbps\": %.2f, "
+                           "\"lat_us\": %.2f, \"p50_us\": %.2f, "
+                           "\"p99_us\": %.2f, \"p999_us\": %.2f",
+                           r->iops, r->mbps, r->lat_us, r->p50_us,
+                           r->p99_us, r->p999_us);
+}
+
+void nvm_sim_corners_json(GString *s, const char *profile, const char *mode,
+                          const NvmSimOptions *o, const char *threads_mode,
+                          const NvmCornerResult *res, unsigned n,
+                          const char *top_extra, NvmJsonExtraFn extra,
+                          void *opaque)
+{
+    g_string_append_printf(s, "{\"profile\": \"%s\", \"mode\": \"%s\", "
+                           "\"suite\": \"four-corners\", "
+                           "\"seed\": %" G_GUINT64_FORMAT ", "
+                           "\"threads_mode\": \"%s\", "
+                           "\"duration_s\": %g, %s\"workloads\": [",
+                           profile, mode, o->seed, threads_mode,
+                           o->duration_s, top_extra ? top_extra : "");
+    for (unsigned w = 0; w < n; w++) {
+        const NvmCornerResult *r = &res[w];
+
+        g_string_append_printf(s, "%s\n  {\"name\": \"%s\", "
+                               "\"threads\": %u, \"block_bytes\": %u, "
+                               "\"peak\": {", w ? "," : "", r->wl.name,
+                               r->wl.threads, r->wl.block_bytes);
+        json_result(s, &r->peak);
+        if (extra) {
+            extra(s, w, -1, opaque);
+        }
+        g_string_append(s, "}, \"curve\": [");
+        for (unsigned i = 0; i < r->n_curve; i++) {
+            g_string_append_printf(s, "%s\n    {\"target_pct\": %d, "
+                                   "\"target_iops\": %.1f, ",
+                                   i ? "," : "", r->target_pct[i],
+                                   r->target_iops[i]);
+            json_result(s, &r->curve[i]);
+            if (extra) {
+                extra(s, w, (int)i, opaque);
+            }
+            g_string_append(s, "}");
+        }
+        g_string_append(s, "]}");
+    }
+    g_string_append(s, "]}\n");
 }
 
 GArray *nvm_sim_slc_cliff(const NvmProfile *p, uint64_t seed, double step_gb,

@@ -40,6 +40,7 @@ typedef struct NvmSimPoint {
     uint64_t seed;
     unsigned k;
     int pct;
+    const NvmRunHook *hook;     /* see curve.h; NULL but under qtest */
 } NvmSimPoint;
 
 /* Run @pt of workload @job on @m from *now_ns (advanced to its end), keep
@@ -57,12 +58,44 @@ typedef double (*NvmSimPointFn)(void *job, NvmModel *m, const NvmSimPoint *pt,
 void nvm_sim_curves(const NvmProfile *p, const NvmSimOptions *o, unsigned n,
                     unsigned seed_base, NvmSimPointFn fn, void *const *jobs);
 
+/*
+ * One of them, workload @index (seeds as nvm_sim_curves gives it) on @m, a
+ * fresh model seeded with o->seed, every model call also told to @hook.
+ */
+void nvm_sim_curve(const NvmProfile *p, const NvmSimOptions *o,
+                   unsigned index, NvmSimPointFn fn, void *job, NvmModel *m,
+                   const NvmRunHook *hook);
+
 /* Put a fresh model into the review's starting state; returns the span. */
 void nvm_sim_review_state(NvmModel *m, const NvmProfile *p,
                           uint64_t *span_bytes, uint64_t *now_ns);
+/* The same, each step also told to @hook (may be NULL). */
+void nvm_sim_review_state_hook(NvmModel *m, const NvmProfile *p,
+                               uint64_t *span_bytes, uint64_t *now_ns,
+                               const NvmRunHook *hook);
 
 void nvm_sim_four_corners(const NvmProfile *p, const NvmSimOptions *o,
                           NvmCornerResult res[NVM_FOUR_CORNERS]);
+/* Four-corners workload @w (0..3) alone on @m (see nvm_sim_curve). */
+void nvm_sim_corner(const NvmProfile *p, const NvmSimOptions *o, unsigned w,
+                    NvmModel *m, const NvmRunHook *hook, NvmCornerResult *r);
+
+/* Appends members (", \"key\": value") to a point's JSON object: point -1
+ * is the peak, else the index in the curve. */
+typedef void (*NvmJsonExtraFn)(GString *s, unsigned workload, int point,
+                               void *opaque);
+
+/*
+ * The four-corners results (@n workloads of @res) as nvmimic sim --format
+ * json writes them, with "mode": @mode; @top_extra (NULL, or members each
+ * followed by ", ") goes before "workloads", @extra (may be NULL) adds to
+ * each point.
+ */
+void nvm_sim_corners_json(GString *s, const char *profile, const char *mode,
+                          const NvmSimOptions *o, const char *threads_mode,
+                          const NvmCornerResult *res, unsigned n,
+                          const char *top_extra, NvmJsonExtraFn extra,
+                          void *opaque);
 
 typedef struct NvmCliffPoint {
     double gb_written;          /* 10^9 bytes, cumulative */

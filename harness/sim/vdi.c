@@ -31,6 +31,7 @@ static double vdi_point(void *job, NvmModel *m, const NvmSimPoint *pt,
         .warmup_ns = pt->warmup_ns,
         .duration_ns = pt->duration_ns,
         .rate_iops = pt->rate_iops,
+        .hook = pt->hook,
     };
     NvmMixResult *out = pt->k ? &r->curve[pt->k - 1] : &r->peak;
 
@@ -53,13 +54,9 @@ void nvm_vdi_results_clear(NvmVdiResult res[NVM_VDI_WORKLOADS])
     }
 }
 
-bool nvm_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
-                 const char *workload_dir, NvmVdiResult res[NVM_VDI_WORKLOADS],
-                 GError **errp)
+bool nvm_vdi_load(const NvmProfile *p, const char *workload_dir,
+                  NvmVdiResult res[NVM_VDI_WORKLOADS], GError **errp)
 {
-    VdiJob jobs[NVM_VDI_WORKLOADS];
-    void *ptrs[NVM_VDI_WORKLOADS];
-
     memset(res, 0, sizeof(NvmVdiResult) * NVM_VDI_WORKLOADS);
     for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
         g_autofree char *file = g_strdup_printf("%s.fio", nvm_vdi_names[w]);
@@ -86,13 +83,37 @@ bool nvm_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
         }
         res[w].mix = mix;
     }
+    return true;
+}
+
+/* seeds apart from the four corners' */
+#define VDI_SEED_BASE 100
+
+bool nvm_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
+                 const char *workload_dir, NvmVdiResult res[NVM_VDI_WORKLOADS],
+                 GError **errp)
+{
+    VdiJob jobs[NVM_VDI_WORKLOADS];
+    void *ptrs[NVM_VDI_WORKLOADS];
+
+    if (!nvm_vdi_load(p, workload_dir, res, errp)) {
+        return false;
+    }
     for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
         jobs[w] = (VdiJob){ p, &res[w] };
         ptrs[w] = &jobs[w];
     }
-    /* seeds apart from the four corners' */
-    nvm_sim_curves(p, o, NVM_VDI_WORKLOADS, 100, vdi_point, ptrs);
+    nvm_sim_curves(p, o, NVM_VDI_WORKLOADS, VDI_SEED_BASE, vdi_point, ptrs);
     return true;
+}
+
+void nvm_sim_vdi_one(const NvmProfile *p, const NvmSimOptions *o,
+                     unsigned w, NvmModel *m, const NvmRunHook *hook,
+                     NvmVdiResult *r)
+{
+    VdiJob job = { p, r };
+
+    nvm_sim_curve(p, o, VDI_SEED_BASE + w, vdi_point, &job, m, hook);
 }
 
 static void json_run(GString *s, const NvmRunResult *r)
@@ -125,6 +146,64 @@ static void json_split(GString *s, const NvmBsSplit *bs)
     g_string_append(s, "]");
 }
 
+void nvm_vdi_json(GString *s, const char *profile, const char *mode,
+                  const NvmSimOptions *o,
+                  const NvmVdiResult res[NVM_VDI_WORKLOADS],
+                  const char *top_extra, NvmJsonExtraFn extra, void *opaque)
+{
+    g_string_append_printf(s, "{\"profile\": \"%s\", \"mode\": \"%s\", "
+                           "\"suite\": \"vdi\", "
+                           "\"seed\": %" G_GUINT64_FORMAT ", "
+                           "\"threads_mode\": \"stated\", "
+                           "\"duration_s\": %g, %s\"workloads\": [",
+                           profile, mode, o->seed, o->duration_s,
+                           top_extra ? top_extra : "");
+    for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
+        const NvmVdiResult *r = &res[w];
+        const NvmMix *x = r->mix;
+
+        g_string_append_printf(s, "%s\n  {\"name\": \"%s\", "
+                               "\"threads\": %u, \"block_bytes\": 0, "
+                               "\"job_file\": \"%s\", \"mix\": "
+                               "{\"read_pct\": %g, "
+                               "\"random_pct_read\": %g, "
+                               "\"random_pct_write\": %g, "
+                               "\"mean_block_bytes\": %.0f, "
+                               "\"iodepth\": %u, \"numjobs\": %u, "
+                               "\"burst_ms\": %g, \"idle_ms\": %g, "
+                               "\"bssplit_read\": ",
+                               w ? "," : "", x->name,
+                               nvm_mix_outstanding(x), r->path,
+                               x->read_pct, x->random_pct[NVM_DIR_READ],
+                               x->random_pct[NVM_DIR_WRITE],
+                               nvm_mix_mean_block_bytes(x), x->iodepth,
+                               x->numjobs, x->think_iotime_ns / 1e6,
+                               x->think_ns / 1e6);
+        json_split(s, &x->bs[NVM_DIR_READ]);
+        g_string_append(s, ", \"bssplit_write\": ");
+        json_split(s, &x->bs[NVM_DIR_WRITE]);
+        g_string_append(s, "}, \"peak\": {");
+        json_mix(s, &r->peak);
+        if (extra) {
+            extra(s, w, -1, opaque);
+        }
+        g_string_append(s, "}, \"curve\": [");
+        for (unsigned i = 0; i < r->n_curve; i++) {
+            g_string_append_printf(s, "%s\n    {\"target_pct\": %d, "
+                                   "\"target_iops\": %.1f, ",
+                                   i ? "," : "", r->target_pct[i],
+                                   r->target_iops[i]);
+            json_mix(s, &r->curve[i]);
+            if (extra) {
+                extra(s, w, (int)i, opaque);
+            }
+            g_string_append(s, "}");
+        }
+        g_string_append(s, "]}");
+    }
+    g_string_append(s, "]}\n");
+}
+
 int nvm_cmd_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
                     const char *workload_dir, bool json)
 {
@@ -138,50 +217,7 @@ int nvm_cmd_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
     if (json) {
         GString *s = g_string_new(NULL);
 
-        g_string_append_printf(s, "{\"profile\": \"%s\", \"mode\": \"sim\", "
-                               "\"suite\": \"vdi\", "
-                               "\"seed\": %" G_GUINT64_FORMAT ", "
-                               "\"threads_mode\": \"stated\", "
-                               "\"duration_s\": %g, \"workloads\": [",
-                               p->name, o->seed, o->duration_s);
-        for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
-            const NvmVdiResult *r = &res[w];
-            const NvmMix *x = r->mix;
-
-            g_string_append_printf(s, "%s\n  {\"name\": \"%s\", "
-                                   "\"threads\": %u, \"block_bytes\": 0, "
-                                   "\"job_file\": \"%s\", \"mix\": "
-                                   "{\"read_pct\": %g, "
-                                   "\"random_pct_read\": %g, "
-                                   "\"random_pct_write\": %g, "
-                                   "\"mean_block_bytes\": %.0f, "
-                                   "\"iodepth\": %u, \"numjobs\": %u, "
-                                   "\"burst_ms\": %g, \"idle_ms\": %g, "
-                                   "\"bssplit_read\": ",
-                                   w ? "," : "", x->name,
-                                   nvm_mix_outstanding(x), r->path,
-                                   x->read_pct, x->random_pct[NVM_DIR_READ],
-                                   x->random_pct[NVM_DIR_WRITE],
-                                   nvm_mix_mean_block_bytes(x), x->iodepth,
-                                   x->numjobs, x->think_iotime_ns / 1e6,
-                                   x->think_ns / 1e6);
-            json_split(s, &x->bs[NVM_DIR_READ]);
-            g_string_append(s, ", \"bssplit_write\": ");
-            json_split(s, &x->bs[NVM_DIR_WRITE]);
-            g_string_append(s, "}, \"peak\": {");
-            json_mix(s, &r->peak);
-            g_string_append(s, "}, \"curve\": [");
-            for (unsigned i = 0; i < r->n_curve; i++) {
-                g_string_append_printf(s, "%s\n    {\"target_pct\": %d, "
-                                       "\"target_iops\": %.1f, ",
-                                       i ? "," : "", r->target_pct[i],
-                                       r->target_iops[i]);
-                json_mix(s, &r->curve[i]);
-                g_string_append(s, "}");
-            }
-            g_string_append(s, "]}");
-        }
-        g_string_append(s, "]}\n");
+        nvm_vdi_json(s, p->name, "sim", o, res, NULL, NULL, NULL);
         fputs(s->str, stdout);
         g_string_free(s, TRUE);
         nvm_vdi_results_clear(res);

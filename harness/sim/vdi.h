@@ -35,6 +35,19 @@ bool nvm_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
                  const char *workload_dir, NvmVdiResult res[NVM_VDI_WORKLOADS],
                  GError **errp);
 void nvm_vdi_results_clear(NvmVdiResult res[NVM_VDI_WORKLOADS]);
+/* Its pieces: the job files into res[].mix and .path, then workload @w
+ * alone on @m, told to @hook (see nvm_sim_curve). */
+bool nvm_vdi_load(const NvmProfile *p, const char *workload_dir,
+                  NvmVdiResult res[NVM_VDI_WORKLOADS], GError **errp);
+void nvm_sim_vdi_one(const NvmProfile *p, const NvmSimOptions *o,
+                     unsigned w, NvmModel *m, const NvmRunHook *hook,
+                     NvmVdiResult *r);
+/* The suite's results as nvmimic sim --suite vdi --format json writes
+ * them, with "mode": @mode (see nvm_sim_corners_json). */
+void nvm_vdi_json(GString *s, const char *profile, const char *mode,
+                  const NvmSimOptions *o,
+                  const NvmVdiResult res[NVM_VDI_WORKLOADS],
+                  const char *top_extra, NvmJsonExtraFn extra, void *opaque);
 
 /* CLI pieces; they print and return an exit status. */
 int nvm_cmd_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
