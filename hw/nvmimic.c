@@ -17,8 +17,6 @@
 #include "qapi/qapi-commands-nvmimic.h"
 #include "qemu/timer.h"
 #include "qemu/cutils.h"
-#include "qemu/main-loop.h"
-#include "block/aio.h"
 #include "system/cpu-timers.h"
 #include "system/qtest.h"
 #include "system/system.h"
@@ -176,20 +174,6 @@ static void nvmimic_timer_cb(void *opaque)
 
         nvm_heap_pop(&s->heap);
         if (!heap_entry_live(&e)) {
-            continue;
-        }
-        if (req->nvmimic.state == NVMIMIC_REQ_INFLIGHT &&
-            qtest_enabled() && !icount_enabled()) {
-            /*
-             * qtest steps virtual time from deadline to deadline without
-             * running the main loop: finish the data transfer here, so the
-             * completion is posted at its deadline however far the step
-             * goes (nvmimic_complete() posts it, synchronously).
-             */
-            while (heap_entry_live(&e) &&
-                   req->nvmimic.state == NVMIMIC_REQ_INFLIGHT) {
-                aio_poll(qemu_get_aio_context(), true);
-            }
             continue;
         }
         if (req->nvmimic.state == NVMIMIC_REQ_INFLIGHT) {
@@ -589,7 +573,7 @@ static void nvmimic_trace_exit_notify(Notifier *notifier, void *data)
 
 bool nvmimic_sync_doorbell(NvmeCtrl *n)
 {
-    return n->nvmimic && nvmimic_time_jumps();
+    return n->nvmimic && icount_enabled();
 }
 
 /* Does [slba, slba + nlb) lie inside namespace @nsid? */
@@ -899,8 +883,7 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
 NvmimicPost nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
 {
     NvmimicCtrl *s = n->nvmimic;
-    NvmimicPost how = nvmimic_time_jumps() ? NVMIMIC_POST_NOW
-                                           : NVMIMIC_POST_BH;
+    NvmimicPost how = icount_enabled() ? NVMIMIC_POST_NOW : NVMIMIC_POST_BH;
     int64_t now;
 
     if (s && !req->sq->sqid && req->cmd.opcode == NVME_ADM_CMD_FORMAT_NVM &&
