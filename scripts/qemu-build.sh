@@ -10,6 +10,15 @@
 #                against the signed .dsc)
 #   qemu-src/    the unpacked source with Debian's patches and ours
 #   qemu/        QEMU's build directory
+#   qemu-VARIANT/  the build directory of a variant (below)
+#
+# QEMU_VARIANT picks a second build of the same source tree, with its own
+# build directory and extra configure options:
+#   (unset)  build/qemu/        the build everything else uses
+#   asan     build/qemu-asan/   AddressSanitizer + UndefinedBehaviorSanitizer
+#                               (make check-sanitizers)
+# A variant is one more case below: its directory, its configure options
+# (CONFIGURE_EXTRA, e.g. --cc=clang) and the ninja target (TARGET).
 set -eu
 
 QEMU_PKG_VERSION=1:10.0.13+ds-0+deb13u1
@@ -21,8 +30,24 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$ROOT/build
 DL=$B/qemu-dl
 SRC=$B/qemu-src
-OBJ=$B/qemu
+
+VARIANT=${QEMU_VARIANT:-}
+CONFIGURE_EXTRA=
+TARGET=qemu-system-x86_64
+case $VARIANT in
+    '') OBJ=$B/qemu ;;
+    asan)
+        OBJ=$B/qemu-asan
+        CONFIGURE_EXTRA="--enable-asan --enable-ubsan"
+        ;;
+    *) die "unknown QEMU_VARIANT '$VARIANT' (known: asan; unset for the plain build)" ;;
+esac
+OBJ_NAME=build/${OBJ#"$B"/}
 mkdir -p "$B"
+
+# Steps 1-3 change the shared source tree: one variant at a time.
+exec 9>"$B/.qemu-src.lock"
+flock 9
 
 # 1. Source: fetch and unpack once.
 if [ ! -e "$SRC/.nvmimic-unpacked" ]; then
@@ -80,12 +105,13 @@ for f in "$ROOT"/hw/*.c "$ROOT"/hw/*.h "$ROOT"/hw/meson.build \
     if [ -e "$f" ]; then ln -sfn "$f" "$OV/$(basename "$f")"; fi
 done
 ln -sfn "$ROOT/hw/qapi/nvmimic.json" "$SRC/qapi/nvmimic.json"
+flock -u 9
 
 # 4. Configure once (again if the options change).
 CONFIGURE_ARGS="--target-list=x86_64-softmmu --python=/usr/bin/python3
     --disable-download --disable-install-blobs --disable-docs --disable-tools
     --disable-user --disable-guest-agent --disable-werror --disable-virtfs
-    --enable-fdt=system --disable-rust"
+    --enable-fdt=system --disable-rust $CONFIGURE_EXTRA"
 args_now=$(echo $CONFIGURE_ARGS)
 if [ ! -e "$OBJ/build.ninja" ] || [ "$(cat "$OBJ/.nvmimic-configure" 2>/dev/null)" != "$args_now" ]; then
     rm -rf "$OBJ"
@@ -93,13 +119,13 @@ if [ ! -e "$OBJ/build.ninja" ] || [ "$(cat "$OBJ/.nvmimic-configure" 2>/dev/null
     echo "qemu-build: configuring ($args_now)"
     (cd "$OBJ" && "$SRC/configure" $CONFIGURE_ARGS >configure.log 2>&1) || {
         tail -n 20 "$OBJ/configure.log" >&2
-        die "configure failed; full log in build/qemu/configure.log"
+        die "configure failed; full log in $OBJ_NAME/configure.log"
     }
     echo "$args_now" >"$OBJ/.nvmimic-configure"
 fi
 
 # 5. Build.
-echo "qemu-build: building qemu-system-x86_64"
-ninja -C "$OBJ" qemu-system-x86_64 ||
-    die "build failed; see the errors above (tree: build/qemu-src, objects: build/qemu)"
-echo "qemu-build: ok: build/qemu/qemu-system-x86_64"
+echo "qemu-build: building $TARGET${VARIANT:+ (variant $VARIANT)}"
+ninja -C "$OBJ" "$TARGET" ||
+    die "build failed; see the errors above (tree: build/qemu-src, objects: $OBJ_NAME)"
+echo "qemu-build: ok: $OBJ_NAME/$TARGET"
