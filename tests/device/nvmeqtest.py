@@ -59,6 +59,22 @@ class NvmeError(Exception):
     """The controller misbehaved (not a command status: those are returned)."""
 
 
+# What ASan, UBSan and LeakSanitizer print when they find something (a QEMU
+# built without them never prints these).
+SANITIZER_MARKS = ('ERROR: AddressSanitizer', 'ERROR: LeakSanitizer',
+                   'runtime error: ')
+
+
+def sanitizer_report(text):
+    """The first sanitizer report in QEMU's output, or None."""
+    for mark in SANITIZER_MARKS:
+        i = text.find(mark)
+        if i >= 0:
+            start = text.rfind('\n', 0, i) + 1
+            return text[start:start + 4000]
+    return None
+
+
 def qemu_binary():
     """The QEMU under test: $NVMIMIC_QEMU, else build/qemu/ of this checkout."""
     return os.environ.get('NVMIMIC_QEMU', DEFAULT_QEMU)
@@ -261,8 +277,11 @@ class Machine:
     def __enter__(self):
         return self.start()
 
-    def __exit__(self, *exc):
-        self.stop()
+    def __exit__(self, exc_type, *exc):
+        text = self.stop()
+        report = sanitizer_report(text)
+        if report and exc_type is None:
+            raise QemuError('QEMU printed a sanitizer report:\n' + report)
 
     def start(self):
         if not os.access(self.qemu, os.X_OK):
@@ -429,7 +448,7 @@ REG_CC, REG_CSTS, REG_AQA, REG_ASQ, REG_ACQ = 0x14, 0x1c, 0x24, 0x28, 0x30
 ADM_DELETE_SQ, ADM_CREATE_SQ, ADM_GET_LOG_PAGE = 0x00, 0x01, 0x02
 ADM_DELETE_CQ, ADM_CREATE_CQ, ADM_IDENTIFY = 0x04, 0x05, 0x06
 ADM_ABORT, ADM_SET_FEATURES, ADM_GET_FEATURES = 0x08, 0x09, 0x0a
-ADM_ASYNC_EVENT = 0x0c
+ADM_ASYNC_EVENT, ADM_DBBUF_CONFIG = 0x0c, 0x7c
 
 IO_FLUSH, IO_WRITE, IO_READ = 0x00, 0x01, 0x02
 IO_WRITE_ZEROES, IO_DSM = 0x08, 0x09
@@ -452,8 +471,11 @@ class Cmd:
 
     def __init__(self, opcode, nsid=0, cdw10=0, cdw11=0, cdw12=0, cdw13=0,
                  cdw14=0, cdw15=0, prp1=0, prp2=0, data=None, buf=0,
-                 buf_len=0):
+                 buf_len=0, psdt=0):
         self.opcode = opcode
+        # PRP or SGL for Data Transfer (CDW0 bits 15:14): 0 PRPs, 1 SGL
+        # (prp1/prp2 then hold the first SGL descriptor)
+        self.psdt = psdt
         self.nsid = nsid
         self.cdw = [cdw10, cdw11, cdw12, cdw13, cdw14, cdw15]
         self.prp1, self.prp2 = prp1, prp2
@@ -463,7 +485,9 @@ class Cmd:
 
     def encode(self, cid):
         self.cid = cid
-        return struct.pack('<IIQQQQ6I', self.opcode | (cid << 16), self.nsid,
+        return struct.pack('<IIQQQQ6I',
+                           self.opcode | (self.psdt << 14) | (cid << 16),
+                           self.nsid,
                            0, 0, self.prp1, self.prp2, *self.cdw)
 
     def __repr__(self):
@@ -570,6 +594,7 @@ class NvmeController:
         self.admin = None
         self.nsze = {}
         self.lba_bytes = {}
+        self.dbbuf = None         # (shadow doorbells, event indexes)
 
     @classmethod
     def open(cls, machine, io_queues=1, io_entries=256, **kw):
@@ -627,6 +652,30 @@ class NvmeController:
     def _doorbell(self, qid, cq):
         return self.bar0 + 0x1000 + (2 * qid + (1 if cq else 0)) * (4 << self.dstrd)
 
+    def _shadow(self, qid, cq, value):
+        """With shadow doorbells, the controller reads this copy."""
+        if self.dbbuf:
+            off = (2 * qid + (1 if cq else 0)) * (4 << self.dstrd)
+            self.qt.memwrite(self.dbbuf[0] + off, struct.pack('<I', value))
+
+    def enable_shadow_doorbells(self):
+        """Doorbell Buffer Config (NVMe 1.3): the controller reads each
+        doorbell from a page of guest memory; the MMIO doorbell write only
+        tells it to look (QEMU's nvme takes it through an ioeventfd when
+        ioeventfd=on).  The driver still rings every doorbell."""
+        dbs = self.alloc.alloc(PAGE)
+        eis = self.alloc.alloc(PAGE)
+        self.qt.memset(dbs, PAGE, 0)
+        self.qt.memset(eis, PAGE, 0)
+        for q in self.queues.values():
+            off = 2 * q.qid * (4 << self.dstrd)
+            self.qt.memwrite(dbs + off, struct.pack('<I', q.sq_tail))
+            self.qt.memwrite(dbs + off + (4 << self.dstrd),
+                             struct.pack('<I', q.cq_head))
+        self._check(self.admin_cmd(Cmd(ADM_DBBUF_CONFIG, prp1=dbs,
+                                       prp2=eis)), 'Doorbell Buffer Config')
+        self.dbbuf = (dbs, eis)
+
     def _wait_rdy(self, want):
         deadline = time.monotonic() + self.timeout_s
         while True:
@@ -646,6 +695,7 @@ class NvmeController:
         self._wait_rdy(0)
         self.queues = {}
         self.admin = None
+        self.dbbuf = None
 
     def enable(self, admin_entries=64):
         """Reset if needed, set up the admin queue pair, CC.EN=1."""
@@ -693,6 +743,7 @@ class NvmeController:
             q.sq_tail = (q.sq_tail + n) % q.entries
             i += n
         submit_ns = self.qt.now_ns
+        self._shadow(q.qid, False, q.sq_tail)
         self.qt.writel(q.db_sq, q.sq_tail)
         return submit_ns
 
@@ -726,6 +777,7 @@ class NvmeController:
             if got < n:
                 break
         if found:
+            self._shadow(qid, True, q.cq_head)
             self.qt.writel(q.db_cq, q.cq_head)
             for c in found:
                 cmd = q.outstanding.pop(c.cid, None)
@@ -920,16 +972,28 @@ class NvmeController:
                     'Get Log Page 0x%02x' % lid)
         return self.qt.memread(buf, size)
 
-    def create_io_queue_pair(self, qid=1, entries=256):
-        """Create a polled (interrupts off) CQ and its SQ with this qid."""
+    def create_io_queue_pair(self, qid=1, entries=256, cq_addr=None,
+                             iv=None):
+        """Create a polled (interrupts off) CQ and its SQ with this qid.
+
+        cq_addr puts the CQ at that guest-physical address instead of a
+        fresh buffer (e.g. on a device's registers, to test DMA aimed at
+        them); such a CQ is left as it is and cannot be poll()ed.  iv turns
+        the CQ's interrupts on, with that MSI-X vector (the CQ is still
+        polled)."""
         if entries > self.mqes:
             raise NvmeError('%d entries > CAP.MQES+1 = %d' % (entries, self.mqes))
-        cq = self.alloc.alloc(entries * CQE_SIZE)
+        if cq_addr is None:
+            cq = self.alloc.alloc(entries * CQE_SIZE)
+            self.qt.memset(cq, entries * CQE_SIZE, 0)
+        else:
+            cq = cq_addr
         sq = self.alloc.alloc(entries * SQE_SIZE)
-        self.qt.memset(cq, entries * CQE_SIZE, 0)
         self._check(self.admin_cmd(Cmd(ADM_CREATE_CQ, prp1=cq,
                                        cdw10=((entries - 1) << 16) | qid,
-                                       cdw11=1)), 'Create I/O CQ %d' % qid)
+                                       cdw11=1 if iv is None
+                                       else (iv << 16) | 3)),
+                    'Create I/O CQ %d' % qid)
         self._check(self.admin_cmd(Cmd(ADM_CREATE_SQ, prp1=sq,
                                        cdw10=((entries - 1) << 16) | qid,
                                        cdw11=(qid << 16) | 1)),

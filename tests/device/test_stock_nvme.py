@@ -18,7 +18,7 @@ from nvmeqtest import (  # noqa: E402
     Machine, NvmeController, Cmd, PAGE, REG_AQA, REG_ASQ, REG_ACQ, REG_CC,
     REG_CSTS, ADM_ASYNC_EVENT, IO_READ, IO_WRITE, SC_SUCCESS,
     SC_INVALID_OPCODE, SC_DATA_TRANSFER_ERROR, SC_LBA_OUT_OF_RANGE,
-    SC_AER_LIMIT_EXCEEDED, CQE_SIZE)
+    SC_AER_LIMIT_EXCEEDED, CQE_SIZE, sanitizer_report)
 
 SERIAL = 'NVMIMIC-SN-0042'
 NULL_SIZE = 1 << 30
@@ -49,6 +49,9 @@ class DeviceTest(unittest.TestCase):
             alive = self.machine.alive()
             self.qemu_stderr = self.machine.stop()
             self.machine = None
+            report = sanitizer_report(self.qemu_stderr)
+            if report:
+                self.fail('QEMU printed a sanitizer report:\n' + report)
             if not alive:
                 self.fail('QEMU was no longer running at the end of the test')
 
