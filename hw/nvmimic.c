@@ -162,6 +162,27 @@ static void nvmimic_account(NvmimicCtrl *s, NvmeRequest *req, int64_t now)
     }
 }
 
+/*
+ * Post @req's completion now.  The callers are our timer and, under
+ * icount, the block layer's completion callbacks: contexts that, unlike
+ * upstream's CQ bottom half (qemu_bh_new_guarded) and MMIO handlers, do
+ * not hold the device's re-entrancy guard.  The CQE and the MSI-X message
+ * go where the guest says, which may be this controller's own registers:
+ * a CQE landing on CC would reset the controller and free the queues that
+ * nvme_post_cqes() is walking.  With the guard engaged, QEMU's memory core
+ * refuses that access (the controller then reports Controller Fatal
+ * Status, as upstream does).
+ */
+static void nvmimic_post_now(NvmeCtrl *n, NvmeRequest *req)
+{
+    MemReentrancyGuard *guard = &DEVICE(n)->mem_reentrancy_guard;
+    bool engaged = guard->engaged_in_io;
+
+    guard->engaged_in_io = true;
+    nvme_post_req_completion(req, true);
+    guard->engaged_in_io = engaged;
+}
+
 static void nvmimic_timer_cb(void *opaque)
 {
     NvmeCtrl *n = opaque;
@@ -184,7 +205,7 @@ static void nvmimic_timer_cb(void *opaque)
         }
         req->nvmimic.state = NVMIMIC_REQ_POSTED;
         nvmimic_account(s, req, now);
-        nvme_post_req_completion(req, true);
+        nvmimic_post_now(n, req);
     }
     nvmimic_arm(s, now);
 }
@@ -880,10 +901,9 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
     }
 }
 
-NvmimicPost nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
+bool nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
 {
     NvmimicCtrl *s = n->nvmimic;
-    NvmimicPost how = icount_enabled() ? NVMIMIC_POST_NOW : NVMIMIC_POST_BH;
     int64_t now;
 
     if (s && !req->sq->sqid && req->cmd.opcode == NVME_ADM_CMD_FORMAT_NVM &&
@@ -899,7 +919,7 @@ NvmimicPost nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
     if (!s || req->nvmimic.state == NVMIMIC_REQ_UNTIMED) {
         /* failed or completed before nvmimic_submit(): never timed */
         req->nvmimic.state = NVMIMIC_REQ_POSTED;
-        return NVMIMIC_POST_BH;
+        return false;
     }
     now = nvmimic_now();
 
@@ -912,7 +932,7 @@ NvmimicPost nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
              */
             req->aiocb = NULL;
             req->nvmimic.state = NVMIMIC_REQ_HELD;
-            return NVMIMIC_POST_HELD;
+            return true;
         }
         break;
     case NVMIMIC_REQ_OVERDUE:
@@ -925,7 +945,15 @@ NvmimicPost nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
     req->nvmimic.state = NVMIMIC_REQ_POSTED;
     nvmimic_account(s, req, now);
     nvmimic_arm(s, now);
-    return how;
+    if (!icount_enabled()) {
+        return false;
+    }
+    /*
+     * Under icount a bottom half would let virtual time warp to the next
+     * timer while the vCPU idles before it runs: post synchronously.
+     */
+    nvmimic_post_now(n, req);
+    return true;
 }
 
 /* compare addresses only: entries may be stale */

@@ -31,13 +31,6 @@ typedef struct NvmimicReq {
     uint8_t state;              /* NvmimicReqState */
 } NvmimicReq;
 
-/* How nvme_enqueue_req_completion should go on. */
-typedef enum NvmimicPost {
-    NVMIMIC_POST_BH,            /* as upstream: the CQ's bottom half */
-    NVMIMIC_POST_NOW,           /* post synchronously (icount: no warp) */
-    NVMIMIC_POST_HELD,          /* nvmimic posts it at its deadline */
-} NvmimicPost;
-
 typedef struct NvmimicCtrl NvmimicCtrl;
 struct NvmeCtrl;
 struct NvmeRequest;
@@ -75,8 +68,12 @@ bool nvmimic_sync_doorbell(struct NvmeCtrl *n);
  * before starting it, so a completion that came first is left untimed.
  */
 void nvmimic_submit(struct NvmeCtrl *n, struct NvmeRequest *req);
-/* Its data transfer is done: post now, or hold it until its deadline. */
-NvmimicPost nvmimic_complete(struct NvmeCtrl *n, struct NvmeRequest *req);
+/*
+ * Its data transfer is done.  True: nvmimic took the completion (it holds
+ * it until its deadline, or under icount posted it at once); false: post
+ * it as upstream does, through the CQ's bottom half.
+ */
+bool nvmimic_complete(struct NvmeCtrl *n, struct NvmeRequest *req);
 /* @sq's requests are about to be freed: forget any held ones. */
 void nvmimic_sq_freed(struct NvmeCtrl *n, struct NvmeSQueue *sq);
 
@@ -87,7 +84,12 @@ uint16_t nvmimic_set_apst(struct NvmeCtrl *n, uint32_t dw11,
 /* SMART / Health log: wear, data units, temperature. */
 void nvmimic_smart_info(struct NvmeCtrl *n, struct NvmeSmartLog *smart);
 
-/* Provided by ctrl.c: move @req to its CQ and post it. */
+/*
+ * Provided by ctrl.c: move @req to its CQ and post it, through the CQ's
+ * bottom half, or with @now at once.  Posting at once writes guest memory
+ * and raises the interrupt from the caller's context: nvmimic.c does it
+ * with the device's MemReentrancyGuard engaged (nvmimic_post_now).
+ */
 void nvme_post_req_completion(struct NvmeRequest *req, bool now);
 
 #endif
