@@ -11,7 +11,7 @@ BUILD := build
 MESON ?= meson
 NINJA ?= ninja
 
-.PHONY: all deps qemu nvmimic guest dbguest check demo test fuzz clean distclean help
+.PHONY: all deps qemu nvmimic guest dbguest nvme-cli-tests check demo test fuzz clean distclean help
 
 all: qemu nvmimic guest
 
@@ -23,6 +23,7 @@ help:
 	@echo "make nvmimic   build the model, the CLI and the tests (build/)"
 	@echo "make guest     build the minimal Linux guest (build/guest/)"
 	@echo "make dbguest   build the database guest for run --suite sql (build/dbguest/)"
+	@echo "make nvme-cli-tests  fetch nvme-cli's test suite for the conformance test"
 	@echo "make test      run the test suites without the deps/build steps"
 	@echo "make fuzz      run each libFuzzer target on the model for FUZZ_S seconds (default 60)"
 
@@ -47,6 +48,11 @@ guest: deps
 dbguest: deps
 	@sh vm-images/dbguest/build.sh $(BUILD)/dbguest
 
+# nvme-cli's own test suite, from Debian's nvme-cli source package, for the
+# conformance test (tests/vm/conformance.sh); fetched once.
+nvme-cli-tests: deps
+	@sh scripts/nvme-cli-tests.sh
+
 test:
 	@sh scripts/run-tests.sh $(BUILD)
 
@@ -57,7 +63,7 @@ FUZZ_S ?= 60
 fuzz: deps
 	@sh scripts/fuzz.sh $(BUILD) $(FUZZ_S)
 
-check: all dbguest
+check: all dbguest nvme-cli-tests
 	@sh scripts/run-tests.sh $(BUILD)
 
 demo: all

@@ -19,7 +19,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 die() { echo "dbguest: $*" >&2; exit 1; }
 IMG_SIZE=${IMG_SIZE:-3G}
-PKGS="postgresql-15,postgresql-client-15,fio,nvme-cli,sysstat,python3-minimal,e2fsprogs,kmod,udev,linux-image-amd64,initramfs-tools,procps,iproute2"
+PKGS="postgresql-15,postgresql-client-15,fio,nvme-cli,sysstat,python3,e2fsprogs,kmod,udev,linux-image-amd64,initramfs-tools,procps,iproute2"
 
 # The files build.sh adds to the tree.
 put_files() {
@@ -57,14 +57,15 @@ if [ -f "$RFS/.nvmimic-debootstrap-done" ] && [ -f "$OUT/dbguest.img" ] &&
     exit 0
 fi
 
-if [ ! -f "$RFS/.nvmimic-debootstrap-done" ]; then
+# A tree made with another package list is made again.
+if [ "$(cat "$RFS/.nvmimic-debootstrap-done" 2>/dev/null)" != "$PKGS" ]; then
     MIRROR=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
     [ -n "$MIRROR" ] || die "no mirror URI in /etc/apt/sources.list.d/debian.sources"
     rm -rf "$RFS"
     echo "dbguest: debootstrap bookworm from $MIRROR (minutes)"
     debootstrap --variant=minbase --include="$PKGS" bookworm "$RFS" "$MIRROR" ||
         die "debootstrap failed (log: $RFS/debootstrap/debootstrap.log)"
-    touch "$RFS/.nvmimic-debootstrap-done"
+    echo "$PKGS" >"$RFS/.nvmimic-debootstrap-done"
 fi
 put_files "$RFS"
 # Debian's postgresql-15 package creates a cluster in /var/lib/postgresql; the
