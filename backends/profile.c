@@ -7,11 +7,14 @@
  * the allowed range and why).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "nvmimic-model.h"
 
@@ -1088,6 +1091,103 @@ static NvmProfile *profile_named(NvmProfile *p, const char *path)
     return p;
 }
 
+/* A profile is a few KiB of text: a bound for files that are not one. */
+#define NVM_PROFILE_MAX_BYTES (1 << 20)
+
+/*
+ * Read @path whole: a regular file of at most NVM_PROFILE_MAX_BYTES.  The
+ * name is the user's (profile= can be any file QEMU may read), so errors
+ * name the file and the problem, never what it holds.
+ */
+static char *read_profile_file(const char *path, gsize *len, GError **errp)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    char *data;
+    struct stat st;
+    gsize got = 0;
+    int e = 0;
+
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        e = errno;
+        g_set_error(errp, G_FILE_ERROR, g_file_error_from_errno(e), "%s: %s",
+                    path, g_strerror(e));
+        if (fd >= 0) {
+            close(fd);
+        }
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s: not a regular file", path);
+        close(fd);
+        return NULL;
+    }
+    /* st_size may be stale: read at most one byte past the limit */
+    data = g_malloc(NVM_PROFILE_MAX_BYTES + 1);
+    while (got <= NVM_PROFILE_MAX_BYTES) {
+        ssize_t n = read(fd, data + got, NVM_PROFILE_MAX_BYTES + 1 - got);
+
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            e = errno;
+        }
+        if (n <= 0) {
+            break;
+        }
+        got += n;
+    }
+    close(fd);
+    if (e) {
+        g_set_error(errp, G_FILE_ERROR, g_file_error_from_errno(e), "%s: %s",
+                    path, g_strerror(e));
+    } else if (got > NVM_PROFILE_MAX_BYTES) {
+        g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s: larger than %d bytes, the most a profile may have",
+                    path, NVM_PROFILE_MAX_BYTES);
+    }
+    if (e || got > NVM_PROFILE_MAX_BYTES) {
+        g_free(data);
+        return NULL;
+    }
+    data = g_realloc(data, got + 1);
+    data[got] = 0;
+    *len = got;
+    return data;
+}
+
+/*
+ * The first line of @text that GKeyFile refuses: not blank, a # comment,
+ * a [group] or a key = value after a group (0 when none is found).
+ */
+static unsigned first_bad_line(const char *text, gsize len)
+{
+    g_auto(GStrv) lines = NULL;
+    bool in_group = false;
+
+    if (!g_utf8_validate(text, len, NULL) || memchr(text, 0, len)) {
+        return 0;
+    }
+    lines = g_strsplit(text, "\n", -1);
+    for (unsigned i = 0; lines[i]; i++) {
+        const char *l = g_strstrip(lines[i]);
+        size_t n = strlen(l);
+
+        if (!n || l[0] == '#') {
+            continue;
+        }
+        if (l[0] == '[' && l[n - 1] == ']') {
+            in_group = true;
+            continue;
+        }
+        if (!in_group || !strchr(l, '=') || l[0] == '=') {
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
 NvmProfile *nvm_profile_load_data(const char *path, const char *data,
                                   size_t len, GError **errp)
 {
@@ -1096,8 +1196,18 @@ NvmProfile *nvm_profile_load_data(const char *path, const char *data,
     NvmProfile *p;
 
     if (!g_key_file_load_from_data(kf, data, len, G_KEY_FILE_NONE, &err)) {
-        g_set_error(errp, err->domain, err->code, "%s: %s", path,
-                    err->message);
+        /* GKeyFile's message quotes the offending line: not repeated */
+        unsigned bad = first_bad_line(data, len);
+
+        if (bad) {
+            g_set_error(errp, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE,
+                        "%s: not a profile: line %u is not a [group], a "
+                        "key = value in a group or a # comment", path, bad);
+        } else {
+            g_set_error(errp, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE,
+                        "%s: not a profile: not a key file of UTF-8 text",
+                        path);
+        }
         return NULL;
     }
     p = profile_parse(kf, path, errp);
@@ -1108,9 +1218,9 @@ NvmProfile *nvm_profile_load(const char *name_or_path, const char *search_dir,
                              GError **errp)
 {
     g_autofree char *path = NULL;
-    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_autofree char *text = NULL;
     g_autoptr(GError) err = NULL;
-    NvmProfile *p;
+    gsize len;
 
     if (!name_or_path || !*name_or_path) {
         g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
@@ -1123,19 +1233,18 @@ NvmProfile *nvm_profile_load(const char *name_or_path, const char *search_dir,
         path = g_strdup_printf("%s/%s.ini", search_dir ? search_dir : ".",
                                name_or_path);
     }
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &err)) {
+    text = read_profile_file(path, &len, &err);
+    if (!text) {
         if (g_error_matches(err, G_FILE_ERROR, G_FILE_ERROR_NOENT)) {
             g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_NOENT,
                         "%s: no such profile (try `nvmimic profiles`)",
                         path);
         } else {
-            g_set_error(errp, err->domain, err->code, "%s: %s", path,
-                        err->message);
+            g_propagate_error(errp, g_steal_pointer(&err));
         }
         return NULL;
     }
-    p = profile_parse(kf, path, errp);
-    return p ? profile_named(p, path) : NULL;
+    return nvm_profile_load_data(path, text, len, errp);
 }
 
 void nvm_profile_free(NvmProfile *p)
