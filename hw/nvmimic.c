@@ -18,6 +18,7 @@
 #include "qemu/timer.h"
 #include "qemu/cutils.h"
 #include "system/cpu-timers.h"
+#include "system/block-backend.h"
 #include "system/qtest.h"
 #include "system/system.h"
 #include "hw/pci/pci.h"
@@ -555,6 +556,21 @@ int nvmimic_ns_init_blk(NvmeNamespace *ns, Error **errp)
                    p->capacity_bytes);
         return -1;
     }
+    if (!p->volatile_write_cache) {
+        /*
+         * A drive without a volatile write cache is never flushed by its
+         * host, so nothing the guest wrote may wait in a cache of QEMU's
+         * or of the host's: write through (the block layer then flushes
+         * after each write).  The guest cannot turn the cache on either
+         * (nvmimic_cmd).
+         */
+        if (ns->blkconf.wce == ON_OFF_AUTO_ON) {
+            error_setg(errp, "nvme: profile %s has no volatile write cache: "
+                       "write-cache=on contradicts it", p->name);
+            return -1;
+        }
+        blk_set_enable_write_cache(ns->blkconf.blk, false);
+    }
     ns->size = p->capacity_bytes;
     return 0;
 }
@@ -743,6 +759,13 @@ uint16_t nvmimic_cmd(NvmeCtrl *n, NvmeRequest *req)
         if (req->cmd.opcode == NVME_ADM_CMD_GET_LOG_PAGE &&
             !nvmimic_log_page_exists(n, le32_to_cpu(req->cmd.cdw10) & 0xff)) {
             return NVME_INVALID_LOG_ID | NVME_DNR;
+        }
+        if ((req->cmd.opcode == NVME_ADM_CMD_GET_FEATURES ||
+             req->cmd.opcode == NVME_ADM_CMD_SET_FEATURES) &&
+            (le32_to_cpu(req->cmd.cdw10) & 0xff) ==
+            NVME_VOLATILE_WRITE_CACHE && !s->profile->volatile_write_cache) {
+            /* no such cache (Identify VWC = 0): nothing to turn on */
+            return NVME_INVALID_FIELD | NVME_DNR;
         }
         return 0;
     }

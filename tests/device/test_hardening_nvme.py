@@ -15,6 +15,9 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nvmeqtest import (  # noqa: E402
+    Machine, Cmd, PAGE, SC_SUCCESS, SC_INVALID_FIELD, ADM_GET_FEATURES,
+    ADM_SET_FEATURES)
 import test_profile_nvme  # noqa: E402
 from test_profile_nvme import (  # noqa: E402
     ProfileTest, Profile, RAW_PROFILE, null_drive, profile_device,
@@ -82,6 +85,156 @@ class HardeningNvme(ProfileTest):
                 line = self.refused(null_drive(1 << 40) + profile_device(p),
                                     p, why)
                 print('%.2f s: %s' % (time.monotonic() - t0, line))
+
+    # ---- a drive without a volatile write cache ------------------------------
+    def writeback(self, drive_id='d'):
+        for b in self.machine.qmp.execute('query-block'):
+            if b['device'] == drive_id:
+                return b['inserted']['cache']['writeback']
+        self.fail('query-block has no drive %r' % drive_id)
+
+    def vwc_feature(self, ctrl, set_value=None):
+        if set_value is None:
+            return ctrl.admin_cmd(Cmd(ADM_GET_FEATURES, cdw10=FID_VWC))
+        return ctrl.admin_cmd(Cmd(ADM_SET_FEATURES, cdw10=FID_VWC,
+                                  cdw11=set_value))
+
+    def test_drive_without_volatile_write_cache_writes_through(self):
+        """VWC = 0 tells the guest nothing it writes waits in a cache, so
+        it never flushes: the block backend must write through (query-block
+        cache.writeback false; the block layer then flushes after each
+        write), and Get/Set Features Volatile Write Cache must fail as on
+        a drive without one, so the guest cannot turn a cache on."""
+        p = Profile(RAW_PROFILE)
+        for vwc in (True, False):
+            with self.subTest(vwc=vwc):
+                prof = self.derived_profile(
+                    'vwc-%s' % str(vwc).lower(),
+                    **{'volatile-write-cache': str(vwc).lower()})
+                ctrl = self.start(null_drive(p.capacity)
+                                  + profile_device(prof))
+                ctrl.enable()
+                self.assertEqual(ctrl.identify_controller()['vwc'] & 1,
+                                 int(vwc))
+                self.assertEqual(self.writeback(), vwc)
+                get = self.vwc_feature(ctrl)
+                put = self.vwc_feature(ctrl, 1)
+                if vwc:
+                    self.assertStatus(get, SC_SUCCESS, 'Get Features VWC')
+                    self.assertEqual(get.result & 1, 1)
+                    self.assertStatus(put, SC_SUCCESS, 'Set Features VWC')
+                else:
+                    self.assertStatus(get, SC_INVALID_FIELD,
+                                      'Get Features VWC without a cache')
+                    self.assertStatus(put, SC_INVALID_FIELD,
+                                      'Set Features VWC without a cache')
+                    self.assertFalse(self.writeback(),
+                                     'the guest turned a write cache on')
+                self.machine.stop()
+                self.machine = None
+
+    def test_write_cache_on_contradicting_the_profile_is_refused(self):
+        p = Profile(RAW_PROFILE)
+        prof = self.derived_profile('no-vwc',
+                                    **{'volatile-write-cache': 'false'})
+        line = self.refused(null_drive(p.capacity)
+                            + profile_device(prof, ',write-cache=on'),
+                            'no-vwc', 'write-cache=on')
+        print(line)
+
+    def make_qcow2(self, path, size):
+        """An empty qcow2 image, made by QEMU itself (blockdev-create)."""
+        open(path, 'wb').close()
+        with Machine([], machine='none') as m:
+            m.qmp.execute('blockdev-add', driver='file', filename=path,
+                          **{'node-name': 'proto'})
+            m.qmp.execute('blockdev-create', **{'job-id': 'mk'},
+                          options={'driver': 'qcow2', 'file': 'proto',
+                                   'size': size})
+            deadline = time.monotonic() + 30
+            while True:
+                jobs = {j['id']: j for j in m.qmp.execute('query-jobs')}
+                if jobs['mk']['status'] == 'concluded':
+                    break
+                self.assertLess(time.monotonic(), deadline, jobs)
+                time.sleep(0.05)
+            self.assertNotIn('error', jobs['mk'])
+            m.qmp.execute('job-dismiss', id='mk')
+            m.qmp.execute('blockdev-del', **{'node-name': 'proto'})
+
+    def write_then_kill(self, img, prof, writes, flush_after=0):
+        """Write (slba, data) pairs in order, a Flush after the first
+        flush_after of them; then SIGKILL QEMU (no flush at exit)."""
+        ctrl = self.start(['-drive', 'if=none,id=d,format=qcow2,file=' + img]
+                          + profile_device(prof))
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 16)
+        for i, (slba, data) in enumerate(writes):
+            self.assertStatus(ctrl.execute(ctrl.write_cmd(slba, data)),
+                              SC_SUCCESS, 'write at LBA %d' % slba)
+            if i + 1 == flush_after:
+                self.assertStatus(ctrl.execute(ctrl.flush_cmd()),
+                                  SC_SUCCESS, 'flush')
+        wb = self.writeback()
+        self.machine.proc.kill()
+        self.machine.stop()
+        self.machine = None
+        return wb
+
+    def read_back(self, img, prof, slba, size):
+        ctrl = self.start(['-drive', 'if=none,id=d,format=qcow2,file=' + img]
+                          + profile_device(prof))
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 16)
+        r = ctrl.read_cmd(slba, size // ctrl._lba_bytes(1))
+        self.assertStatus(ctrl.execute(r), SC_SUCCESS, 'read back')
+        data = ctrl.read_data(r)
+        self.machine.stop()
+        self.machine = None
+        return data
+
+    def test_write_to_a_drive_without_write_cache_survives_kill_9(self):
+        """What a write-through backend keeps that a write-back one may not.
+
+        SIGKILL leaves the host's page cache alone, so on a raw file every
+        completed write survives it either way: a kill -9 cannot tell the
+        two apart there.  What it loses is what QEMU itself holds: qcow2
+        keeps the L2 entry that makes a newly allocated cluster reachable
+        in its metadata cache until a flush.  So on a qcow2 image, a write
+        the drive completed is still there after kill -9 only if the block
+        layer flushed after it.  A drive without a volatile write cache
+        must therefore keep every completed write (here: no guest flush at
+        all); a drive with one keeps what the guest flushed.  The same
+        flush also syncs the host file (fdatasync), which is what makes it
+        survive a host crash too; that part a test cannot show without
+        crashing the host."""
+        p = Profile(RAW_PROFILE)
+        a = (bytes(range(256)) * 16)[:PAGE]
+        b = bytes([0x5a]) * PAGE
+        # LBAs in clusters of their own, far apart: each write allocates.
+        slba_a, slba_b = 1 << 21, 1 << 23
+        for vwc in (False, True):
+            with self.subTest(vwc=vwc):
+                prof = self.derived_profile(
+                    'kill-vwc-%s' % str(vwc).lower(),
+                    **{'volatile-write-cache': str(vwc).lower()})
+                img = self.path('drive-%s.qcow2' % vwc)
+                self.make_qcow2(img, p.capacity)
+                # With a cache the guest flushes after A, not after B.
+                wb = self.write_then_kill(img, prof, [(slba_a, a),
+                                                      (slba_b, b)],
+                                          flush_after=1 if vwc else 0)
+                got_a = self.read_back(img, prof, slba_a, PAGE)
+                got_b = self.read_back(img, prof, slba_b, PAGE)
+                print('vwc=%s: A %s, B %s after kill -9'
+                      % (vwc, 'kept' if got_a == a else 'LOST',
+                         'kept' if got_b == b else 'lost'))
+                self.assertEqual(got_a, a, 'write A (%s) lost by kill -9'
+                                 % ('flushed' if vwc else 'no cache'))
+                if not vwc:
+                    self.assertEqual(got_b, b, 'write B lost by kill -9 on '
+                                     'a drive without a write cache')
+                self.assertEqual(wb, vwc, 'query-block cache.writeback')
 
 
 if __name__ == '__main__':
