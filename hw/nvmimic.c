@@ -47,16 +47,32 @@
  * Of the optional capabilities a profile reports (OACS, ONCS, LPA), those
  * nvmimic implements; the others are not reported, so the guest never
  * sends a command that would fail where the real drive's would not.
- * Not implemented: Security Send/Receive, Firmware Download/Commit, Device
- * Self-test, Namespace Management, Reservations, telemetry and persistent
- * event logs.
+ * Not implemented: Namespace Management, Reservations, the persistent event
+ * log.  Security Send/Receive know no security protocol but protocol 0,
+ * Firmware Commit refuses every downloaded image (as a drive refuses an
+ * image its vendor did not sign), a device self-test completes at once
+ * without error, and the telemetry logs hold their header only.
  */
-#define NVMIMIC_OACS_IMPL NVME_OACS_FORMAT
+#define NVMIMIC_OACS_DST (1 << 4)       /* Device Self-test */
+#define NVMIMIC_LPA_TELEMETRY (1 << 3)
+#define NVMIMIC_OACS_IMPL (NVME_OACS_SECURITY | NVME_OACS_FORMAT | \
+                           NVME_OACS_FW | NVMIMIC_OACS_DST)
 #define NVMIMIC_ONCS_IMPL (NVME_ONCS_COMPARE | NVME_ONCS_WRITE_UNCORR | \
                            NVME_ONCS_DSM | NVME_ONCS_WRITE_ZEROES | \
                            NVME_ONCS_FEATURES | NVME_ONCS_TIMESTAMP | \
                            NVME_ONCS_VERIFY | NVME_ONCS_COPY)
-#define NVMIMIC_LPA_IMPL (NVME_LPA_NS_SMART | NVME_LPA_CSE | NVME_LPA_EXTENDED)
+#define NVMIMIC_LPA_IMPL (NVME_LPA_NS_SMART | NVME_LPA_CSE | \
+                          NVME_LPA_EXTENDED | NVMIMIC_LPA_TELEMETRY)
+
+/* Admin opcodes and log pages nvmimic answers itself */
+#define NVMIMIC_ADM_FW_COMMIT 0x10
+#define NVMIMIC_ADM_FW_DOWNLOAD 0x11
+#define NVMIMIC_ADM_SELF_TEST 0x14
+#define NVMIMIC_LID_SELF_TEST 0x06
+#define NVMIMIC_LID_TELEMETRY_HOST 0x07
+#define NVMIMIC_LID_TELEMETRY_CTRL 0x08
+#define NVMIMIC_LOG_BYTES 564          /* the largest: the self-test log */
+#define NVMIMIC_SELF_TESTS 20          /* results the self-test log keeps */
 
 /*
  * Write Uncorrectable marks at most this many disjoint LBA ranges (16 B
@@ -96,6 +112,10 @@ struct NvmimicCtrl {
     bool apst_enabled;
     uint8_t apst_table[NVMIMIC_APST_BYTES];
     GArray *uncor;              /* sorted disjoint NvmimicRange, marked */
+    uint64_t fw_download_bytes; /* of the image downloaded since a commit */
+    /* device self-test results, newest first: STC << 4 | result, or 0xf */
+    uint8_t dst_result[NVMIMIC_SELF_TESTS];
+    uint64_t dst_poh[NVMIMIC_SELF_TESTS];
     /* I/O trace (nvmimic-trace-start), NULL when none runs */
     FILE *trace;
     char *trace_path;
@@ -315,6 +335,7 @@ bool nvmimic_realize(NvmeCtrl *n, Error **errp)
     s->model = nvm_model_new(p, n->params.nvmimic_seed);
     nvm_heap_init(&s->heap, 64);
     s->uncor = g_array_new(false, false, sizeof(NvmimicRange));
+    memset(s->dst_result, 0xf, sizeof(s->dst_result));
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, nvmimic_timer_cb, n);
     s->stats_since_ns = nvmimic_now();
     s->first_arrival_ns = -1;
@@ -444,6 +465,18 @@ static void nvmimic_init_caps(NvmeCtrl *n, const NvmProfile *p)
     n->cse.acs[NVME_ADM_CMD_VIRT_MNGMT] = 0;
     if (!(oacs & NVME_OACS_FORMAT)) {
         n->cse.acs[NVME_ADM_CMD_FORMAT_NVM] = 0;
+    }
+    /* nvmimic_cmd() executes these: ctrl.c never sees them */
+    if (oacs & NVME_OACS_SECURITY) {
+        n->cse.acs[NVME_ADM_CMD_SECURITY_SEND] = NVME_CMD_EFF_CSUPP;
+        n->cse.acs[NVME_ADM_CMD_SECURITY_RECV] = NVME_CMD_EFF_CSUPP;
+    }
+    if (oacs & NVME_OACS_FW) {
+        n->cse.acs[NVMIMIC_ADM_FW_COMMIT] = NVME_CMD_EFF_CSUPP;
+        n->cse.acs[NVMIMIC_ADM_FW_DOWNLOAD] = NVME_CMD_EFF_CSUPP;
+    }
+    if (oacs & NVMIMIC_OACS_DST) {
+        n->cse.acs[NVMIMIC_ADM_SELF_TEST] = NVME_CMD_EFF_CSUPP;
     }
     for (i = 0; i < ARRAY_SIZE(io_opt); i++) {
         if (!(oncs & io_opt[i].oncs)) {
@@ -704,6 +737,22 @@ static bool uncor_mark(NvmimicCtrl *s, uint64_t start, uint64_t end)
     return true;
 }
 
+/*
+ * A command nvmimic executed completes with @status.  nvmimic_cmd()'s 0
+ * means "not mine", so a success is posted here and reported to ctrl.c as
+ * NVME_NO_COMPLETE.
+ */
+static uint16_t nvmimic_done(NvmeRequest *req, uint16_t status)
+{
+    if (status != NVME_SUCCESS) {
+        return status;
+    }
+    req->status = NVME_SUCCESS;
+    req->nvmimic.state = NVMIMIC_REQ_POSTED;
+    nvme_post_req_completion(req, false);
+    return NVME_NO_COMPLETE;
+}
+
 /* Write Uncorrectable: reads of the blocks fail until they are written. */
 static uint16_t nvmimic_write_uncor(NvmeCtrl *n, NvmeRequest *req)
 {
@@ -723,10 +772,7 @@ static uint16_t nvmimic_write_uncor(NvmeCtrl *n, NvmeRequest *req)
     if (!uncor_mark(n->nvmimic, slba, slba + nlb)) {
         return NVME_INTERNAL_DEV_ERROR;
     }
-    req->status = NVME_SUCCESS;
-    req->nvmimic.state = NVMIMIC_REQ_POSTED;
-    nvme_post_req_completion(req, false);
-    return NVME_NO_COMPLETE;
+    return nvmimic_done(req, NVME_SUCCESS);
 }
 
 /* Log pages the drive has: the mandatory ones, and those its fields report */
@@ -741,8 +787,263 @@ static bool nvmimic_log_page_exists(NvmeCtrl *n, uint8_t lid)
         return le32_to_cpu(n->id_ctrl.oaes) & NVME_OAES_NS_ATTR;
     case NVME_LOG_CMD_EFFECTS:
         return n->id_ctrl.lpa & NVME_LPA_CSE;
+    case NVMIMIC_LID_SELF_TEST:
+        return le16_to_cpu(n->id_ctrl.oacs) & NVMIMIC_OACS_DST;
+    case NVMIMIC_LID_TELEMETRY_HOST:
+    case NVMIMIC_LID_TELEMETRY_CTRL:
+        return n->id_ctrl.lpa & NVMIMIC_LPA_TELEMETRY;
     default:
         return false;
+    }
+}
+
+/* Data of @req to or from @buf, as ctrl.c's nvme_c2h()/nvme_h2c() move it. */
+static uint16_t nvmimic_tx(NvmeCtrl *n, NvmeRequest *req, void *buf,
+                           uint32_t len, bool to_device)
+{
+    NvmeSg *sg = &req->sg;
+    uint16_t status = nvme_map_dptr(n, sg, len, &req->cmd);
+    size_t bytes;
+
+    if (status) {
+        return status;
+    }
+    if (sg->flags & NVME_SG_DMA) {
+        dma_addr_t residual;
+
+        if (to_device) {
+            dma_buf_write(buf, len, &residual, &sg->qsg,
+                          MEMTXATTRS_UNSPECIFIED);
+        } else {
+            dma_buf_read(buf, len, &residual, &sg->qsg,
+                         MEMTXATTRS_UNSPECIFIED);
+        }
+        return residual ? NVME_INVALID_FIELD | NVME_DNR : NVME_SUCCESS;
+    }
+    bytes = to_device ? qemu_iovec_to_buf(&sg->iov, 0, buf, len) :
+                        qemu_iovec_from_buf(&sg->iov, 0, buf, len);
+    return bytes == len ? NVME_SUCCESS : NVME_INVALID_FIELD | NVME_DNR;
+}
+
+/* Power-on hours, as the SMART log counts them. */
+static uint64_t nvmimic_poh(NvmeCtrl *n)
+{
+    int64_t now_ms = qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL);
+
+    return (now_ms - n->starttime_ms) / 1000 / 3600;
+}
+
+/*
+ * The log pages nvmimic answers itself: the firmware slots (with the
+ * drive's firmware revision, where QEMU says "1.0"), the device self-test
+ * results and the telemetry headers.
+ */
+static bool nvmimic_log_page_mine(uint8_t lid)
+{
+    return lid == NVME_LOG_FW_SLOT_INFO || lid == NVMIMIC_LID_SELF_TEST ||
+           lid == NVMIMIC_LID_TELEMETRY_HOST ||
+           lid == NVMIMIC_LID_TELEMETRY_CTRL;
+}
+
+static uint16_t nvmimic_get_log(NvmeCtrl *n, NvmeRequest *req)
+{
+    NvmimicCtrl *s = n->nvmimic;
+    const NvmProfile *p = s->profile;
+    uint32_t dw10 = le32_to_cpu(req->cmd.cdw10);
+    uint32_t dw11 = le32_to_cpu(req->cmd.cdw11);
+    uint64_t off = (uint64_t)le32_to_cpu(req->cmd.cdw13) << 32 |
+                   le32_to_cpu(req->cmd.cdw12);
+    uint64_t len = (((uint64_t)(dw11 & 0xffff) << 16 | dw10 >> 16) + 1) * 4;
+    uint8_t lid = dw10 & 0xff;
+    uint8_t log[NVMIMIC_LOG_BYTES] = { 0 };
+    uint32_t size;
+    unsigned i;
+
+    switch (lid) {
+    case NVME_LOG_FW_SLOT_INFO:
+        size = 512;
+        log[0] = 1;                         /* AFI: running from slot 1 */
+        strpadcpy((char *)log + 8, 8, p->firmware, ' ');
+        break;
+    case NVMIMIC_LID_SELF_TEST:
+        size = 564;
+        log[0] = 0;                         /* no self-test in progress */
+        for (i = 0; i < NVMIMIC_SELF_TESTS; i++) {
+            uint8_t *d = log + 4 + 28 * i;
+
+            d[0] = s->dst_result[i];
+            if (s->dst_result[i] != 0xf) {
+                stq_le_p(d + 4, s->dst_poh[i]);
+            }
+        }
+        break;
+    case NVMIMIC_LID_TELEMETRY_HOST:
+    case NVMIMIC_LID_TELEMETRY_CTRL:
+        size = 512;                         /* the header, no data areas */
+        log[0] = lid;
+        log[5] = p->ieee_oui;
+        log[6] = p->ieee_oui >> 8;
+        log[7] = p->ieee_oui >> 16;
+        break;
+    default:
+        g_assert_not_reached();     /* nvmimic_log_page_mine() */
+    }
+    if (off & 3 || off >= size) {
+        return NVME_INVALID_FIELD | NVME_DNR;
+    }
+    if (len > (4096ULL << n->params.mdts)) {
+        return NVME_INVALID_FIELD | NVME_DNR;
+    }
+    return nvmimic_tx(n, req, log + off, MIN(len, size - off), false);
+}
+
+/* Firmware Image Download: the data is taken (and dropped). */
+static uint16_t nvmimic_fw_download(NvmeCtrl *n, NvmeRequest *req)
+{
+    NvmimicCtrl *s = n->nvmimic;
+    uint64_t len = ((uint64_t)le32_to_cpu(req->cmd.cdw10) + 1) * 4;
+    uint64_t off = (uint64_t)le32_to_cpu(req->cmd.cdw11) * 4;
+    g_autofree uint8_t *buf = NULL;
+    uint16_t status;
+
+    if (len > (4096ULL << n->params.mdts)) {
+        return NVME_INVALID_FIELD | NVME_DNR;
+    }
+    buf = g_malloc(len);
+    status = nvmimic_tx(n, req, buf, len, true);
+    if (!status) {
+        s->fw_download_bytes = MAX(s->fw_download_bytes, off + len);
+    }
+    return status;
+}
+
+/*
+ * Firmware Commit.  Activating the image the drive runs (slot 1) is
+ * accepted; no other image is: nvmimic cannot verify a vendor's signature,
+ * so a downloaded image is refused as a drive refuses an unsigned one.
+ */
+static uint16_t nvmimic_fw_commit(NvmeCtrl *n, NvmeRequest *req)
+{
+    NvmimicCtrl *s = n->nvmimic;
+    uint32_t dw10 = le32_to_cpu(req->cmd.cdw10);
+    unsigned fs = dw10 & 0x7, ca = (dw10 >> 3) & 0x7;
+    unsigned slots = (s->profile->frmw >> 1) & 0x7;
+    bool slot1_ro = s->profile->frmw & 1;
+
+    if (dw10 & (1u << 31) || ca > 3) {
+        return NVME_INVALID_FIELD | NVME_DNR;   /* no boot partitions */
+    }
+    if (fs > slots) {
+        return NVME_INVALID_FW_SLOT | NVME_DNR;
+    }
+    if (ca == 2) {
+        /* activate a slot: only slot 1 holds an image */
+        return fs <= 1 ? NVME_SUCCESS : NVME_INVALID_FW_IMAGE | NVME_DNR;
+    }
+    if (fs == 1 && slot1_ro) {
+        return NVME_INVALID_FW_SLOT | NVME_DNR;
+    }
+    s->fw_download_bytes = 0;
+    return NVME_INVALID_FW_IMAGE | NVME_DNR;
+}
+
+/* Device Self-test: a short or extended test completes at once, passed. */
+static uint16_t nvmimic_self_test(NvmeCtrl *n, NvmeRequest *req)
+{
+    NvmimicCtrl *s = n->nvmimic;
+    uint32_t nsid = le32_to_cpu(req->cmd.nsid);
+    unsigned stc = le32_to_cpu(req->cmd.cdw10) & 0xf;
+
+    if (nsid && nsid != NVME_NSID_BROADCAST && !nvme_ns(n, nsid)) {
+        return NVME_INVALID_NSID | NVME_DNR;
+    }
+    if (stc == 0xf) {
+        return NVME_SUCCESS;                /* abort: none is running */
+    }
+    if (stc != 1 && stc != 2) {
+        return NVME_INVALID_FIELD | NVME_DNR;
+    }
+    memmove(s->dst_result + 1, s->dst_result, NVMIMIC_SELF_TESTS - 1);
+    memmove(s->dst_poh + 1, s->dst_poh,
+            (NVMIMIC_SELF_TESTS - 1) * sizeof(s->dst_poh[0]));
+    s->dst_result[0] = stc << 4;            /* completed without error */
+    s->dst_poh[0] = nvmimic_poh(n);
+    return NVME_SUCCESS;
+}
+
+/*
+ * Security Receive knows protocol 0 only: the list of supported protocols
+ * (protocol 0 alone) and an empty certificate.  Security Send takes none.
+ */
+static uint16_t nvmimic_security_recv(NvmeCtrl *n, NvmeRequest *req)
+{
+    uint32_t dw10 = le32_to_cpu(req->cmd.cdw10);
+    uint32_t al = le32_to_cpu(req->cmd.cdw11);
+    unsigned secp = dw10 >> 24, spsp = (dw10 >> 8) & 0xffff;
+    uint8_t data[9] = { 0 };
+    uint32_t size;
+
+    if (secp != 0 || spsp > 1) {
+        return NVME_INVALID_FIELD | NVME_DNR;
+    }
+    if (spsp == 0) {
+        stw_be_p(data + 6, 1);              /* one protocol: 0 */
+        size = 9;
+    } else {
+        size = 4;                           /* no certificate */
+    }
+    if (!al) {
+        return NVME_SUCCESS;
+    }
+    if (al > (4096u << n->params.mdts)) {
+        return NVME_INVALID_FIELD | NVME_DNR;
+    }
+    return nvmimic_tx(n, req, data, MIN(al, size), false);
+}
+
+static uint16_t nvmimic_admin_cmd(NvmeCtrl *n, NvmeRequest *req)
+{
+    uint8_t opc = req->cmd.opcode;
+
+    if (!(n->cse.acs[opc] & NVME_CMD_EFF_CSUPP)) {
+        return 0;                           /* ctrl.c: Invalid Opcode */
+    }
+    if (opc == NVME_ADM_CMD_GET_LOG_PAGE &&
+        !nvmimic_log_page_exists(n, le32_to_cpu(req->cmd.cdw10) & 0xff)) {
+        return NVME_INVALID_LOG_ID | NVME_DNR;
+    }
+    switch (opc) {
+    case NVME_ADM_CMD_GET_LOG_PAGE:
+    case NVMIMIC_ADM_FW_COMMIT:
+    case NVMIMIC_ADM_FW_DOWNLOAD:
+    case NVMIMIC_ADM_SELF_TEST:
+    case NVME_ADM_CMD_SECURITY_SEND:
+    case NVME_ADM_CMD_SECURITY_RECV:
+        break;
+    default:
+        return 0;
+    }
+    /* SGLs shall not be used for Admin commands in NVMe over PCIe */
+    if (NVME_CMD_FLAGS_PSDT(req->cmd.flags) != NVME_PSDT_PRP ||
+        NVME_CMD_FLAGS_FUSE(req->cmd.flags)) {
+        return NVME_INVALID_FIELD | NVME_DNR;
+    }
+    switch (opc) {
+    case NVME_ADM_CMD_GET_LOG_PAGE:
+        if (!nvmimic_log_page_mine(le32_to_cpu(req->cmd.cdw10) & 0xff)) {
+            return 0;
+        }
+        return nvmimic_done(req, nvmimic_get_log(n, req));
+    case NVMIMIC_ADM_FW_COMMIT:
+        return nvmimic_done(req, nvmimic_fw_commit(n, req));
+    case NVMIMIC_ADM_FW_DOWNLOAD:
+        return nvmimic_done(req, nvmimic_fw_download(n, req));
+    case NVMIMIC_ADM_SELF_TEST:
+        return nvmimic_done(req, nvmimic_self_test(n, req));
+    case NVME_ADM_CMD_SECURITY_RECV:
+        return nvmimic_done(req, nvmimic_security_recv(n, req));
+    default:
+        return NVME_INVALID_FIELD | NVME_DNR;   /* Security Send */
     }
 }
 
@@ -756,10 +1057,6 @@ uint16_t nvmimic_cmd(NvmeCtrl *n, NvmeRequest *req)
         return 0;
     }
     if (!req->sq->sqid) {
-        if (req->cmd.opcode == NVME_ADM_CMD_GET_LOG_PAGE &&
-            !nvmimic_log_page_exists(n, le32_to_cpu(req->cmd.cdw10) & 0xff)) {
-            return NVME_INVALID_LOG_ID | NVME_DNR;
-        }
         if ((req->cmd.opcode == NVME_ADM_CMD_GET_FEATURES ||
              req->cmd.opcode == NVME_ADM_CMD_SET_FEATURES) &&
             (le32_to_cpu(req->cmd.cdw10) & 0xff) ==
@@ -767,7 +1064,7 @@ uint16_t nvmimic_cmd(NvmeCtrl *n, NvmeRequest *req)
             /* no such cache (Identify VWC = 0): nothing to turn on */
             return NVME_INVALID_FIELD | NVME_DNR;
         }
-        return 0;
+        return nvmimic_admin_cmd(n, req);
     }
     switch (req->cmd.opcode) {
     case NVME_CMD_WRITE_UNCOR:

@@ -25,18 +25,22 @@ from test_profile_nvme import (  # noqa: E402
     ProfileTest, Profile, profile_names, null_drive, profile_device)
 
 # What nvmimic implements of OACS, ONCS, LPA (hw/nvmimic.c NVMIMIC_*_IMPL).
-OACS_IMPL = 0x0002                       # Format NVM
+OACS_IMPL = 0x0017                       # Security, Format, FW, Self-test
 ONCS_IMPL = 0x01df                       # all but Reservations
-LPA_IMPL = 0x07                          # per-NS SMART, effects log, LPA ext
+LPA_IMPL = 0x0f                          # all but the persistent event log
 
 ADM_NS_MGMT, ADM_FW_COMMIT, ADM_FW_DOWNLOAD = 0x0d, 0x10, 0x11
 ADM_SELF_TEST, ADM_NS_ATTACH, ADM_DIRECTIVE_SEND = 0x14, 0x15, 0x19
-ADM_DBBUF, ADM_FORMAT, ADM_SECURITY_RECV = 0x7c, 0x80, 0x82
+ADM_DBBUF, ADM_FORMAT = 0x7c, 0x80
+ADM_SECURITY_SEND, ADM_SECURITY_RECV = 0x81, 0x82
 IO_WRITE_UNCOR, IO_COMPARE, IO_WRITE_ZEROES = 0x04, 0x05, 0x08
 IO_VERIFY, IO_COPY = 0x0c, 0x19
 SC_INVALID_LOG_PAGE = 0x109
 SC_UNRECOVERED_READ = 0x281
 SC_COMPARE_FAILURE = 0x285
+SC_INVALID_FIELD = 0x002
+SC_INVALID_FW_SLOT, SC_INVALID_FW_IMAGE = 0x106, 0x107
+LID_FW_SLOT, LID_TELEMETRY_CTRL, LID_PERSISTENT_EVENT = 3, 8, 0x0d
 LID_CHANGED_NS, LID_EFFECTS, LID_SELF_TEST, LID_TELEMETRY = 4, 5, 6, 7
 
 # A drive with Write Zeroes, Write Uncorrectable and a 4 KiB LBA format.
@@ -136,11 +140,7 @@ class CapsNvme(ProfileTest):
         for what, opc in [('namespace management', ADM_NS_MGMT),
                           ('namespace attachment', ADM_NS_ATTACH),
                           ('directive send', ADM_DIRECTIVE_SEND),
-                          ('doorbell buffer config', ADM_DBBUF),
-                          ('firmware download', ADM_FW_DOWNLOAD),
-                          ('firmware commit', ADM_FW_COMMIT),
-                          ('device self-test', ADM_SELF_TEST),
-                          ('security receive', ADM_SECURITY_RECV)]:
+                          ('doorbell buffer config', ADM_DBBUF)]:
             self.assertStatus(ctrl.admin_cmd(Cmd(opc)), SC_INVALID_OPCODE,
                               what)
         # what it has still executes: compare on the P5 (the P2 has none);
@@ -169,13 +169,73 @@ class CapsNvme(ProfileTest):
                                  SC_INVALID_LOG_PAGE, name + ': effects log')
                 # no namespace attribute notices (OAES bit 8): no such log
                 self.assertFalse(p.int('identity', 'oaes') & (1 << 8))
-                for lid in (LID_CHANGED_NS, LID_SELF_TEST, LID_TELEMETRY,
-                            0xc0, 0xff):
+                for lid in (LID_CHANGED_NS, LID_PERSISTENT_EVENT, 0xc0, 0xff):
                     self.assertEqual(self.log_page_status(lid),
                                      SC_INVALID_LOG_PAGE,
                                      '%s: log page 0x%02x' % (name, lid))
                 self.machine.stop()
                 self.machine = None
+
+    # ---- firmware, self-test, security, telemetry -----------------------
+    def log_page(self, lid, size):
+        return self.ctrl.get_log_page(lid, size)
+
+    def test_firmware_self_test_security_and_telemetry_answer_as_the_drive(self):
+        ctrl, p = self.start_profile(P2)          # FRMW 0x12: one slot
+        fw = p.str('identity', 'firmware')
+        slots = (p.int('identity', 'frmw') >> 1) & 7
+        # the firmware slot log names the drive's firmware, not QEMU's "1.0"
+        log = self.log_page(LID_FW_SLOT, 512)
+        self.assertEqual(log[0] & 7, 1, 'AFI: running from slot 1')
+        self.assertEqual(log[8:16].decode().rstrip(), fw)
+        # an image is taken, but (unsigned) never committed; slot 1 can be
+        # activated, a slot beyond the drive's is invalid
+        buf, p1, p2 = ctrl.buffer(4096)
+        ctrl.qt.memset(buf, 4096, 0xa5)
+        self.assertStatus(ctrl.admin_cmd(Cmd(ADM_FW_DOWNLOAD, cdw10=1023,
+                                             prp1=p1, prp2=p2)),
+                          SC_SUCCESS, 'firmware download of 4 KiB')
+        self.assertStatus(ctrl.admin_cmd(Cmd(ADM_FW_COMMIT,
+                                             cdw10=1 | (1 << 3))),
+                          SC_INVALID_FW_IMAGE, 'commit of the image to slot 1')
+        self.assertStatus(ctrl.admin_cmd(Cmd(ADM_FW_COMMIT,
+                                             cdw10=1 | (2 << 3))),
+                          SC_SUCCESS, 'activate slot 1')
+        self.assertStatus(ctrl.admin_cmd(Cmd(ADM_FW_COMMIT,
+                                             cdw10=(slots + 1) | (2 << 3))),
+                          SC_INVALID_FW_SLOT, 'activate slot %d' % (slots + 1))
+        # self-tests pass at once and are logged, newest first
+        log = self.log_page(LID_SELF_TEST, 564)
+        self.assertEqual((log[0], log[4]), (0, 0x0f), 'no self-test yet')
+        for stc in (1, 2):
+            self.assertStatus(ctrl.admin_cmd(Cmd(ADM_SELF_TEST, nsid=0xffffffff,
+                                                 cdw10=stc)),
+                              SC_SUCCESS, 'self-test %d' % stc)
+        self.assertStatus(ctrl.admin_cmd(Cmd(ADM_SELF_TEST, cdw10=3)),
+                          SC_INVALID_FIELD, 'self-test code 3')
+        log = self.log_page(LID_SELF_TEST, 564)
+        self.assertEqual([log[4], log[32], log[60]], [0x20, 0x10, 0x0f])
+        # security: protocol 0 only
+        buf, p1, p2 = ctrl.buffer(512)
+        self.assertStatus(ctrl.admin_cmd(Cmd(ADM_SECURITY_RECV, cdw11=512,
+                                             prp1=p1, prp2=p2)),
+                          SC_SUCCESS, 'security receive, protocol list')
+        self.assertEqual(ctrl.qt.memread(buf, 9), bytes(7) + b'\x01\x00')
+        self.assertStatus(ctrl.admin_cmd(Cmd(ADM_SECURITY_RECV,
+                                             cdw10=(1 << 24) | (1 << 8),
+                                             cdw11=512, prp1=p1, prp2=p2)),
+                          SC_INVALID_FIELD, 'security receive, TCG')
+        self.assertStatus(ctrl.admin_cmd(Cmd(ADM_SECURITY_SEND,
+                                             cdw10=(1 << 24) | (1 << 8),
+                                             cdw11=512, prp1=p1, prp2=p2)),
+                          SC_INVALID_FIELD, 'security send, TCG')
+        # telemetry: the headers, no data areas
+        for lid in (LID_TELEMETRY, LID_TELEMETRY_CTRL):
+            log = self.log_page(lid, 512)
+            self.assertEqual(log[0], lid)
+            self.assertEqual(log[5] | log[6] << 8 | log[7] << 16,
+                             p.int('identity', 'ieee-oui'))
+            self.assertEqual(log[8:14], bytes(6), 'no data areas')
 
     # ---- Write Uncorrectable ---------------------------------------------
     def test_write_uncorrectable_fails_reads_until_the_blocks_are_written(self):
