@@ -39,6 +39,7 @@ SC_INVALID_LOG_PAGE = 0x109
 SC_UNRECOVERED_READ = 0x281
 SC_COMPARE_FAILURE = 0x285
 SC_INVALID_FIELD = 0x002
+SC_INTERNAL_ERROR = 0x006
 SC_INVALID_FW_SLOT, SC_INVALID_FW_IMAGE = 0x106, 0x107
 LID_FW_SLOT, LID_TELEMETRY_CTRL, LID_PERSISTENT_EVENT = 3, 8, 0x0d
 LID_CHANGED_NS, LID_EFFECTS, LID_SELF_TEST, LID_TELEMETRY = 4, 5, 6, 7
@@ -274,6 +275,32 @@ class CapsNvme(ProfileTest):
                          0x080, 'write uncorrectable past the end')
         self.format(0)
         self.assertStatus(self.read(100, 8), SC_SUCCESS, 'read after format')
+
+    def test_write_uncorrectable_ranges_are_bounded_and_merge(self):
+        ctrl, p = self.start_profile(P2, io_entries=1024)
+        limit = 4096                  # NVMIMIC_UNCOR_RANGES_MAX
+        # 4096 disjoint one-block ranges (every other block) are kept
+        for first in range(0, 2 * limit, 2 * 512):
+            done = ctrl.submit_and_time([self.rw(IO_WRITE_UNCOR, lba, 1)
+                                         for lba in range(first,
+                                                          first + 2 * 512, 2)])
+            self.assertEqual({c.status for c in done}, {SC_SUCCESS})
+        # one more disjoint range is refused, and changes nothing
+        c = ctrl.execute(self.rw(IO_WRITE_UNCOR, 3 * limit, 1))
+        self.assertStatus(c, SC_INTERNAL_ERROR, 'range %d' % (limit + 1))
+        self.assertStatus(self.read(3 * limit), SC_SUCCESS, 'refused range')
+        # a range that merges with its neighbours still fits: 0..2 becomes one
+        self.assertStatus(ctrl.execute(self.rw(IO_WRITE_UNCOR, 1, 1)),
+                          SC_SUCCESS, 'block 1, between marked 0 and 2')
+        self.assertStatus(ctrl.execute(self.rw(IO_WRITE_UNCOR,
+                                               3 * limit, 1)),
+                          SC_SUCCESS, 'a new range once two merged')
+        for lba, want in [(0, SC_UNRECOVERED_READ), (1, SC_UNRECOVERED_READ),
+                          (2, SC_UNRECOVERED_READ), (3, SC_SUCCESS),
+                          (2 * limit - 2, SC_UNRECOVERED_READ),
+                          (2 * limit - 1, SC_SUCCESS),
+                          (3 * limit, SC_UNRECOVERED_READ)]:
+            self.assertStatus(self.read(lba), want, 'read %d' % lba)
 
     # ---- the LBA format the guest selects -----------------------------------
     def read_4k_latency(self, formatted):
