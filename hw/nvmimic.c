@@ -1119,25 +1119,32 @@ static int64_t nvmimic_model_submit(NvmeCtrl *n, uint32_t nsid, NvmOp op,
 }
 
 /*
- * Deallocate: the model wants the ranges.  They are read from the first
- * data page only (up to 256 ranges of 16 bytes fit in it when the list
- * is page aligned); a list that is not readable there is timed as one
- * command of its first range.  The controller itself validates them again.
+ * Deallocate: the model wants the ranges.  To read them the controller
+ * has mapped the command's data pointer, PRPs or an SGL (nvme_h2c()),
+ * into req->sg, which stays mapped until the completion is posted: they
+ * are read again through that mapping.  The controller validates them
+ * itself; a range outside the namespace is only left out of the timing.
  */
 static int64_t nvmimic_submit_dsm(NvmeCtrl *n, NvmeRequest *req, int64_t now)
 {
     NvmimicCtrl *s = n->nvmimic;
     uint32_t nsid = le32_to_cpu(req->cmd.nsid);
     uint32_t nr = (le32_to_cpu(req->cmd.cdw10) & 0xff) + 1;
-    uint64_t prp1 = le64_to_cpu(req->cmd.dptr.prp1);
-    uint32_t room = n->page_size - (prp1 & (n->page_size - 1));
+    size_t len = nr * sizeof(NvmeDsmRange);
     NvmeDsmRange range[256];
     int64_t deadline = -1;
+    dma_addr_t residual;
     uint32_t i;
 
-    nr = MIN(nr, room / sizeof(NvmeDsmRange));
-    if (!nr || pci_dma_read(PCI_DEVICE(n), prp1, range,
-                            nr * sizeof(NvmeDsmRange))) {
+    if (!(req->sg.flags & NVME_SG_ALLOC)) {
+        return -1;
+    }
+    if (req->sg.flags & NVME_SG_DMA) {
+        if (dma_buf_write(range, len, &residual, &req->sg.qsg,
+                          MEMTXATTRS_UNSPECIFIED) || residual) {
+            return -1;
+        }
+    } else if (qemu_iovec_to_buf(&req->sg.iov, 0, range, len) != len) {
         return -1;
     }
     for (i = 0; i < nr; i++) {

@@ -9,6 +9,7 @@ Run one:  python3 tests/device/test_hardening_nvme.py HardeningNvme.test_NAME
 """
 
 import os
+import struct
 import sys
 import tempfile
 import time
@@ -17,11 +18,12 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nvmeqtest import (  # noqa: E402
     Machine, Cmd, PAGE, SC_SUCCESS, SC_INVALID_FIELD, ADM_GET_FEATURES,
-    ADM_SET_FEATURES)
+    ADM_SET_FEATURES, IO_DSM)
 import test_profile_nvme  # noqa: E402
 from test_profile_nvme import (  # noqa: E402
-    ProfileTest, Profile, RAW_PROFILE, null_drive, profile_device,
+    ProfileTest, Profile, RAW_PROFILE, DEV_ID, null_drive, profile_device,
     _replace_key)
+from test_trace_nvme import read_trace  # noqa: E402
 
 FID_VWC = 0x06
 
@@ -235,6 +237,44 @@ class HardeningNvme(ProfileTest):
                     self.assertEqual(got_b, b, 'write B lost by kill -9 on '
                                      'a drive without a write cache')
                 self.assertEqual(wb, vwc, 'query-block cache.writeback')
+
+    # ---- commands ----------------------------------------------------------
+    def test_sgl_deallocate_is_timed_with_its_ranges(self):
+        """Dataset Management (deallocate) whose range list comes by SGL:
+        the command's SGL1 is a Last Segment descriptor pointing at two Data
+        Block descriptors of one range each, on pages of their own.  The
+        model must be given those two ranges (the device trace shows what
+        it was given).  The device used to read the list from PRP1, which
+        for this command is the address of the descriptors: it timed
+        nothing."""
+        ctrl, p = self.start_profile(RAW_PROFILE)
+        trace = self.path('dsm.trace')
+        self.machine.qmp.execute('nvmimic-trace-start', id=DEV_ID,
+                                 path=trace)
+        ranges = [(1 << 20, 64), (3 << 20, 128)]
+        bufs = []
+        for slba, nlb in ranges:
+            buf = ctrl.alloc.alloc(PAGE)
+            ctrl.qt.memwrite(buf, struct.pack('<IIQ', 0, nlb, slba))
+            bufs.append(buf)
+        # Data Block descriptors (type 0): address, length, 3 reserved, type
+        seg = ctrl.alloc.alloc(PAGE)
+        ctrl.qt.memwrite(seg, b''.join(struct.pack('<QI3xB', b, 16, 0x00)
+                                       for b in bufs))
+        # SGL1 in the SQE: Last Segment descriptor (type 3) for that list
+        prp1, prp2 = struct.unpack('<QQ', struct.pack('<QI3xB', seg, 32,
+                                                      0x30))
+        cmd = Cmd(IO_DSM, nsid=1, cdw10=len(ranges) - 1, cdw11=1 << 2,
+                  prp1=prp1, prp2=prp2, psdt=1)
+        self.assertStatus(ctrl.execute(cmd), SC_SUCCESS, 'SGL deallocate')
+        info = self.machine.qmp.execute('nvmimic-trace-stop', id=DEV_ID)
+        _, rows = read_trace(trace)
+        got = [(r[2], r[3]) for r in rows if r[1] == 'discard']
+        print('trace: %s' % rows)
+        self.assertEqual(got, ranges)
+        self.assertEqual(info['commands'], len(ranges))
+        self.assertEqual(self.cls(self.stats(), 'discard')['count'],
+                         len(ranges))
 
 
 if __name__ == '__main__':
