@@ -1292,6 +1292,20 @@ static bool heap_entry_not_of_sq(const NvmHeapItem *e, void *opaque)
     return req < sq->io_req || req >= sq->io_req + sq->size;
 }
 
+/* As ctrl.c's nvme_sg_unmap() */
+static void nvmimic_sg_unmap(NvmeSg *sg)
+{
+    if (!(sg->flags & NVME_SG_ALLOC)) {
+        return;
+    }
+    if (sg->flags & NVME_SG_DMA) {
+        qemu_sglist_destroy(&sg->qsg);
+    } else {
+        qemu_iovec_destroy(&sg->iov);
+    }
+    memset(sg, 0, sizeof(*sg));
+}
+
 void nvmimic_sq_freed(NvmeCtrl *n, NvmeSQueue *sq)
 {
     NvmimicCtrl *s = n->nvmimic;
@@ -1302,10 +1316,20 @@ void nvmimic_sq_freed(NvmeCtrl *n, NvmeSQueue *sq)
     }
     nvm_heap_filter(&s->heap, heap_entry_not_of_sq, sq);
     for (i = 0; i < sq->size; i++) {
-        if (sq->io_req[i].nvmimic.state == NVMIMIC_REQ_OVERDUE) {
+        NvmeRequest *req = &sq->io_req[i];
+
+        if (req->nvmimic.state == NVMIMIC_REQ_OVERDUE) {
             s->overdue--;
         }
-        sq->io_req[i].nvmimic.state = NVMIMIC_REQ_UNTIMED;
+        if (req->nvmimic.state == NVMIMIC_REQ_HELD) {
+            /*
+             * Never to be posted: release the data mapping that
+             * nvme_post_cqes() would have (its QEMUSGList holds a
+             * reference on the device, which could then never go away).
+             */
+            nvmimic_sg_unmap(&req->sg);
+        }
+        req->nvmimic.state = NVMIMIC_REQ_UNTIMED;
     }
     nvmimic_arm(s, nvmimic_now());
 }

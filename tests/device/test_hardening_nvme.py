@@ -17,8 +17,9 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nvmeqtest import (  # noqa: E402
-    Machine, Cmd, PAGE, SC_SUCCESS, SC_INVALID_FIELD, ADM_GET_FEATURES,
-    ADM_SET_FEATURES, IO_DSM)
+    Machine, NvmeController, Cmd, QemuError, PAGE, SC_SUCCESS,
+    SC_INVALID_FIELD, SC_INVALID_OPCODE, ADM_GET_FEATURES, ADM_SET_FEATURES,
+    ADM_DBBUF_CONFIG, IO_DSM)
 import test_profile_nvme  # noqa: E402
 from test_profile_nvme import (  # noqa: E402
     ProfileTest, Profile, RAW_PROFILE, DEV_ID, null_drive, profile_device,
@@ -275,6 +276,124 @@ class HardeningNvme(ProfileTest):
         self.assertEqual(info['commands'], len(ranges))
         self.assertEqual(self.cls(self.stats(), 'discard')['count'],
                          len(ranges))
+
+    # ---- lifecycle ---------------------------------------------------------
+    submit_held_writes = test_profile_nvme.ProfileNvme.submit_held_writes
+
+    def test_device_del_with_completions_held_posts_nothing_later(self):
+        """Hot-unplug while the model holds completions (q35 has no hotplug
+        on its root bus: machine pc, ACPI eject done as the guest would).
+        The device goes (DEVICE_DELETED) with its timer and held requests:
+        nothing is written to guest memory afterwards, the data is in the
+        file, the trace file is complete, and QEMU carries on (under ASan
+        in make check-sanitizers: no use after free)."""
+        p = Profile(RAW_PROFILE)
+        img = self.path('unplug.raw')
+        with open(img, 'wb') as f:
+            f.truncate(p.capacity)
+        self.machine = Machine(['-drive', 'if=none,id=d,format=raw,file='
+                                + img] + profile_device(RAW_PROFILE),
+                               machine='pc')
+        self.machine.start()
+        ctrl = self.ctrl = NvmeController(self.machine)
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 64)
+        ctrl.identify_namespace(1)
+        trace = self.path('unplug.trace')
+        qmp = self.machine.qmp
+        qmp.execute('nvmimic-trace-start', id=DEV_ID, path=trace)
+        writes = self.submit_held_writes(ctrl, p.lba_bytes, n=16)
+        cq = ctrl.queues[1].cq_addr
+        before = ctrl.qt.memread(cq, 64 * 16)
+
+        qmp.execute('device_del', id=DEV_ID)
+        slot = int(profile_device(RAW_PROFILE)[1].split('addr=')[1]
+                   .split('.')[0], 16)
+        # ACPI PCI hotplug (PIIX4, at 0xae00): select the root bus, eject
+        ctrl.qt.outl(0xae10, 0)
+        ctrl.qt.outl(0xae08, 1 << slot)
+        deadline = time.monotonic() + 30
+        while not any(e['event'] == 'DEVICE_DELETED' for e in qmp.events):
+            self.assertLess(time.monotonic(), deadline, 'no DEVICE_DELETED')
+            qmp.execute('query-status')
+            time.sleep(0.01)
+
+        ctrl.qt.clock_step(500 * 10**6)       # far past every deadline
+        self.assertEqual(ctrl.qt.memread(cq, 64 * 16), before,
+                         'a completion was posted after the device went')
+        with self.assertRaises(QemuError) as cm:
+            self.stats()
+        self.assertIn('no nvme device', str(cm.exception))
+        self.assertEqual(qmp.execute('query-status')['status'], 'running')
+        with open(img, 'rb') as f:
+            for w in writes:
+                f.seek(w.cdw[0] * p.lba_bytes)
+                self.assertEqual(f.read(len(w.data)), w.data,
+                                 'write at LBA %d lost' % w.cdw[0])
+        _, rows = read_trace(trace)
+        self.assertEqual([r[2] for r in rows], [w.cdw[0] for w in writes])
+
+    def test_ioeventfd_on_keeps_doorbells_in_the_mmio_handler(self):
+        """QEMU's nvme takes doorbells through ioeventfds only once the
+        host has set up shadow doorbells (Doorbell Buffer Config).  None of
+        the drives has that command, so with a profile ioeventfd=on changes
+        nothing: the command is refused as the drive refuses it, the
+        doorbell stays in the MMIO handler (where, under icount, the SQ is
+        processed at the doorbell's virtual time) and completions keep
+        their exact times.  The stock device with the same options is
+        checked first: there the doorbells do go through the eventfd."""
+        def doorbell_traces():
+            return [ln for ln in self.machine.stderr().splitlines()
+                    if 'pci_nvme_mmio_doorbell_sq' in ln and 'sqid 1 ' in ln]
+
+        p = Profile(RAW_PROFILE)
+        for profile in (False, True):
+            with self.subTest(profile=profile):
+                args = (null_drive(p.capacity)
+                        + ['-trace', 'pci_nvme_mmio_doorbell_sq'])
+                if profile:
+                    args += profile_device(RAW_PROFILE, ',ioeventfd=on')
+                else:
+                    args += ['-device', 'nvme,id=plain,drive=d,serial=S,'
+                             'addr=04.0,ioeventfd=on']
+                ctrl = self.start(args)
+                ctrl.enable()
+                ctrl.create_io_queue_pair(1, 64)
+                ctrl.identify_namespace(1)
+                c = ctrl.admin_cmd(Cmd(ADM_DBBUF_CONFIG,
+                                       prp1=ctrl.alloc.alloc(PAGE),
+                                       prp2=ctrl.alloc.alloc(PAGE)))
+                if profile:
+                    self.assertStatus(c, SC_INVALID_OPCODE,
+                                      'Doorbell Buffer Config')
+                else:
+                    self.assertStatus(c, SC_SUCCESS, 'Doorbell Buffer Config')
+                    ctrl.dbbuf = (c.cmd.prp1, c.cmd.prp2)
+                before = len(doorbell_traces())
+                if profile:
+                    self.set_state(**{'fill-pct': 100.0,
+                                      'reset-stats': True})
+                done = ctrl.submit_and_time([ctrl.read_cmd(8 * i, 8)
+                                             for i in range(32)])
+                self.assertTrue(all(d.ok for d in done))
+                rung = len(doorbell_traces()) - before
+                print('profile=%s: %d SQ doorbells through the MMIO handler'
+                      % (profile, rung))
+                if profile:
+                    self.assertEqual(rung, 1)
+                    rd = self.cls(self.stats(), 'read')
+                    lat = [d.latency_ns for d in done]
+                    self.assertEqual((rd['count'], rd['late']), (32, 0))
+                    self.assertAlmostEqual(sum(lat) / 32 / 1000.0,
+                                           rd['mean-us'], delta=0.01)
+                    self.assertAlmostEqual(max(lat) / 1000.0, rd['max-us'],
+                                           delta=0.01)
+                else:
+                    self.assertEqual(rung, 0, 'the stock device did not '
+                                     'take the doorbell by eventfd: the '
+                                     'test cannot tell the two apart')
+                self.machine.stop()
+                self.machine = None
 
 
 if __name__ == '__main__':
