@@ -21,12 +21,15 @@
 #include "system/block-backend.h"
 #include "system/qtest.h"
 #include "system/system.h"
+#include "qemu/units.h"
 #include "hw/pci/pci.h"
 #include "qom/object.h"
 
 #include "../nvme.h"
 #include "heap.h"
 #include "nvmimic-model.h"
+#include "nvmimic-iolog.h"
+#include "trace.h"
 
 /*
  * While a timed command's data transfer is still running past its
@@ -36,9 +39,6 @@
  * meanwhile.
  */
 #define NVMIMIC_GUARD_NS 200
-
-/* I/O trace: buffer of the trace file (written in whole buffers) */
-#define NVMIMIC_TRACE_BUF_BYTES (64 * 1024)
 
 /* SMART Percentage Used saturates at 255 (NVMe 1.4, Figure 194). */
 #define NVMIMIC_WEAR_PCT_MAX 255
@@ -105,8 +105,10 @@ struct NvmimicCtrl {
     unsigned overdue;           /* requests in NVMIMIC_REQ_OVERDUE */
     NvmimicLate late[NVM_CLASS_COUNT];
     int64_t stats_since_ns;
-    /* timed commands since the statistics reset: the first one's arrival
-     * (-1: none yet) and the latest scheduled completion */
+    /*
+     * timed commands since the statistics reset: the first one's arrival
+     * (-1: none yet) and the latest scheduled completion
+     */
     int64_t first_arrival_ns;
     int64_t last_deadline_ns;
     bool apst_enabled;
@@ -116,14 +118,7 @@ struct NvmimicCtrl {
     /* device self-test results, newest first: STC << 4 | result, or 0xf */
     uint8_t dst_result[NVMIMIC_SELF_TESTS];
     uint64_t dst_poh[NVMIMIC_SELF_TESTS];
-    /* I/O trace (nvmimic-trace-start), NULL when none runs */
-    FILE *trace;
-    char *trace_path;
-    char *trace_buf;
-    int64_t trace_start_ns;
-    uint64_t trace_commands;
-    int trace_errno;            /* first write error, 0 if none */
-    Notifier trace_exit;        /* QEMU exits with the trace running */
+    NvmimicIolog *iolog;        /* nvmimic-trace-start, NULL if none */
 };
 
 static int64_t nvmimic_now(void)
@@ -173,6 +168,8 @@ static void nvmimic_account(NvmimicCtrl *s, NvmeRequest *req, int64_t now)
 {
     NvmimicLate *l = &s->late[req->nvmimic.op];
 
+    trace_nvmimic_post(nvme_cid(req), req->sq->sqid,
+                       now - req->nvmimic.deadline_ns);
     l->posted++;
     if (now > req->nvmimic.deadline_ns) {
         uint64_t d = now - req->nvmimic.deadline_ns;
@@ -220,6 +217,8 @@ static void nvmimic_timer_cb(void *opaque)
         }
         if (req->nvmimic.state == NVMIMIC_REQ_INFLIGHT) {
             /* the host has not finished the data transfer yet */
+            trace_nvmimic_overdue(nvme_cid(req), req->sq->sqid,
+                                  req->nvmimic.deadline_ns);
             req->nvmimic.state = NVMIMIC_REQ_OVERDUE;
             s->overdue++;
             continue;
@@ -229,40 +228,6 @@ static void nvmimic_timer_cb(void *opaque)
         nvmimic_post_now(n, req);
     }
     nvmimic_arm(s, now);
-}
-
-/* ---- I/O trace ---------------------------------------------------------- */
-
-/* One line per timed command; a buffered fprintf, so O(1) per command. */
-static void nvmimic_trace_cmd(NvmimicCtrl *s, int64_t now, const NvmCmd *c,
-                              int64_t deadline)
-{
-    if (!s->trace) {
-        return;
-    }
-    if (fprintf(s->trace, "%" PRId64 " %s %" PRIu64 " %" PRIu32 " %" PRId64
-                "\n", now - s->trace_start_ns, nvm_op_name(c->op),
-                c->slba, c->nlb, deadline - s->trace_start_ns) < 0 &&
-        !s->trace_errno) {
-        s->trace_errno = errno ? errno : EIO;
-    }
-    s->trace_commands++;
-}
-
-/* Flush and close the trace file; false (errno set) if data was lost. */
-static bool nvmimic_trace_close(NvmimicCtrl *s)
-{
-    int err = s->trace_errno;
-
-    notifier_remove(&s->trace_exit);
-    if (fclose(s->trace) && !err) {
-        err = errno ? errno : EIO;
-    }
-    s->trace = NULL;
-    g_free(s->trace_buf);
-    s->trace_buf = NULL;
-    errno = err;
-    return !err;
 }
 
 /* ---- profile, identity ------------------------------------------------ */
@@ -615,11 +580,13 @@ void nvmimic_exit(NvmeCtrl *n)
     if (!s) {
         return;
     }
-    if (s->trace) {
+    if (s->iolog) {
         /* the device goes away: keep what was recorded */
-        nvmimic_trace_close(s);
+        uint64_t commands, dropped;
+
+        nvmimic_iolog_stop(s->iolog, &commands, &dropped, NULL);
+        s->iolog = NULL;
     }
-    g_free(s->trace_path);
     timer_free(s->timer);
     nvm_heap_destroy(&s->heap);
     g_array_free(s->uncor, true);
@@ -627,16 +594,6 @@ void nvmimic_exit(NvmeCtrl *n)
     nvm_profile_free(s->profile);
     g_free(s);
     n->nvmimic = NULL;
-}
-
-/* QEMU does not unrealize devices when it quits: keep the trace anyway. */
-static void nvmimic_trace_exit_notify(Notifier *notifier, void *data)
-{
-    NvmimicCtrl *s = container_of(notifier, NvmimicCtrl, trace_exit);
-
-    if (s->trace) {
-        nvmimic_trace_close(s);
-    }
 }
 
 /* ---- timing ----------------------------------------------------------- */
@@ -1088,6 +1045,18 @@ uint16_t nvmimic_cmd(NvmeCtrl *n, NvmeRequest *req)
     }
 }
 
+/* A command the model timed: the trace event and the trace file. */
+static void nvmimic_record(NvmimicCtrl *s, int64_t now, const NvmCmd *c,
+                           int64_t deadline)
+{
+    trace_nvmimic_model_cmd(nvm_op_name(c->op), c->slba, c->nlb, now,
+                            deadline);
+    if (s->iolog) {
+        nvmimic_iolog_cmd(s->iolog, now, nvm_op_name(c->op), c->slba, c->nlb,
+                          deadline);
+    }
+}
+
 /*
  * Submit [slba, slba + nlb), in the namespace's current LBA size, to the
  * model, which counts in the profile's LBA size: after a guest Format to
@@ -1111,7 +1080,7 @@ static int64_t nvmimic_model_submit(NvmeCtrl *n, uint32_t nsid, NvmOp op,
         };
         int64_t d = nvm_model_submit(s->model, &c, now);
 
-        nvmimic_trace_cmd(s, now, &c, d);
+        nvmimic_record(s, now, &c, d);
         deadline = MAX(deadline, d);
         first += c.nlb;
     }
@@ -1196,7 +1165,7 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
     case NVME_CMD_FLUSH:
         c.op = NVM_OP_FLUSH;
         deadline = nvm_model_submit(s->model, &c, now);
-        nvmimic_trace_cmd(s, now, &c, deadline);
+        nvmimic_record(s, now, &c, deadline);
         break;
     case NVME_CMD_DSM:
         if (!(le32_to_cpu(req->cmd.cdw11) & NVME_DSMGMT_AD)) {
@@ -1221,6 +1190,8 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
     req->nvmimic.deadline_ns = deadline;
     req->nvmimic.op = c.op;
     req->nvmimic.state = NVMIMIC_REQ_INFLIGHT;
+    trace_nvmimic_submit(nvme_cid(req), req->sq->sqid, nvm_op_name(c.op),
+                         now, deadline);
 
     nvm_heap_push(&s->heap, deadline, req->nvmimic.seq, req);
     if (nvm_heap_top(&s->heap)->tie == req->nvmimic.seq) {
@@ -1259,6 +1230,8 @@ bool nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
              */
             req->aiocb = NULL;
             req->nvmimic.state = NVMIMIC_REQ_HELD;
+            trace_nvmimic_hold(nvme_cid(req), req->sq->sqid,
+                               req->nvmimic.deadline_ns);
             return true;
         }
         break;
@@ -1605,79 +1578,67 @@ void qmp_nvmimic_set_state(const char *id,
     }
 }
 
-void qmp_nvmimic_trace_start(const char *id, const char *path, Error **errp)
+void qmp_nvmimic_trace_start(const char *id, const char *path,
+                             bool has_max_bytes, uint64_t max_bytes,
+                             Error **errp)
 {
     NvmeCtrl *n = nvmimic_find(id, errp);
     NvmimicCtrl *s;
     const NvmProfile *p;
     Error *local_err = NULL;
-    int fd;
 
     if (!n) {
         return;
     }
     s = n->nvmimic;
     p = s->profile;
-    if (s->trace) {
+    if (s->iolog) {
         error_setg(errp, "%s: a trace is already running (to %s); stop it "
-                   "with nvmimic-trace-stop first", id, s->trace_path);
+                   "with nvmimic-trace-stop first", id,
+                   nvmimic_iolog_path(s->iolog));
         return;
     }
     if (!*path) {
         error_setg(errp, "%s: trace path is empty", id);
         return;
     }
-    fd = qemu_create(path, O_WRONLY | O_TRUNC, 0644, &local_err);
-    if (fd < 0) {
+    s->iolog = nvmimic_iolog_start(path, has_max_bytes ? max_bytes :
+                                   NVMIMIC_IOLOG_DEFAULT_MAX_BYTES,
+                                   nvmimic_now(), p->name, p->lba_bytes,
+                                   p->capacity_bytes, &local_err);
+    if (!s->iolog) {
         error_propagate_prepend(errp, local_err, "%s: trace: ", id);
-        return;
-    }
-    s->trace = fdopen(fd, "w");
-    if (!s->trace) {
-        error_setg_errno(errp, errno, "%s: trace: %s", id, path);
-        close(fd);
-        return;
-    }
-    s->trace_buf = g_malloc(NVMIMIC_TRACE_BUF_BYTES);
-    setvbuf(s->trace, s->trace_buf, _IOFBF, NVMIMIC_TRACE_BUF_BYTES);
-    g_free(s->trace_path);
-    s->trace_path = g_strdup(path);
-    s->trace_start_ns = nvmimic_now();
-    s->trace_commands = 0;
-    s->trace_exit.notify = nvmimic_trace_exit_notify;
-    qemu_add_exit_notifier(&s->trace_exit);
-    s->trace_errno = 0;
-    if (fprintf(s->trace, "# nvmimic trace 1\n"
-                "# profile=%s lba-bytes=%u capacity-bytes=%" PRIu64
-                " start-ns=%" PRId64 "\n"
-                "# submit_ns op slba nlb complete_ns\n", p->name,
-                p->lba_bytes, p->capacity_bytes, s->trace_start_ns) < 0) {
-        s->trace_errno = errno ? errno : EIO;
     }
 }
 
 NvmimicTraceInfo *qmp_nvmimic_trace_stop(const char *id, Error **errp)
 {
     NvmeCtrl *n = nvmimic_find(id, errp);
+    g_autofree char *path = NULL;
+    Error *local_err = NULL;
     NvmimicTraceInfo *info;
+    uint64_t commands, dropped;
     NvmimicCtrl *s;
+    bool ok;
 
     if (!n) {
         return NULL;
     }
     s = n->nvmimic;
-    if (!s->trace) {
+    if (!s->iolog) {
         error_setg(errp, "%s: no trace is running", id);
         return NULL;
     }
-    if (!nvmimic_trace_close(s)) {
-        error_setg_errno(errp, errno, "%s: trace %s is incomplete (%" PRIu64
-                         " commands recorded)", id, s->trace_path,
-                         s->trace_commands);
+    path = g_strdup(nvmimic_iolog_path(s->iolog));
+    ok = nvmimic_iolog_stop(s->iolog, &commands, &dropped, &local_err);
+    s->iolog = NULL;
+    if (!ok) {
+        error_propagate_prepend(errp, local_err, "%s: ", id);
         return NULL;
     }
     info = g_new0(NvmimicTraceInfo, 1);
-    info->path = g_strdup(s->trace_path);
-    info->commands = s->trace_commands;
+    info->path = g_steal_pointer(&path);
+    info->commands = commands;
+    info->dropped = dropped;
     return info;
 }

@@ -101,6 +101,7 @@ OV=$SRC/hw/nvme/nvmimic
 mkdir -p "$OV"
 find "$OV" -maxdepth 1 -type l ! -exec test -e {} \; -delete
 for f in "$ROOT"/hw/*.c "$ROOT"/hw/*.h "$ROOT"/hw/meson.build \
+         "$ROOT"/hw/trace-events \
          "$ROOT"/backends/*.c "$ROOT"/backends/*.h; do
     if [ -e "$f" ]; then ln -sfn "$f" "$OV/$(basename "$f")"; fi
 done

@@ -238,12 +238,18 @@ class QMP:
             raise QemuError('QMP: unexpected greeting %r' % self.greeting)
         self.execute('qmp_capabilities')
 
-    def execute(self, command, **arguments):
-        """Run a QMP command; return its 'return' value, raise on 'error'."""
+    def execute(self, command, fd=None, **arguments):
+        """Run a QMP command; return its 'return' value, raise on 'error'.
+        fd is a file descriptor to pass along (SCM_RIGHTS), for getfd and
+        add-fd."""
         msg = {'execute': command}
         if arguments:
             msg['arguments'] = arguments
-        self.ls.send(json.dumps(msg).encode() + b'\n')
+        data = json.dumps(msg).encode() + b'\n'
+        if fd is None:
+            self.ls.send(data)
+        else:
+            socket.send_fds(self.ls.sock, [data], [fd])
         while True:
             resp = json.loads(self.ls.readline(self.timeout_s))
             if 'event' in resp:

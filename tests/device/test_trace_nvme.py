@@ -10,6 +10,7 @@ Run one:  python3 tests/device/test_trace_nvme.py TraceNvme.test_NAME
 
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -21,8 +22,9 @@ from test_profile_nvme import (  # noqa: E402
     profile_device)
 
 
-def read_trace(path):
-    """(header dict, [(submit_ns, op, slba, nlb, complete_ns)])"""
+def read_trace(path, comments=None):
+    """(header dict, [(submit_ns, op, slba, nlb, complete_ns)]); comment
+    lines after the header go to the list comments, if given."""
     with open(path) as f:
         lines = f.read().splitlines()
     assert lines[0] == '# nvmimic trace 1', lines[:1]
@@ -30,6 +32,10 @@ def read_trace(path):
     assert lines[2] == '# submit_ns op slba nlb complete_ns', lines[2]
     rows = []
     for ln in lines[3:]:
+        if ln.startswith('#'):
+            if comments is not None:
+                comments.append(ln)
+            continue
         f = ln.split()
         rows.append((int(f[0]), f[1], int(f[2]), int(f[3]), int(f[4])))
     return hdr, rows
@@ -75,7 +81,7 @@ class TraceNvme(ProfileTest):
         bad = ctrl.execute(ctrl.read_cmd(p.capacity // lb, 8))
         self.assertNotEqual(bad.status, SC_SUCCESS)
         info = self.trace('nvmimic-trace-stop')
-        self.assertEqual(info, {'path': path, 'commands': 7})
+        self.assertEqual(info, {'path': path, 'commands': 7, 'dropped': 0})
 
         hdr, rows = read_trace(path)
         print('header %r' % hdr)
@@ -136,7 +142,7 @@ class TraceNvme(ProfileTest):
                         path=os.path.join(self.dir, 'b.trace'))
         self.assertIn('already running (to %s)' % path, str(cm.exception))
         self.assertEqual(qmp.execute('nvmimic-trace-stop', id=DEV_ID),
-                         {'path': path, 'commands': 0})
+                         {'path': path, 'commands': 0, 'dropped': 0})
         self.assertEqual(read_trace(path)[1], [])
 
     def test_trace_is_flushed_when_the_device_goes_away(self):
@@ -153,6 +159,149 @@ class TraceNvme(ProfileTest):
         hdr, rows = read_trace(path)
         self.assertEqual(len(rows), 100)
         self.assertEqual([r[2] for r in rows], [8 * i for i in range(100)])
+
+    def reads(self, ctrl, n, first=0):
+        """n 4 KiB reads, 128 at a time."""
+        for i in range(first, first + n, 128):
+            done = ctrl.submit_and_time([ctrl.read_cmd(8 * k, 8)
+                                         for k in range(i, min(i + 128,
+                                                               first + n))])
+            self.assertTrue(all(c.ok for c in done))
+
+    def deallocates(self, ctrl, n, first=0):
+        """n one-block ranges in deallocates of 256 ranges: a trace line
+        each, for few qtest round trips."""
+        for i in range(first, first + n, 256):
+            cmd = ctrl.deallocate_cmd([(8 * k, 1) for k in
+                                       range(i, min(i + 256, first + n))])
+            self.assertStatus(ctrl.execute(cmd), SC_SUCCESS, 'deallocate')
+
+    def test_trace_is_written_off_the_submission_path(self):
+        """Recording a command appends to memory only: the file stays
+        empty while less than the flush threshold (64 KiB) is recorded,
+        and the main loop writes it out past that, before the stop."""
+        ctrl, p = self.start_profile()
+        path = os.path.join(self.dir, 'buffered.trace')
+        self.trace('nvmimic-trace-start', path=path)
+        self.reads(ctrl, 64)
+        self.deallocates(ctrl, 512)
+        self.assertEqual(os.path.getsize(path), 0,
+                         'the trace file was written while recording')
+        self.deallocates(ctrl, 2560, 512)     # ~80 KiB of lines
+        written = os.path.getsize(path)
+        print('after 3136 commands: %d bytes written before the stop'
+              % written)
+        self.assertGreaterEqual(written, 64 * 1024)
+        info = self.trace('nvmimic-trace-stop')
+        self.assertEqual((info['commands'], info['dropped']), (3136, 0))
+        self.assertEqual(len(read_trace(path)[1]), 3136)
+        self.assertGreater(os.path.getsize(path), written)
+
+    def test_trace_stops_recording_at_max_bytes_and_says_so(self):
+        ctrl, p = self.start_profile()
+        path = os.path.join(self.dir, 'small.trace')
+        with self.assertRaises(QemuError) as cm:
+            self.trace('nvmimic-trace-start', path=path,
+                       **{'max-bytes': 4095})
+        self.assertIn('max-bytes 4095 is less than 4096', str(cm.exception))
+        self.trace('nvmimic-trace-start', path=path, **{'max-bytes': 4096})
+        self.reads(ctrl, 400)
+        info = self.trace('nvmimic-trace-stop')
+        comments = []
+        hdr, rows = read_trace(path, comments)
+        print('max-bytes 4096: %r; last line %r' % (info, comments))
+        self.assertEqual(info['commands'], len(rows))
+        self.assertEqual(info['commands'] + info['dropped'], 400)
+        self.assertGreater(info['dropped'], 0)
+        with open(path, 'rb') as f:
+            data = f.read()
+        last = data.rstrip(b'\n').rsplit(b'\n', 1)[1]
+        self.assertLessEqual(len(data) - len(last) - 1, 4096)
+        self.assertEqual(comments, ['# max-bytes=4096 reached: %d later '
+                                    'commands not recorded' % info['dropped']])
+        self.assertEqual([r[2] for r in rows],
+                         [8 * i for i in range(len(rows))])
+        self.assertIn('trace %s reached max-bytes 4096' % path,
+                      self.machine.stderr())
+        # The harness reads a truncated trace like any other.
+        cli = os.environ.get('NVMIMIC_CLI')
+        if cli:
+            r = subprocess.run([cli, 'trace2iolog', path],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.count(' read '), len(rows))
+
+    def test_trace_file_is_opened_as_qemu_opens_files(self):
+        """/dev/fdset/N (a descriptor passed with add-fd) works; a path is
+        neither followed through a symbolic link nor opened on a FIFO."""
+        ctrl, p = self.start_profile()
+        qmp = self.machine.qmp
+        target = os.path.join(self.dir, 'precious')
+        with open(target, 'w') as f:
+            f.write('keep me\n')
+        link = os.path.join(self.dir, 'link.trace')
+        os.symlink(target, link)
+        fifo = os.path.join(self.dir, 'fifo.trace')
+        os.mkfifo(fifo)
+        # a FIFO without a reader fails to open at once (O_NONBLOCK), one
+        # with a reader is not a regular file: either way, QMP answers
+        for path, want in ((link, ['Too many levels of symbolic links']),
+                           (fifo, ['No such device or address',
+                                   'not a regular file'])):
+            with self.assertRaises(QemuError) as cm:
+                qmp.execute('nvmimic-trace-start', id=DEV_ID, path=path)
+            print(cm.exception)
+            self.assertIn(path, str(cm.exception))
+            self.assertTrue(any(w in str(cm.exception) for w in want))
+        with open(target) as f:
+            self.assertEqual(f.read(), 'keep me\n')
+
+        passed = os.path.join(self.dir, 'passed.trace')
+        fd = os.open(passed, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            r = qmp.execute('add-fd', fd=fd, **{'fdset-id': 7})
+        finally:
+            os.close(fd)
+        self.assertEqual(r['fdset-id'], 7)
+        qmp.execute('nvmimic-trace-start', id=DEV_ID, path='/dev/fdset/7')
+        self.reads(ctrl, 10)
+        info = qmp.execute('nvmimic-trace-stop', id=DEV_ID)
+        self.assertEqual(info, {'path': '/dev/fdset/7', 'commands': 10,
+                                'dropped': 0})
+        self.assertEqual(len(read_trace(passed)[1]), 10)
+
+    def test_trace_events_follow_each_command(self):
+        """Per-command tracing is QEMU's own (trace-events: -trace
+        'nvmimic_*'): submission with its deadline, the model's command,
+        the completion held, and its posting with its lateness."""
+        p = Profile(MAIN_PROFILE)
+        self.start(null_drive(p.capacity) + profile_device(MAIN_PROFILE)
+                   + ['-trace', 'nvmimic_*'])
+        ctrl = self.ctrl
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 16)
+        ctrl.identify_namespace(1)
+        done = [ctrl.execute(ctrl.read_cmd(8 * i, 8)) for i in range(3)]
+        self.assertTrue(all(c.ok for c in done))
+        log = [ln for ln in self.machine.stderr().splitlines()
+               if 'nvmimic_' in ln]
+        for ln in log:
+            print(ln)
+        for i, c in enumerate(done):
+            want = {
+                'nvmimic_submit': 'cid %d sqid 1 read at %d ns: completes at '
+                                  '%d ns' % (c.cid, c.submit_ns, c.complete_ns),
+                'nvmimic_model_cmd': 'read slba %d nlb 8 at %d ns: completes '
+                                     'at %d ns' % (8 * i, c.submit_ns,
+                                                   c.complete_ns),
+                'nvmimic_hold': 'cid %d sqid 1 data done, completion held '
+                                'until %d ns' % (c.cid, c.complete_ns),
+                'nvmimic_post': 'cid %d sqid 1 posted, 0 ns after its '
+                                'deadline' % c.cid,
+            }
+            for event, text in want.items():
+                self.assertTrue(any(event in ln and text in ln for ln in log),
+                                '%s "%s" not in the trace' % (event, text))
 
 
 if __name__ == '__main__':
