@@ -277,6 +277,32 @@ class HardeningNvme(ProfileTest):
         self.assertEqual(self.cls(self.stats(), 'discard')['count'],
                          len(ranges))
 
+    # ---- QMP ---------------------------------------------------------------
+    def test_qmp_commands_are_marked_unstable(self):
+        """nvmimic's QMP commands are not QEMU's stable interface: QAPI
+        feature "unstable", so -compat unstable-input=reject refuses them;
+        their names stay as the harness uses them."""
+        names = ['query-nvmimic-stats', 'nvmimic-set-state',
+                 'nvmimic-trace-start', 'nvmimic-trace-stop']
+        p = Profile(RAW_PROFILE)
+        self.start(null_drive(p.capacity) + profile_device(RAW_PROFILE))
+        schema = {e['name']: e for e in
+                  self.machine.qmp.execute('query-qmp-schema')
+                  if e['meta-type'] == 'command'}
+        for name in names:
+            self.assertIn('unstable', schema[name].get('features', []), name)
+        self.assertEqual(self.stats()['profile'], RAW_PROFILE)
+        self.machine.stop()
+        self.machine = None
+
+        self.start(null_drive(p.capacity) + profile_device(RAW_PROFILE)
+                   + ['-compat', 'unstable-input=reject'])
+        with self.assertRaises(QemuError) as cm:
+            self.stats()
+        print(cm.exception)
+        self.assertIn('Unstable command query-nvmimic-stats disabled',
+                      str(cm.exception))
+
     # ---- lifecycle ---------------------------------------------------------
     submit_held_writes = test_profile_nvme.ProfileNvme.submit_held_writes
 
