@@ -17,6 +17,8 @@
 #include "qapi/qapi-commands-nvmimic.h"
 #include "qemu/timer.h"
 #include "qemu/cutils.h"
+#include "qemu/main-loop.h"
+#include "block/aio.h"
 #include "system/cpu-timers.h"
 #include "system/block-backend.h"
 #include "system/qtest.h"
@@ -103,6 +105,7 @@ struct NvmimicCtrl {
     NvmHeap heap;               /* (deadline_ns, request's seq, request) */
     uint64_t next_seq;
     unsigned overdue;           /* requests in NVMIMIC_REQ_OVERDUE */
+    bool in_timer;              /* nvmimic_timer_cb() is posting */
     NvmimicLate late[NVM_CLASS_COUNT];
     int64_t stats_since_ns;
     /*
@@ -214,6 +217,25 @@ static void nvmimic_timer_cb(void *opaque)
         nvm_heap_pop(&s->heap);
         if (!heap_entry_live(&e)) {
             continue;
+        }
+        if (req->nvmimic.state == NVMIMIC_REQ_INFLIGHT &&
+            qtest_enabled() && !icount_enabled()) {
+            /*
+             * qtest steps virtual time from deadline to deadline without
+             * running the main loop: finish the data transfer here, so the
+             * completion is posted at its deadline however far the step
+             * goes.  Transfers that end meanwhile are held (see
+             * nvmimic_complete()) and posted in deadline order below.
+             */
+            s->in_timer = true;
+            while (heap_entry_live(&e) &&
+                   req->nvmimic.state == NVMIMIC_REQ_INFLIGHT) {
+                aio_poll(qemu_get_aio_context(), true);
+            }
+            s->in_timer = false;
+            if (!heap_entry_live(&e)) {
+                continue;
+            }
         }
         if (req->nvmimic.state == NVMIMIC_REQ_INFLIGHT) {
             /* the host has not finished the data transfer yet */
@@ -600,7 +622,7 @@ void nvmimic_exit(NvmeCtrl *n)
 
 bool nvmimic_sync_doorbell(NvmeCtrl *n)
 {
-    return n->nvmimic && icount_enabled();
+    return n->nvmimic && nvmimic_time_jumps();
 }
 
 /* Does [slba, slba + nlb) lie inside namespace @nsid? */
@@ -1223,7 +1245,7 @@ bool nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
 
     switch (req->nvmimic.state) {
     case NVMIMIC_REQ_INFLIGHT:
-        if (now < req->nvmimic.deadline_ns) {
+        if (now < req->nvmimic.deadline_ns || s->in_timer) {
             /*
              * The I/O is done; only the completion waits.  Its aiocb is
              * gone, so a queue deletion must not try to cancel it.
@@ -1245,12 +1267,13 @@ bool nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
     req->nvmimic.state = NVMIMIC_REQ_POSTED;
     nvmimic_account(s, req, now);
     nvmimic_arm(s, now);
-    if (!icount_enabled()) {
+    if (!nvmimic_time_jumps()) {
         return false;
     }
     /*
      * Under icount a bottom half would let virtual time warp to the next
-     * timer while the vCPU idles before it runs: post synchronously.
+     * timer while the vCPU idles before it runs, and qtest may step the
+     * clock before it runs: post synchronously.
      */
     nvmimic_post_now(n, req);
     return true;
