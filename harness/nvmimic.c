@@ -12,6 +12,7 @@
 #include "lv.h"
 #include "matrix.h"
 #include "report.h"
+#include "qtestgen.h"
 #include "run.h"
 #include "sim.h"
 #include "vdi.h"
@@ -81,6 +82,9 @@ static void usage(FILE *f)
 "  report DIR                    re-render DIR/results.json: results.csv,\n"
 "                                charts (PNG, SVG), report.html\n"
 "  compare DIR... [--out DIR]    runs side by side: compare.html + charts\n"
+"  qtest --profile NAME|PATH [--suite four-corners|vdi] [--quick] ...\n"
+"                                sim's suites through the emulated device,\n"
+"                                no guest (qtest --help)\n"
 "  run --profile NAME|PATH --suite four-corners|vdi|sql|render|seq|all\n"
 "      [--mode simtime|realtime] [--quick] [--out DIR] [--seed N]\n"
 "                                the suites in VMs (run --help)\n"
@@ -594,6 +598,11 @@ static int main_run(int argc, char **argv, const char *profile_dir)
     return nvm_cmd_run(argc + 1, argv - 1, profile_dir);
 }
 
+static int main_qtest(int argc, char **argv, const char *profile_dir)
+{
+    return nvm_cmd_qtest(argc, argv, profile_dir);
+}
+
 static int main_trace2iolog(int argc, char **argv, const char *profile_dir)
 {
     (void)profile_dir;
@@ -635,6 +644,7 @@ static const Command commands[] = {
     { "report", OPTS_NONE, main_report, NULL },
     { "compare", OPTS_NONE, main_report, NULL },
     { "run", OPTS_NONE, main_run, NULL },
+    { "qtest", OPTS_NONE, main_qtest, NULL },
     { "trace2iolog", OPTS_NONE, main_trace2iolog, NULL },
     { "libvirt-xml", OPTS_NONE, main_libvirt_xml, NULL },
     { "matrix", OPTS_NONE, main_matrix, NULL },

@@ -258,7 +258,8 @@ bool rep_chart_one(const RRun *r, const RWork *w, GError **errp)
     unsigned n_lim = rep_count_pts(w->curve, false, 1);
 
     title = g_strdup_printf("%s — %s%s%s", r->profile, sub,
-                            r->guest ? " — guest, " : " — model",
+                            r->guest ? " — guest, " :
+                            r->qtest ? " — device (qtest)" : " — model",
                             r->guest ? (r->run_mode ? r->run_mode : "run")
                                      : "");
     rep_gp_frame(s, title);
@@ -266,7 +267,9 @@ bool rep_chart_one(const RRun *r, const RWork *w, GError **errp)
         rep_gp_block(data, "model", w->sim_curve, false, -1);
         g_string_append_printf(plot, ", $model using 1:2 with linespoints "
                                "dt (8,5) lw 2 pt 7 ps 0.7 lc rgb '%s' "
-                               "title 'model (nvmimic sim)'", C_MODEL);
+                               "title '%s'", C_MODEL, r->qtest ?
+                               "device (nvmimic qtest)" :
+                               "model (nvmimic sim)");
     }
     if (r->guest && rep_count_pts(w->curve, true, -1)) {
         rep_gp_block(data, "device", w->curve, true, -1);

@@ -32,7 +32,8 @@ static void compare_labels(GPtrArray *runs)
         r->label = r->guest ? g_strdup_printf("%s (guest%s%s)", r->profile,
                                               r->run_mode ? ", " : "",
                                               r->run_mode ? r->run_mode : "")
-                            : g_strdup_printf("%s (model)", r->profile);
+                            : g_strdup_printf("%s (%s)", r->profile,
+                                              r->qtest ? "qtest" : "model");
     }
     /* the same profile and mode twice: tell them apart by directory */
     for (guint i = 0; i < runs->len; i++) {

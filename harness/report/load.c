@@ -419,7 +419,8 @@ RRun *rep_run_load(const char *dir, const char *reviews_tsv,
     if (!r->mode) {
         r->mode = g_strdup(jmember(o, "run_mode") ? "guest" : "sim");
     }
-    r->guest = strcmp(r->mode, "sim") != 0;
+    r->qtest = !strcmp(r->mode, "qtest");
+    r->guest = strcmp(r->mode, "sim") != 0 && !r->qtest;
     r->run_mode = jstr(o, "run_mode");
     r->suite = jstr(o, "suite");
     r->threads_mode = jstr(o, "threads_mode");

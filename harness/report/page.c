@@ -258,7 +258,8 @@ static void h_work(GString *s, const RRun *r, const RWork *w)
         g_string_append(s, "<td>–</td><td></td><td></td></tr>\n");
     }
     if (w->has_sim_peak) {
-        h_peak_row(s, "model (nvmimic sim)", "", w->sim_peak.iops,
+        h_peak_row(s, r->qtest ? "device (nvmimic qtest)" :
+                   "model (nvmimic sim)", "", w->sim_peak.iops,
                    w->sim_peak.mbps, w->sim_peak.lat_us, w->sim_peak.p99_us,
                    w, false);
     }
@@ -466,7 +467,10 @@ static bool write_html(const RRun *r, GError **errp)
                            "<dl class=\"meta\">", status_badge(r),
                            r->guest ? "Guest run: fio inside a QEMU VM "
                            "against the emulated drive, beside the model "
-                           "alone and the review." :
+                           "alone and the review." : r->qtest ?
+                           "The emulated drive with no guest (nvmimic "
+                           "qtest: QEMU under qtest, virtual time), beside "
+                           "the review." :
                            "Model only (nvmimic sim, simulated time), "
                            "beside the review.");
     rep_h_meta(s, "profile", r->profile);

@@ -128,6 +128,7 @@ typedef struct RRun {
     double wall_s;
     int complete;               /* -1 unknown */
     bool guest;
+    bool qtest;                 /* nvmimic qtest: the device, no guest */
     GPtrArray *works;           /* RWork */
     GPtrArray *suites;          /* char *, "suites"; NULL: not in the file */
     GPtrArray *apps;            /* RApp */

@@ -1,0 +1,746 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvmimic qtest: the four-corners and VDI suites of nvmimic sim, through
+ * the emulated device instead of the model alone.
+ *
+ * Each workload gets a fresh QEMU (-accel qtest, the profiled nvme on
+ * null-co), as nvmimic sim gives each a fresh model.  The workload drivers
+ * of nvmimic sim (curve.c, mix.c) generate the I/O; a hook hands every
+ * submission, with the virtual time it is made at, to a polled NVMe driver
+ * over qtest (qnvme.c), and every state change, statistics reset and read
+ * to the device over QMP at the same virtual time.  The drivers run the
+ * same model as the device to know when each I/O completes (a guest driver
+ * polling without cost would see the same); qnvme.c checks every
+ * completion in the device's completion queue against that, and each
+ * point's statistics read from the device must equal the driver's.  The
+ * figures written are the device's.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "qnvme.h"
+#include "qtest.h"
+#include "qtestgen.h"
+#include "report.h"
+#include "sim.h"
+#include "vdi.h"
+
+#ifndef NVMIMIC_QEMU
+#define NVMIMIC_QEMU "qemu-system-x86_64"
+#endif
+#ifndef NVMIMIC_WORKLOAD_DIR
+#define NVMIMIC_WORKLOAD_DIR "harness/workloads"
+#endif
+
+#define QTEST_PCI_SLOT 4
+#define QTEST_QUEUE_ENTRIES 2048
+#define QTEST_MAX_BYTES (1024 * 1024)
+#define QTEST_TIMEOUT_MS 120000
+#define MAX_WORKLOADS 4
+#define MAX_POINTS (1 + NVM_CURVE_POINTS)
+
+typedef struct Point {
+    bool have;
+    double host_s;              /* host time the point took */
+    uint64_t ios;               /* the device's count over the window */
+    uint64_t late;              /* completions posted after their time */
+} Point;
+
+typedef struct Work {
+    const char *name;
+    Point pt[MAX_POINTS];       /* [0] the peak, then the curve */
+    NvmQnvmeCounters dev;
+    NvmQtestCounters proto;
+    double host_s;              /* timed I/O, QEMU start-up excluded */
+    double wall_s;
+} Work;
+
+typedef struct Opts {
+    const char *profile;
+    const char *profile_dir;
+    const char *suite;
+    const char *format;
+    const char *threads;
+    const char *out;
+    const char *qemu;
+    const char *workloads;
+    const char *log_dir;
+    gint64 seed;
+    gint64 device_seed;
+    double duration_s;
+    gboolean quick;
+} Opts;
+
+typedef struct Ctx {
+    Opts o;
+    NvmProfile *p;
+    NvmSimOptions so;
+    Work work[MAX_WORKLOADS];
+    unsigned n_work;
+} Ctx;
+
+/* One workload through one QEMU: the hook's state. */
+typedef struct Engine {
+    Ctx *c;
+    Work *w;
+    NvmQtest *q;
+    NvmQnvme *d;
+    GError *err;
+    unsigned n_stats;
+    gint64 mark_us;
+} Engine;
+
+/* ---- the hook: the driver's model calls, replayed on the device -------- */
+
+static bool qmp_do(Engine *e, const char *cmd, const char *args,
+                   JsonNode **ret)
+{
+    JsonNode *r = nvm_qtest_qmp(e->q, cmd, args, &e->err);
+
+    if (!r) {
+        return false;
+    }
+    if (ret) {
+        *ret = r;
+    } else {
+        json_node_unref(r);
+    }
+    return true;
+}
+
+static void h_set_state(void *opaque, bool erase, double fill_pct,
+                        int64_t slc_used_bytes, uint64_t t_ns)
+{
+    Engine *e = opaque;
+    g_autoptr(GString) a = g_string_new("{\"id\": \"nvm0\"");
+
+    if (e->err || !nvm_qnvme_advance(e->d, t_ns, &e->err)) {
+        return;
+    }
+    if (erase) {
+        g_string_append(a, ", \"secure-erase\": true");
+    }
+    if (fill_pct >= 0) {
+        char num[G_ASCII_DTOSTR_BUF_SIZE];
+
+        g_string_append_printf(a, ", \"fill-pct\": %s",
+                               g_ascii_dtostr(num, sizeof(num), fill_pct));
+    }
+    if (slc_used_bytes >= 0) {
+        g_string_append_printf(a, ", \"slc-used-bytes\": %" PRId64,
+                               slc_used_bytes);
+    }
+    g_string_append(a, "}");
+    qmp_do(e, "nvmimic-set-state", a->str, NULL);
+}
+
+static void h_submitted(void *opaque, const NvmCmd *cmd, uint64_t t_ns,
+                        uint64_t done_ns)
+{
+    Engine *e = opaque;
+
+    if (!e->err) {
+        nvm_qnvme_submit(e->d, cmd, t_ns, done_ns);
+    }
+}
+
+static void h_reset_stats(void *opaque, uint64_t t_ns)
+{
+    Engine *e = opaque;
+
+    if (e->err || !nvm_qnvme_advance(e->d, t_ns, &e->err)) {
+        return;
+    }
+    qmp_do(e, "nvmimic-set-state", "{\"id\": \"nvm0\", \"reset-stats\": true}",
+           NULL);
+}
+
+static const char *const class_names[NVM_CLASS_COUNT] = {
+    [NVM_OP_READ] = "read",
+    [NVM_OP_WRITE] = "write",
+    [NVM_OP_FLUSH] = "flush",
+    [NVM_OP_DISCARD] = "discard",
+    [NVM_OP_WRITE_ZEROES] = "write-zeroes",
+};
+
+static bool same(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * MAX(1.0, fabs(b));
+}
+
+/* The device's statistics must be the driver's: same commands, same
+ * times, same model. */
+static void h_stats(void *opaque, uint64_t t_ns, const NvmStats *st)
+{
+    Engine *e = opaque;
+    JsonNode *r = NULL;
+    JsonArray *cls;
+    Point *pt;
+    gint64 now_us;
+
+    if (e->err || !nvm_qnvme_advance(e->d, t_ns, &e->err) ||
+        !qmp_do(e, "query-nvmimic-stats", "{\"id\": \"nvm0\"}", &r)) {
+        return;
+    }
+    now_us = g_get_monotonic_time();
+    pt = e->n_stats < MAX_POINTS ? &e->w->pt[e->n_stats] : NULL;
+    cls = JSON_NODE_HOLDS_OBJECT(r) ?
+          json_object_get_array_member(json_node_get_object(r), "classes") :
+          NULL;
+    for (guint i = 0; cls && i < json_array_get_length(cls); i++) {
+        JsonObject *k = json_array_get_object_element(cls, i);
+        const char *name = json_object_get_string_member(k, "class");
+        const NvmClassStats *m = NULL;
+        uint64_t count, bytes;
+        double f[4], mf[4];
+        static const char *const keys[4] = {
+            "mean-us", "p50-us", "p99-us", "p999-us",
+        };
+
+        for (unsigned c = 0; c < NVM_CLASS_COUNT; c++) {
+            if (!g_strcmp0(name, class_names[c])) {
+                m = &st->cls[c];
+            }
+        }
+        if (!m) {
+            continue;
+        }
+        count = json_object_get_int_member(k, "count");
+        bytes = json_object_get_int_member(k, "bytes");
+        mf[0] = m->mean_us;
+        mf[1] = m->p50_us;
+        mf[2] = m->p99_us;
+        mf[3] = m->p999_us;
+        for (unsigned j = 0; j < 4; j++) {
+            f[j] = json_object_get_double_member(k, keys[j]);
+        }
+        if (count != m->count || bytes != m->bytes || !same(f[0], mf[0]) ||
+            !same(f[1], mf[1]) || !same(f[2], mf[2]) || !same(f[3], mf[3])) {
+            g_set_error(&e->err, G_IO_ERROR, G_IO_ERROR_FAILED,
+                        "%s: the device's %s statistics at %.6f s differ "
+                        "from the load generator's: count %" PRIu64 " vs %"
+                        PRIu64 ", bytes %" PRIu64 " vs %" PRIu64 ", mean "
+                        "%.3f vs %.3f us, p99 %.3f vs %.3f us", e->w->name,
+                        name, t_ns / 1e9, count, m->count, bytes, m->bytes,
+                        f[0], mf[0], f[2], mf[2]);
+            break;
+        }
+        if (pt) {
+            pt->ios += count;
+            pt->late += json_object_get_int_member(k, "late");
+        }
+    }
+    if (!cls && !e->err) {
+        g_set_error(&e->err, G_IO_ERROR, G_IO_ERROR_FAILED,
+                    "query-nvmimic-stats: no classes in the answer");
+    }
+    if (pt && !e->err) {
+        pt->have = true;
+        pt->host_s = (now_us - e->mark_us) / 1e6;
+        fprintf(stderr, "nvmimic qtest: %s %s %s %u: %" PRIu64 " I/Os "
+                "measured, %.2f s host\n", e->c->p->name, e->w->name,
+                e->n_stats ? "point" : "peak", e->n_stats, pt->ios,
+                pt->host_s);
+        if (pt->late) {
+            g_set_error(&e->err, G_IO_ERROR, G_IO_ERROR_FAILED,
+                        "%s: the device posted %" PRIu64 " completions late",
+                        e->w->name, pt->late);
+        }
+    }
+    e->mark_us = now_us;
+    e->n_stats++;
+    if (r) {
+        json_node_unref(r);
+    }
+}
+
+/* ---- one workload, one QEMU ---------------------------------------------- */
+
+typedef void (*BodyFn)(Ctx *c, unsigned index, NvmModel *m,
+                       const NvmRunHook *hook, void *res);
+
+static bool run_one(Ctx *c, unsigned index, const char *name, BodyFn body,
+                    void *res, GError **errp)
+{
+    const NvmProfile *p = c->p;
+    Work *w = &c->work[c->n_work];
+    Engine e = { .c = c, .w = w };
+    NvmRunHook hook = {
+        .opaque = &e,
+        .set_state = h_set_state,
+        .submitted = h_submitted,
+        .reset_stats = h_reset_stats,
+        .stats = h_stats,
+    };
+    uint64_t dseed = c->o.device_seed >= 0 ? (uint64_t)c->o.device_seed
+                                           : c->so.seed;
+    g_autofree char *blk = g_strdup_printf(
+        "driver=null-co,node-name=nvm,size=%" PRIu64 ",read-zeroes=off",
+        p->capacity_bytes);
+    g_autofree char *dev = g_strdup_printf(
+        "nvme,id=nvm0,drive=nvm,serial=nvmimic-qtest,addr=%02x.0,"
+        "profile=%s,profile-seed=%" PRIu64, QTEST_PCI_SLOT, p->path, dseed);
+    g_autofree char *log = c->o.log_dir ?
+        g_strdup_printf("%s/qemu-%s.log", c->o.log_dir, name) : NULL;
+    const char *args[] = { "-blockdev", blk, "-device", dev, NULL };
+    gint64 t0 = g_get_monotonic_time(), t1;
+    NvmModel *m;
+    bool ok;
+
+    memset(w, 0, sizeof(*w));
+    w->name = name;
+    if (strchr(p->path, ',')) {
+        g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "profile path %s has a comma, which QEMU's -device "
+                    "cannot take", p->path);
+        return false;
+    }
+    e.q = nvm_qtest_start(c->o.qemu, args, log, QTEST_TIMEOUT_MS, errp);
+    if (!e.q) {
+        return false;
+    }
+    e.d = nvm_qnvme_open(e.q, QTEST_PCI_SLOT, QTEST_QUEUE_ENTRIES,
+                         QTEST_MAX_BYTES, errp);
+    if (!e.d) {
+        nvm_qtest_quit(e.q);
+        return false;
+    }
+    if (nvm_qnvme_lba_bytes(e.d) != p->lba_bytes ||
+        nvm_qnvme_capacity_bytes(e.d) != p->capacity_bytes) {
+        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
+                    "the device shows %" PRIu64 " bytes in %u-byte blocks, "
+                    "profile %s says %" PRIu64 " in %u-byte blocks",
+                    nvm_qnvme_capacity_bytes(e.d), nvm_qnvme_lba_bytes(e.d),
+                    p->name, p->capacity_bytes, p->lba_bytes);
+        nvm_qnvme_free(e.d);
+        nvm_qtest_quit(e.q);
+        return false;
+    }
+
+    m = nvm_model_new(p, c->so.seed);
+    t1 = e.mark_us = g_get_monotonic_time();
+    body(c, index, m, &hook, res);
+    nvm_model_free(m);
+    if (!e.err) {
+        nvm_qnvme_failed(e.d, &e.err);
+    }
+    w->host_s = (g_get_monotonic_time() - t1) / 1e6;
+    nvm_qnvme_counters(e.d, &w->dev);
+    nvm_qtest_counters(e.q, &w->proto);
+    nvm_qnvme_free(e.d);
+    nvm_qtest_quit(e.q);
+    w->wall_s = (g_get_monotonic_time() - t0) / 1e6;
+    ok = !e.err;
+    if (e.err) {
+        g_propagate_prefixed_error(errp, e.err, "%s: ", name);
+    } else {
+        c->n_work++;
+    }
+    return ok;
+}
+
+static void corner_body(Ctx *c, unsigned index, NvmModel *m,
+                        const NvmRunHook *hook, void *res)
+{
+    NvmCornerResult *r = res;
+
+    nvm_sim_corner(c->p, &c->so, index, m, hook, r);
+}
+
+static void vdi_body(Ctx *c, unsigned index, NvmModel *m,
+                     const NvmRunHook *hook, void *res)
+{
+    nvm_sim_vdi_one(c->p, &c->so, index, m, hook, res);
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+static void progress(const Ctx *c, const Work *w, const char *what,
+                     double iops, double lat_us)
+{
+    fprintf(stderr, "nvmimic qtest: %s %s: %s %.0f IOPS, %.1f us "
+            "(%.1f s host, %.2f M I/Os per host s, %" PRIu64 " round "
+            "trips)\n", c->p->name, w->name, what, iops, lat_us, w->host_s,
+            w->host_s > 0 ? w->dev.ios / w->host_s / 1e6 : 0,
+            w->proto.round_trips);
+}
+
+static void json_point_extra(GString *s, unsigned workload, int point,
+                             void *opaque)
+{
+    const Ctx *c = opaque;
+    const Point *pt = &c->work[workload].pt[point + 1];
+
+    if (pt->have) {
+        g_string_append_printf(s, ", \"host_s\": %.3f, \"device_ios\": %"
+                               PRIu64 ", \"late\": %" PRIu64, pt->host_s,
+                               pt->ios, pt->late);
+    }
+}
+
+static char *json_top(const Ctx *c, double wall_s)
+{
+    GString *s = g_string_new(NULL);
+    uint64_t ios = 0, rts = 0, cmds = 0, steps = 0, sent = 0;
+    double host = 0;
+
+    for (unsigned w = 0; w < c->n_work; w++) {
+        ios += c->work[w].dev.ios;
+        rts += c->work[w].proto.round_trips;
+        cmds += c->work[w].proto.commands;
+        sent += c->work[w].proto.bytes_sent;
+        steps += c->work[w].dev.clock_steps;
+        host += c->work[w].host_s;
+    }
+    g_string_append_printf(s, "\"engine\": \"qtest\", \"qemu\": \"%s\", "
+                           "\"checked\": \"every completion in the device's "
+                           "completion queue at its time; each point's "
+                           "device statistics equal the load generator's\", "
+                           "\"speed\": {\"ios\": %" PRIu64 ", \"host_s\": "
+                           "%.3f, \"ios_per_host_s\": %.0f, \"round_trips\":"
+                           " %" PRIu64 ", \"qtest_commands\": %" PRIu64 ", "
+                           "\"clock_steps\": %" PRIu64 ", \"bytes_sent\": %"
+                           PRIu64 "}, \"wall_s\": %.1f, ", c->o.qemu, ios,
+                           host, host > 0 ? ios / host : 0, rts, cmds, steps,
+                           sent, wall_s);
+    return g_string_free(s, FALSE);
+}
+
+static bool write_out(const Ctx *c, const GString *json, GError **errp)
+{
+    g_autofree char *path = g_build_filename(c->o.out, "results.json", NULL);
+    g_autofree char *tsv = g_build_filename(c->o.profile_dir, "reviews",
+                                            "four-corners.tsv", NULL);
+
+    if (g_mkdir_with_parents(c->o.out, 0755) < 0) {
+        g_set_error(errp, G_FILE_ERROR, g_file_error_from_errno(errno),
+                    "%s: %s", c->o.out, g_strerror(errno));
+        return false;
+    }
+    return g_file_set_contents(path, json->str, json->len, errp) &&
+           nvm_report_render(c->o.out, tsv, errp);
+}
+
+static void table_point(const char *load, double target, double iops,
+                        double mbps, double lat, double p99, const Point *pt)
+{
+    char t[32];
+
+    if (target > 0) {
+        g_snprintf(t, sizeof(t), "%.0f", target);
+    } else {
+        g_strlcpy(t, "-", sizeof(t));
+    }
+    printf("  %-6s %10s %10.0f %9.1f %9.1f %9.1f %8.2f\n", load, t, iops,
+           mbps, lat, p99, pt->host_s);
+}
+
+static void table_header(void)
+{
+    printf("  %-6s %10s %10s %9s %9s %9s %8s\n", "load", "target", "iops",
+           "MB/s", "lat_us", "p99_us", "host_s");
+}
+
+/* ---- the command ------------------------------------------------------- */
+
+static bool wanted(const Ctx *c, const char *name)
+{
+    g_auto(GStrv) list = NULL;
+
+    if (!c->o.workloads) {
+        return true;
+    }
+    list = g_strsplit(c->o.workloads, ",", -1);
+    return g_strv_contains((const char *const *)list, name);
+}
+
+static bool check_workloads(const Ctx *c, const char *const *names,
+                            unsigned n, GError **errp)
+{
+    g_auto(GStrv) list = NULL;
+
+    if (!c->o.workloads) {
+        return true;
+    }
+    list = g_strsplit(c->o.workloads, ",", -1);
+    for (char **l = list; *l; l++) {
+        bool found = false;
+
+        for (unsigned i = 0; i < n; i++) {
+            found |= !strcmp(*l, names[i]);
+        }
+        if (!found) {
+            g_set_error(errp, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "--workloads: unknown workload '%s' in suite %s",
+                        *l, c->o.suite);
+            return false;
+        }
+    }
+    return true;
+}
+
+static int run_corners(Ctx *c, gint64 t0)
+{
+    g_autoptr(GError) err = NULL;
+    NvmCornerResult res[NVM_FOUR_CORNERS], shown[NVM_FOUR_CORNERS];
+    NvmWorkload wl[NVM_FOUR_CORNERS];
+    const char *names[NVM_FOUR_CORNERS];
+    g_autofree char *top = NULL;
+    GString *s;
+    unsigned n = 0;
+    int rc = 0;
+
+    nvm_four_corners(wl, c->so.implied_threads);
+    for (unsigned w = 0; w < NVM_FOUR_CORNERS; w++) {
+        names[w] = wl[w].name;
+    }
+    if (!check_workloads(c, names, NVM_FOUR_CORNERS, &err)) {
+        fprintf(stderr, "nvmimic qtest: %s\n", err->message);
+        return 2;
+    }
+    for (unsigned w = 0; w < NVM_FOUR_CORNERS; w++) {
+        if (!wanted(c, wl[w].name)) {
+            continue;
+        }
+        if (!run_one(c, w, wl[w].name, corner_body, &res[w], &err)) {
+            fprintf(stderr, "nvmimic qtest: %s: %s\n", c->p->name,
+                    err->message);
+            return 1;
+        }
+        progress(c, &c->work[c->n_work - 1], "peak", res[w].peak.iops,
+                 res[w].peak.lat_us);
+        shown[n++] = res[w];
+    }
+    /* the JSON takes four workloads; write those that ran */
+    top = json_top(c, (g_get_monotonic_time() - t0) / 1e6);
+    s = g_string_new(NULL);
+    nvm_sim_corners_json(s, c->p->name, "qtest", &c->so, c->o.threads,
+                         shown, n, top, json_point_extra, c);
+    if (c->o.out && !write_out(c, s, &err)) {
+        fprintf(stderr, "nvmimic qtest: %s\n", err->message);
+        rc = 1;
+    }
+    if (!strcmp(c->o.format, "json")) {
+        fputs(s->str, stdout);
+    } else {
+        printf("%s: four corners through the device (qtest), %s threads, "
+               "seed %" G_GUINT64_FORMAT ", %g s per point\n", c->p->name,
+               c->o.threads, c->so.seed, c->so.duration_s);
+        for (unsigned w = 0; w < n; w++) {
+            const NvmCornerResult *r = &shown[w];
+            const Work *wk = &c->work[w];
+
+            printf("\n%s (%u outstanding)\n", r->wl.name, r->wl.threads);
+            table_header();
+            table_point("peak", 0, r->peak.iops, r->peak.mbps,
+                        r->peak.lat_us, r->peak.p99_us, &wk->pt[0]);
+            for (unsigned i = 0; i < r->n_curve; i++) {
+                char load[16];
+
+                g_snprintf(load, sizeof(load), "%d %%", r->target_pct[i]);
+                table_point(load, r->target_iops[i], r->curve[i].iops,
+                            r->curve[i].mbps, r->curve[i].lat_us,
+                            r->curve[i].p99_us, &wk->pt[i + 1]);
+            }
+        }
+        if (c->o.out) {
+            printf("\nreport: %s/report.html\n", c->o.out);
+        }
+    }
+    g_string_free(s, TRUE);
+    return rc;
+}
+
+static int run_vdi(Ctx *c, gint64 t0)
+{
+    g_autoptr(GError) err = NULL;
+    NvmVdiResult res[NVM_VDI_WORKLOADS];
+    const char *wd = g_getenv("NVMIMIC_WORKLOAD_DIR");
+    g_autofree char *top = NULL;
+    GString *s;
+    int rc = 0;
+
+    if (!check_workloads(c, nvm_vdi_names, NVM_VDI_WORKLOADS, &err)) {
+        fprintf(stderr, "nvmimic qtest: %s\n", err->message);
+        return 2;
+    }
+    if (c->o.workloads) {
+        fprintf(stderr, "nvmimic qtest: --workloads is for --suite "
+                "four-corners (the VDI JSON has all three)\n");
+        return 2;
+    }
+    if (!nvm_vdi_load(c->p, wd && *wd ? wd : NVMIMIC_WORKLOAD_DIR, res,
+                      &err)) {
+        fprintf(stderr, "nvmimic qtest: %s\n", err->message);
+        return 1;
+    }
+    for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
+        if (!run_one(c, w, nvm_vdi_names[w], vdi_body, &res[w], &err)) {
+            fprintf(stderr, "nvmimic qtest: %s: %s\n", c->p->name,
+                    err->message);
+            nvm_vdi_results_clear(res);
+            return 1;
+        }
+        progress(c, &c->work[w], "peak", res[w].peak.all.iops,
+                 res[w].peak.all.lat_us);
+    }
+    top = json_top(c, (g_get_monotonic_time() - t0) / 1e6);
+    s = g_string_new(NULL);
+    nvm_vdi_json(s, c->p->name, "qtest", &c->so, res, top, json_point_extra,
+                 c);
+    if (c->o.out && !write_out(c, s, &err)) {
+        fprintf(stderr, "nvmimic qtest: %s\n", err->message);
+        rc = 1;
+    }
+    if (!strcmp(c->o.format, "json")) {
+        fputs(s->str, stdout);
+    } else {
+        printf("%s: VDI suite through the device (qtest), seed %"
+               G_GUINT64_FORMAT ", %g s per point\n", c->p->name, c->so.seed,
+               c->so.duration_s);
+        for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
+            const NvmVdiResult *r = &res[w];
+
+            printf("\n%s (%u outstanding)\n", r->mix->name,
+                   nvm_mix_outstanding(r->mix));
+            table_header();
+            table_point("peak", 0, r->peak.all.iops, r->peak.all.mbps,
+                        r->peak.all.lat_us, r->peak.all.p99_us,
+                        &c->work[w].pt[0]);
+            for (unsigned i = 0; i < r->n_curve; i++) {
+                char load[16];
+
+                g_snprintf(load, sizeof(load), "%d %%", r->target_pct[i]);
+                table_point(load, r->target_iops[i], r->curve[i].all.iops,
+                            r->curve[i].all.mbps, r->curve[i].all.lat_us,
+                            r->curve[i].all.p99_us, &c->work[w].pt[i + 1]);
+            }
+        }
+    }
+    g_string_free(s, TRUE);
+    nvm_vdi_results_clear(res);
+    return rc;
+}
+
+static const char qtest_summary[] =
+"Runs nvmimic sim's suites through the emulated device: QEMU under qtest\n"
+"with the profiled nvme on null-co, one QEMU per workload, and a load\n"
+"generator that plays the guest's NVMe driver in virtual time (submission\n"
+"queue entries, doorbells at each I/O's time, the completion queue read\n"
+"back and checked).  Same methodology, seeds and JSON as nvmimic sim, with\n"
+"\"mode\": \"qtest\"; nvmimic report draws it.";
+
+int nvm_cmd_qtest(int argc, char **argv, const char *profile_dir)
+{
+    Ctx c = { 0 };
+    Opts *o = &c.o;
+    g_autoptr(GError) err = NULL;
+    g_autoptr(GOptionContext) ctx = NULL;
+    g_autofree char *profile_dir_opt = NULL;
+    gint64 t0 = g_get_monotonic_time();
+    int rc, pargc;
+    char **pargv;
+    GOptionEntry entries[] = {
+        { "profile", 0, 0, G_OPTION_ARG_STRING, &o->profile,
+          "drive profile (name in the profile directory, or a path)",
+          "NAME|PATH" },
+        { "profile-dir", 0, 0, G_OPTION_ARG_STRING, &profile_dir_opt,
+          "where profiles are looked up by name", "DIR" },
+        { "suite", 0, 0, G_OPTION_ARG_STRING, &o->suite,
+          "four-corners (default) or vdi", "SUITE" },
+        { "format", 0, 0, G_OPTION_ARG_STRING, &o->format,
+          "table (default) or json", "FMT" },
+        { "threads", 0, 0, G_OPTION_ARG_STRING, &o->threads,
+          "stated (default) or implied outstanding counts", "MODE" },
+        { "quick", 0, 0, G_OPTION_ARG_NONE, &o->quick,
+          "3 s points instead of 30 s", NULL },
+        { "duration-s", 0, 0, G_OPTION_ARG_DOUBLE, &o->duration_s,
+          "measured simulated seconds per point", "S" },
+        { "seed", 0, 0, G_OPTION_ARG_INT64, &o->seed,
+          "seed of addresses, arrivals and the drive (default 1)", "N" },
+        { "workloads", 0, 0, G_OPTION_ARG_STRING, &o->workloads,
+          "four-corners: only these, comma-separated", "LIST" },
+        { "out", 0, 0, G_OPTION_ARG_STRING, &o->out,
+          "also write DIR/results.json and render the report there",
+          "DIR" },
+        { "qemu", 0, 0, G_OPTION_ARG_STRING, &o->qemu,
+          "QEMU binary (default $NVMIMIC_QEMU or nvmimic's build)", "PATH" },
+        { "log-dir", 0, 0, G_OPTION_ARG_STRING, &o->log_dir,
+          "keep each QEMU's output as DIR/qemu-WORKLOAD.log", "DIR" },
+        { "device-seed", 0, 0, G_OPTION_ARG_INT64, &o->device_seed,
+          "seed the device's model differently from the load generator's "
+          "(a check: the run must stop at the first completion that "
+          "differs)", "N" },
+        { NULL },
+    };
+
+    o->format = "table";
+    o->threads = "stated";
+    o->suite = "four-corners";
+    o->seed = 1;
+    o->device_seed = -1;
+    o->qemu = g_getenv("NVMIMIC_QEMU") ? g_getenv("NVMIMIC_QEMU")
+                                       : NVMIMIC_QEMU;
+    ctx = g_option_context_new("- the suites through the device, no guest");
+    g_option_context_set_summary(ctx, qtest_summary);
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    argv[0] = (char *)"nvmimic qtest";
+    pargc = argc;
+    pargv = argv;
+    if (!g_option_context_parse(ctx, &pargc, &pargv, &err)) {
+        fprintf(stderr, "nvmimic qtest: %s (see nvmimic qtest --help)\n",
+                err->message);
+        return 2;
+    }
+    if (pargc > 1) {
+        fprintf(stderr, "nvmimic qtest: unexpected argument '%s' (see "
+                "nvmimic qtest --help)\n", pargv[1]);
+        return 2;
+    }
+    o->profile_dir = profile_dir_opt ? profile_dir_opt : profile_dir;
+    if (!o->profile) {
+        fprintf(stderr, "nvmimic qtest: --profile NAME|PATH is needed\n");
+        return 2;
+    }
+    if (strcmp(o->suite, "four-corners") && strcmp(o->suite, "vdi")) {
+        fprintf(stderr, "nvmimic qtest: unknown suite '%s' (four-corners, "
+                "vdi)\n", o->suite);
+        return 2;
+    }
+    if (strcmp(o->format, "table") && strcmp(o->format, "json")) {
+        fprintf(stderr, "nvmimic qtest: unknown format '%s' (table, json)\n",
+                o->format);
+        return 2;
+    }
+    if (strcmp(o->threads, "stated") && strcmp(o->threads, "implied")) {
+        fprintf(stderr, "nvmimic qtest: --threads must be stated or implied, "
+                "not '%s'\n", o->threads);
+        return 2;
+    }
+    if (o->duration_s < 0 || o->duration_s > 3600 ||
+        (o->duration_s && o->duration_s < 1e-3)) {
+        fprintf(stderr, "nvmimic qtest: --duration-s %g must be in "
+                "[0.001, 3600]\n", o->duration_s);
+        return 2;
+    }
+    if (o->seed < 0) {
+        fprintf(stderr, "nvmimic qtest: --seed must not be negative\n");
+        return 2;
+    }
+    c.p = nvm_profile_load(o->profile, o->profile_dir, &err);
+    if (!c.p) {
+        fprintf(stderr, "nvmimic qtest: %s\n", err->message);
+        return 1;
+    }
+    c.so.seed = (uint64_t)o->seed;
+    c.so.implied_threads = !strcmp(o->threads, "implied");
+    c.so.duration_s = o->duration_s > 0 ? o->duration_s
+                                        : o->quick ? 3.0 : 30.0;
+    rc = !strcmp(o->suite, "vdi") ? run_vdi(&c, t0) : run_corners(&c, t0);
+    nvm_profile_free(c.p);
+    return rc;
+}
