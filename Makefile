@@ -11,7 +11,7 @@ BUILD := build
 MESON ?= meson
 NINJA ?= ninja
 
-.PHONY: all deps qemu nvmimic guest dbguest nvme-cli-tests check demo test fuzz clean distclean help
+.PHONY: all deps qemu nvmimic guest dbguest nvme-cli-tests check check-sanitizers demo test fuzz clean distclean help
 
 all: qemu nvmimic guest
 
@@ -26,6 +26,8 @@ help:
 	@echo "make nvme-cli-tests  fetch nvme-cli's test suite for the conformance test"
 	@echo "make test      run the test suites without the deps/build steps"
 	@echo "make fuzz      run each libFuzzer target on the model for FUZZ_S seconds (default 60)"
+	@echo "make check-sanitizers  device and unit suites under ASan+UBSan"
+	@echo "               (a second QEMU build, build/qemu-asan; not in check)"
 
 deps:
 	@sh scripts/deps.sh
@@ -65,6 +67,12 @@ fuzz: deps
 
 check: all dbguest nvme-cli-tests
 	@sh scripts/run-tests.sh $(BUILD)
+
+# Not part of check: a second QEMU build (build/qemu-asan, ~2x the time of
+# build/qemu) and a second meson build of ours (build/asan).
+check-sanitizers: deps
+	@QEMU_VARIANT=asan sh scripts/qemu-build.sh
+	@sh scripts/check-sanitizers.sh $(BUILD)
 
 demo: all
 	@sh scripts/demo.sh $(BUILD)
