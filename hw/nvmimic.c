@@ -106,6 +106,7 @@ struct NvmimicCtrl {
     uint64_t next_seq;
     unsigned overdue;           /* requests in NVMIMIC_REQ_OVERDUE */
     bool in_timer;              /* nvmimic_timer_cb() is posting */
+    uint64_t sq_frees;          /* SQs freed (requests gone) so far */
     NvmimicLate late[NVM_CLASS_COUNT];
     int64_t stats_since_ns;
     /*
@@ -204,6 +205,21 @@ static void nvmimic_post_now(NvmeCtrl *n, NvmeRequest *req)
     guard->engaged_in_io = engaged;
 }
 
+/* Is @req (compared as an address only) a request of a live SQ? */
+static bool nvmimic_req_exists(NvmeCtrl *n, const NvmeRequest *req)
+{
+    uint32_t i;
+
+    for (i = 1; i <= n->params.max_ioqpairs; i++) {
+        NvmeSQueue *sq = n->sq[i];
+
+        if (sq && req >= sq->io_req && req < sq->io_req + sq->size) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void nvmimic_timer_cb(void *opaque)
 {
     NvmeCtrl *n = opaque;
@@ -227,13 +243,24 @@ static void nvmimic_timer_cb(void *opaque)
              * goes.  Transfers that end meanwhile are held (see
              * nvmimic_complete()) and posted in deadline order below.
              */
+            uint64_t frees = s->sq_frees;
+
             s->in_timer = true;
             while (heap_entry_live(&e) &&
                    req->nvmimic.state == NVMIMIC_REQ_INFLIGHT) {
                 aio_poll(qemu_get_aio_context(), true);
+                /*
+                 * The bottom halves run here include the admin queue's: a
+                 * Delete I/O SQ frees the requests of its queue, maybe
+                 * this one.
+                 */
+                if (s->sq_frees != frees && !nvmimic_req_exists(n, req)) {
+                    break;
+                }
             }
             s->in_timer = false;
-            if (!heap_entry_live(&e)) {
+            if ((s->sq_frees != frees && !nvmimic_req_exists(n, req)) ||
+                !heap_entry_live(&e)) {
                 continue;
             }
         }
@@ -1310,6 +1337,7 @@ void nvmimic_sq_freed(NvmeCtrl *n, NvmeSQueue *sq)
     if (!s) {
         return;
     }
+    s->sq_frees++;
     nvm_heap_filter(&s->heap, heap_entry_not_of_sq, sq);
     for (i = 0; i < sq->size; i++) {
         NvmeRequest *req = &sq->io_req[i];

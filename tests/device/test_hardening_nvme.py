@@ -359,6 +359,45 @@ class HardeningNvme(ProfileTest):
         _, rows = read_trace(trace)
         self.assertEqual([r[2] for r in rows], [w.cdw[0] for w in writes])
 
+    def test_queue_deleted_while_the_timer_waits_for_its_data(self):
+        """Under qtest the timer finishes a command's data transfer at its
+        deadline by running the main loop's bottom halves (aio_poll), and
+        those include the admin queue's.  Here a read and a Delete I/O SQ
+        of its queue are rung, and the clock stepped, in one qtest read
+        (no main loop iteration in between): the timer waits for the read,
+        the Delete SQ frees the read's request meanwhile.  The timer must
+        not touch it afterwards (under ASan: no use after free), and the
+        controller goes on."""
+        ctrl, p = self.start_profile(RAW_PROFILE, io_entries=16)
+        q, adm = ctrl.queues[1], ctrl.admin
+        read = ctrl.read_cmd(0, 8)
+        delete = Cmd(0x00, cdw10=1)           # Delete I/O SQ 1
+        rd_sqe = ctrl._prepare(q, [read])[0]
+        del_sqe = ctrl._prepare(adm, [delete])[0]
+        ctrl.qt.memwrite(q.sq_addr + q.sq_tail * 64, rd_sqe)
+        ctrl.qt.memwrite(adm.sq_addr + adm.sq_tail * 64, del_sqe)
+        q.sq_tail = (q.sq_tail + 1) % q.entries
+        adm.sq_tail = (adm.sq_tail + 1) % adm.entries
+        lines = ['writel 0x%x 0x%x' % (q.db_sq, q.sq_tail),
+                 'writel 0x%x 0x%x' % (adm.db_sq, adm.sq_tail),
+                 'clock_step %d' % (10 * 10**6)]
+        ctrl.qt.ls.send(''.join(ln + '\n' for ln in lines).encode())
+        for ln in lines:
+            resp = ctrl.qt.ls.readline(ctrl.qt.timeout_s)
+            while resp.startswith('IRQ '):
+                resp = ctrl.qt.ls.readline(ctrl.qt.timeout_s)
+            self.assertTrue(resp.startswith('OK'), '%s -> %s' % (ln, resp))
+        ctrl.qt.now_ns = int(resp.split()[1])
+        done = ctrl.wait([delete.cid], qid=0)
+        self.assertStatus(done[delete.cid], SC_SUCCESS, 'Delete I/O SQ')
+        self.assertTrue(self.machine.alive())
+        # the queue pair again: the controller serves I/O
+        ctrl.admin_cmd(Cmd(0x04, cdw10=1))    # Delete I/O CQ 1
+        del ctrl.queues[1]
+        ctrl.create_io_queue_pair(1, 16)
+        self.assertStatus(ctrl.execute(ctrl.read_cmd(8, 8)), SC_SUCCESS,
+                          'read after the queue came back')
+
     def test_ioeventfd_on_keeps_doorbells_in_the_mmio_handler(self):
         """QEMU's nvme takes doorbells through ioeventfds only once the
         host has set up shadow doorbells (Doorbell Buffer Config).  None of
