@@ -32,7 +32,7 @@ void rep_gp_str(GString *s, const char *v)
     g_string_append_c(s, '\'');
 }
 
-static bool gp_ok(const RPoint *p, bool host)
+static bool gp_ok(const NvmResPoint *p, bool host)
 {
     return host ? !isnan(p->host_lat_us) &&
                   !isnan(isnan(p->host_iops) ? p->iops : p->host_iops)
@@ -95,18 +95,18 @@ bool rep_gnuplot_run(const char *script, const char *what, GError **errp)
     bool ok;
 
     if (!gp) {
-        g_set_error(errp, REPORT_ERROR, 1, "gnuplot not found in PATH "
+        g_set_error(errp, NVM_RESULTS_ERROR, 1, "gnuplot not found in PATH "
                     "(Debian package gnuplot-nox; make deps installs it)");
         return false;
     }
     fd = g_file_open_tmp("nvmimic-XXXXXX.gp", &tmp, &err);
     if (fd < 0) {
-        g_set_error(errp, REPORT_ERROR, 1, "%s", err->message);
+        g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s", err->message);
         return false;
     }
     close(fd);
     if (!g_file_set_contents(tmp, script, -1, &err)) {
-        g_set_error(errp, REPORT_ERROR, 1, "%s", err->message);
+        g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s", err->message);
         return false;
     }
     argv[0] = gp;
@@ -127,7 +127,7 @@ bool rep_gnuplot_run(const char *script, const char *what, GError **errp)
                 *nl = ' ';
             }
         }
-        g_set_error(errp, REPORT_ERROR, 1, "gnuplot failed drawing %s: %s",
+        g_set_error(errp, NVM_RESULTS_ERROR, 1, "gnuplot failed drawing %s: %s",
                     what, first ? first : err ? err->message : "?");
     }
     g_unlink(tmp);
@@ -148,7 +148,7 @@ static char *fmt_si(double v)
 /* The review's peak: a marked point, or (latency not published) a line at
  * its IOPS.  @tag distinguishes several runs' peaks in compare charts. */
 void rep_gp_review(GString *data, GString *plot, GString *labels,
-                   const RWork *w, const char *color, const char *tag,
+                   const NvmResWork *w, const char *color, const char *tag,
                    unsigned idx)
 {
     g_autofree char *si = NULL;
@@ -186,7 +186,7 @@ void rep_gp_block(GString *data, const char *name, GArray *c, bool host,
 {
     g_string_append_printf(data, "$%s << EOD\n", name);
     for (guint i = 0; c && i < c->len; i++) {
-        const RPoint *p = &g_array_index(c, RPoint, i);
+        const NvmResPoint *p = &g_array_index(c, NvmResPoint, i);
         bool lim = p->host_limited > 0;
 
         if (!gp_ok(p, host) || (want_limited >= 0 && lim != want_limited)) {
@@ -210,7 +210,7 @@ unsigned rep_count_pts(GArray *c, bool host, int want_limited)
     unsigned n = 0;
 
     for (guint i = 0; c && i < c->len; i++) {
-        const RPoint *p = &g_array_index(c, RPoint, i);
+        const NvmResPoint *p = &g_array_index(c, NvmResPoint, i);
 
         n += gp_ok(p, host) &&
              (want_limited < 0 || (p->host_limited > 0) == want_limited);
@@ -218,7 +218,7 @@ unsigned rep_count_pts(GArray *c, bool host, int want_limited)
     return n;
 }
 
-char *rep_work_subtitle(const RWork *w)
+char *rep_work_subtitle(const NvmResWork *w)
 {
     GString *s = g_string_new(w->name);
 
@@ -229,14 +229,14 @@ char *rep_work_subtitle(const RWork *w)
 }
 
 /* The largest IOPS any series of @w puts on the chart. */
-static double work_xmax(const RWork *w)
+static double work_xmax(const NvmResWork *w)
 {
     double m = isnan(w->review_iops) ? 0 : w->review_iops;
     GArray *cs[2] = { w->curve, w->sim_curve };
 
     for (unsigned c = 0; c < 2; c++) {
         for (guint i = 0; cs[c] && i < cs[c]->len; i++) {
-            const RPoint *p = &g_array_index(cs[c], RPoint, i);
+            const NvmResPoint *p = &g_array_index(cs[c], NvmResPoint, i);
 
             m = isnan(p->iops) ? m : MAX(m, p->iops);
             m = isnan(p->host_iops) ? m : MAX(m, p->host_iops);
@@ -245,7 +245,7 @@ static double work_xmax(const RWork *w)
     return m;
 }
 
-bool rep_chart_one(const RRun *r, const RWork *w, GError **errp)
+bool rep_chart_one(const NvmResults *r, const NvmResWork *w, GError **errp)
 {
     g_autoptr(GString) s = g_string_new(NULL);
     g_autoptr(GString) data = g_string_new(NULL);
@@ -284,7 +284,7 @@ bool rep_chart_one(const RRun *r, const RWork *w, GError **errp)
                                "title 'guest (fio in the VM)'", C_GUEST);
     }
     if (r->guest && n_lim) {
-        const RPoint *first = NULL;
+        const NvmResPoint *first = NULL;
 
         rep_gp_block(data, "limited", w->curve, false, 1);
         g_string_append_printf(plot, ", $limited using 1:2 with points "
@@ -292,7 +292,7 @@ bool rep_chart_one(const RRun *r, const RWork *w, GError **errp)
                                "'guest, host-limited (not the drive''s "
                                "figure)'", C_LIMITED);
         for (guint i = 0; i < w->curve->len; i++) {
-            const RPoint *p = &g_array_index(w->curve, RPoint, i);
+            const NvmResPoint *p = &g_array_index(w->curve, NvmResPoint, i);
 
             if (p->host_limited > 0 && gp_ok(p, false) &&
                 (!first || p->lat_us > first->lat_us)) {
@@ -422,7 +422,7 @@ unsigned rep_str_index(GPtrArray *a, const char *v)
 }
 
 /* seq: GB/s per queue depth, write and read side by side. */
-static bool chart_seq(const RRun *r, RApp *a, const char *base,
+static bool chart_seq(const NvmResults *r, NvmResApp *a, const char *base,
                       GError **errp)
 {
     g_autoptr(GPtrArray) cats = g_ptr_array_new_with_free_func(g_free);
@@ -437,7 +437,7 @@ static bool chart_seq(const RRun *r, RApp *a, const char *base,
         return true;
     }
     for (guint i = 0; i < a->steps->len; i++) {
-        const RStep *st = &g_array_index(a->steps, RStep, i);
+        const NvmResStep *st = &g_array_index(a->steps, NvmResStep, i);
         g_autofree char *cat = isnan(st->qd) ? g_strdup(st->name)
                                : g_strdup_printf("QD %.0f", st->qd);
         unsigned c = rep_str_index(cats, cat);
@@ -451,7 +451,7 @@ static bool chart_seq(const RRun *r, RApp *a, const char *base,
         vals[i] = NAN;
     }
     for (guint i = 0; i < a->steps->len; i++) {
-        const RStep *st = &g_array_index(a->steps, RStep, i);
+        const NvmResStep *st = &g_array_index(a->steps, NvmResStep, i);
         unsigned c = g_array_index(idx, unsigned, 2 * i);
         unsigned j = g_array_index(idx, unsigned, 2 * i + 1);
 
@@ -463,7 +463,7 @@ static bool chart_seq(const RRun *r, RApp *a, const char *base,
 }
 
 /* render: seconds per phase. */
-static bool chart_render(const RRun *r, RApp *a, const char *base,
+static bool chart_render(const NvmResults *r, NvmResApp *a, const char *base,
                          GError **errp)
 {
     static const char *const phase[] = { "load", "unpack", "repack",
@@ -487,7 +487,7 @@ static bool chart_render(const RRun *r, RApp *a, const char *base,
 }
 
 /* sql: average, p95 and p99 latency per transaction type. */
-static bool chart_sql(const RRun *r, RApp *a, const char *base,
+static bool chart_sql(const NvmResults *r, NvmResApp *a, const char *base,
                       GError **errp)
 {
     g_autoptr(GPtrArray) cats = g_ptr_array_new();
@@ -499,14 +499,14 @@ static bool chart_sql(const RRun *r, RApp *a, const char *base,
     g_ptr_array_add(series, (gpointer)"average");
     g_ptr_array_add(series, (gpointer)"p95");
     g_ptr_array_add(series, (gpointer)"p99");
-    for (unsigned k = 0; k <= N_TXN; k++) {
-        const RTxn *x = k < N_TXN ? &a->txn[k] : &a->overall;
+    for (unsigned k = 0; k <= NVM_RES_TXNS; k++) {
+        const NvmResTxn *x = k < NVM_RES_TXNS ? &a->txn[k] : &a->overall;
         double v[3] = { x->avg_ms, x->p95_ms, x->p99_ms };
 
         if (!x->has) {
             continue;
         }
-        g_ptr_array_add(cats, (gpointer)(k < N_TXN ? txn_key[k]
+        g_ptr_array_add(cats, (gpointer)(k < NVM_RES_TXNS ? nvm_res_txn_key[k]
                                                    : "overall"));
         g_array_append_vals(vals, v, 3);
     }
@@ -518,7 +518,7 @@ static bool chart_sql(const RRun *r, RApp *a, const char *base,
                    (double *)vals->data, "%.1f", errp);
 }
 
-bool rep_chart_app(const RRun *r, RApp *a, GError **errp)
+bool rep_chart_app(const NvmResults *r, NvmResApp *a, GError **errp)
 {
     g_autofree char *base = g_build_filename(r->dir, a->file, NULL);
 

@@ -12,10 +12,10 @@
 
 #include "report-int.h"
 
-static const RWork *work_find(const RRun *r, const char *name)
+static const NvmResWork *work_find(const NvmResults *r, const char *name)
 {
     for (guint i = 0; i < r->works->len; i++) {
-        const RWork *w = g_ptr_array_index(r->works, i);
+        const NvmResWork *w = g_ptr_array_index(r->works, i);
 
         if (!strcmp(w->name, name)) {
             return w;
@@ -27,7 +27,7 @@ static const RWork *work_find(const RRun *r, const char *name)
 static void compare_labels(GPtrArray *runs)
 {
     for (guint i = 0; i < runs->len; i++) {
-        RRun *r = g_ptr_array_index(runs, i);
+        NvmResults *r = g_ptr_array_index(runs, i);
 
         r->label = r->guest ? g_strdup_printf("%s (guest%s%s)", r->profile,
                                               r->run_mode ? ", " : "",
@@ -37,11 +37,11 @@ static void compare_labels(GPtrArray *runs)
     }
     /* the same profile and mode twice: tell them apart by directory */
     for (guint i = 0; i < runs->len; i++) {
-        RRun *a = g_ptr_array_index(runs, i);
+        NvmResults *a = g_ptr_array_index(runs, i);
         bool dup = false;
 
         for (guint j = 0; j < runs->len; j++) {
-            RRun *b = g_ptr_array_index(runs, j);
+            NvmResults *b = g_ptr_array_index(runs, j);
 
             dup |= i != j && !strcmp(a->profile, b->profile) &&
                    !strcmp(a->mode, b->mode) &&
@@ -73,7 +73,7 @@ static bool compare_chart(GPtrArray *runs, const char *name,
 
     /* the workload's suite: four corners unless a run says otherwise */
     for (guint i = 0; i < runs->len && !suite; i++) {
-        const RWork *w = work_find(g_ptr_array_index(runs, i), name);
+        const NvmResWork *w = work_find(g_ptr_array_index(runs, i), name);
 
         suite = w ? w->suite : NULL;
     }
@@ -83,8 +83,8 @@ static bool compare_chart(GPtrArray *runs, const char *name,
     base = g_build_filename(out_dir, fname, NULL);
     rep_gp_frame(s, title);
     for (guint i = 0; i < runs->len; i++) {
-        const RRun *r = g_ptr_array_index(runs, i);
-        const RWork *w = work_find(r, name);
+        const NvmResults *r = g_ptr_array_index(runs, i);
+        const NvmResWork *w = work_find(r, name);
         const char *color = rep_palette[i % N_PALETTE];
         g_autofree char *bn = g_strdup_printf("run%u", i);
         g_autofree char *ln = g_strdup_printf("runlim%u", i);
@@ -125,10 +125,10 @@ static bool compare_chart(GPtrArray *runs, const char *name,
     return rep_gnuplot_run(s->str, name, errp);
 }
 
-static const RApp *app_find(const RRun *r, const char *suite)
+static const NvmResApp *app_find(const NvmResults *r, const char *suite)
 {
     for (guint i = 0; i < r->apps->len; i++) {
-        const RApp *a = g_ptr_array_index(r->apps, i);
+        const NvmResApp *a = g_ptr_array_index(r->apps, i);
 
         if (!strcmp(a->suite, suite)) {
             return a;
@@ -140,7 +140,7 @@ static const RApp *app_find(const RRun *r, const char *suite)
 static bool runs_have_apps(GPtrArray *runs)
 {
     for (guint i = 0; i < runs->len; i++) {
-        if (((RRun *)g_ptr_array_index(runs, i))->apps->len) {
+        if (((NvmResults *)g_ptr_array_index(runs, i))->apps->len) {
             return true;
         }
     }
@@ -160,7 +160,7 @@ static void compare_app_row(GString *s, GPtrArray *runs, const char *suite,
     rep_h_esc(s, what);
     g_string_append(s, "</td>");
     for (guint i = 0; i < runs->len; i++) {
-        const RApp *a = app_find(g_ptr_array_index(runs, i), suite);
+        const NvmResApp *a = app_find(g_ptr_array_index(runs, i), suite);
         double v = NAN;
 
         if (!a) {
@@ -170,7 +170,7 @@ static void compare_app_row(GString *s, GPtrArray *runs, const char *suite,
         switch (fig) {
         case CMP_SEQ_STEP:
             for (guint k = 0; k < a->steps->len; k++) {
-                const RStep *st = &g_array_index(a->steps, RStep, k);
+                const NvmResStep *st = &g_array_index(a->steps, NvmResStep, k);
 
                 if (!strcmp(st->name, step)) {
                     v = st->gbps;
@@ -207,11 +207,11 @@ static void compare_apps(GString *s, GPtrArray *runs)
     bool render = false, sql = false;
 
     for (guint i = 0; i < runs->len; i++) {
-        const RRun *r = g_ptr_array_index(runs, i);
-        const RApp *a = app_find(r, "seq");
+        const NvmResults *r = g_ptr_array_index(runs, i);
+        const NvmResApp *a = app_find(r, "seq");
 
         for (guint k = 0; a && k < a->steps->len; k++) {
-            rep_str_index(steps, g_array_index(a->steps, RStep, k).name);
+            rep_str_index(steps, g_array_index(a->steps, NvmResStep, k).name);
         }
         render |= app_find(r, "render") != NULL;
         sql |= app_find(r, "sql") != NULL;
@@ -220,7 +220,7 @@ static void compare_apps(GString *s, GPtrArray *runs)
                        "<table><thead><tr><th class=\"l\">figure</th>");
     for (guint i = 0; i < runs->len; i++) {
         g_string_append(s, "<th>");
-        rep_h_esc(s, ((RRun *)g_ptr_array_index(runs, i))->label);
+        rep_h_esc(s, ((NvmResults *)g_ptr_array_index(runs, i))->label);
         g_string_append(s, "</th>");
     }
     g_string_append(s, "</tr></thead><tbody>\n");
@@ -264,7 +264,7 @@ static bool compare_html(GPtrArray *runs, GPtrArray *names,
                            apps ? "four corners, VDI and applications"
                                 : "four corners", runs->len);
     for (guint i = 0; i < runs->len; i++) {
-        const RRun *r = g_ptr_array_index(runs, i);
+        const NvmResults *r = g_ptr_array_index(runs, i);
         g_autofree char *v = g_strdup_printf("%s%s%s",
                                              r->date ? r->date : "",
                                              r->complete == 0 ? " · partial"
@@ -288,8 +288,8 @@ static bool compare_html(GPtrArray *runs, GPtrArray *names,
                        "</tr></thead><tbody>\n");
     for (guint n = 0; n < names->len; n++) {
         for (guint i = 0; i < runs->len; i++) {
-            const RRun *r = g_ptr_array_index(runs, i);
-            const RWork *w = work_find(r, g_ptr_array_index(names, n));
+            const NvmResults *r = g_ptr_array_index(runs, i);
+            const NvmResWork *w = work_find(r, g_ptr_array_index(names, n));
             bool lim;
 
             if (!w) {
@@ -317,7 +317,7 @@ static bool compare_html(GPtrArray *runs, GPtrArray *names,
     g_string_append(s, "</tbody></table></section>\n");
     for (guint n = 0; n < names->len; n++) {
         const char *name = g_ptr_array_index(names, n);
-        g_autofree char *file = rep_safe_name(name);
+        g_autofree char *file = nvm_res_safe_name(name);
         g_autofree char *cf = g_strconcat("compare-", file, NULL);
         g_autofree char *alt = g_strdup_printf("%s: average latency against "
                                                "IOPS, all runs", name);
@@ -338,18 +338,18 @@ bool nvm_report_compare(char **dirs, unsigned n_dirs, const char *out_dir,
                         const char *reviews_tsv, GError **errp)
 {
     g_autoptr(GPtrArray) runs =
-        g_ptr_array_new_with_free_func((GDestroyNotify)rep_run_free);
+        g_ptr_array_new_with_free_func((GDestroyNotify)nvm_results_free);
     g_autoptr(GPtrArray) names = g_ptr_array_new();
 
     for (unsigned i = 0; i < n_dirs; i++) {
-        RRun *r = rep_run_load(dirs[i], reviews_tsv, errp);
+        NvmResults *r = nvm_results_load(dirs[i], reviews_tsv, errp);
 
         if (!r) {
             return false;
         }
         g_ptr_array_add(runs, r);
         for (guint w = 0; w < r->works->len; w++) {
-            RWork *wk = g_ptr_array_index(r->works, w);
+            NvmResWork *wk = g_ptr_array_index(r->works, w);
             bool have = false;
 
             for (guint k = 0; k < names->len; k++) {
@@ -362,12 +362,12 @@ bool nvm_report_compare(char **dirs, unsigned n_dirs, const char *out_dir,
     }
     compare_labels(runs);
     if (g_mkdir_with_parents(out_dir, 0755) < 0) {
-        g_set_error(errp, REPORT_ERROR, 1, "%s: %s", out_dir,
+        g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s: %s", out_dir,
                     g_strerror(errno));
         return false;
     }
     for (guint n = 0; n < names->len; n++) {
-        g_autofree char *file = rep_safe_name(g_ptr_array_index(names, n));
+        g_autofree char *file = nvm_res_safe_name(g_ptr_array_index(names, n));
 
         if (!compare_chart(runs, g_ptr_array_index(names, n), out_dir, file,
                            errp)) {

@@ -15,12 +15,12 @@ const char *rep_suite_label(const char *suite)
            !strcmp(suite, "vdi") ? "VDI" : suite;
 }
 
-const char *rep_work_suite(const RWork *w)
+const char *rep_work_suite(const NvmResWork *w)
 {
     return w->suite ? w->suite : "four-corners";
 }
 
-static const char *app_title(const RApp *a)
+static const char *app_title(const NvmResApp *a)
 {
     return !strcmp(a->suite, "seq") ? "Sequential: 1 MiB write, then read" :
            !strcmp(a->suite, "render") ? "Render: load, unpack, repack "
@@ -29,7 +29,7 @@ static const char *app_title(const RApp *a)
            a->suite;
 }
 
-static const char *app_badge(const RApp *a)
+static const char *app_badge(const NvmResApp *a)
 {
     return a->complete > 0 ? "<span class=\"badge ok\">complete</span>" :
            a->complete == 0 ? "<span class=\"badge bad\">failed</span>" :
@@ -37,7 +37,7 @@ static const char *app_badge(const RApp *a)
 }
 
 /* The device's figures per class; @when says over what. */
-static void h_dev_table(GString *s, const RDev *d, const char *when)
+static void h_dev_table(GString *s, const NvmResDev *d, const char *when)
 {
     unsigned n = 0;
 
@@ -56,7 +56,7 @@ static void h_dev_table(GString *s, const RDev *d, const char *when)
                        "<th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th>"
                        "<th>max µs</th></tr></thead><tbody>\n");
     for (unsigned c = 0; c < N_DEV; c++) {
-        const RDevFig *f = &d->cls[c];
+        const NvmResDevFig *f = &d->cls[c];
 
         if (!f->has) {
             continue;
@@ -85,9 +85,9 @@ static void h_dev_table(GString *s, const RDev *d, const char *when)
 }
 
 /* The class a seq step's device figures are read from. */
-static const RDevFig *step_dev(const RStep *st)
+static const NvmResDevFig *step_dev(const NvmResStep *st)
 {
-    const RDevFig *r = &st->dev.cls[DEV_READ], *w = &st->dev.cls[DEV_WRITE];
+    const NvmResDevFig *r = &st->dev.cls[DEV_READ], *w = &st->dev.cls[DEV_WRITE];
 
     if (st->rw && !strcmp(st->rw, "read")) {
         return r;
@@ -99,7 +99,7 @@ static const RDevFig *step_dev(const RStep *st)
            (isnan(w->count) ? 0 : w->count) ? r : w;
 }
 
-static void h_app_seq(GString *s, const RApp *a)
+static void h_app_seq(GString *s, const NvmResApp *a)
 {
     g_string_append(s, "<h3>Steps</h3><table><thead><tr><th>step</th>"
                        "<th>QD</th><th>data GiB</th><th>GB/s</th>"
@@ -108,8 +108,8 @@ static void h_app_seq(GString *s, const RApp *a)
                        "<th>device MB/s</th><th>device avg µs</th>"
                        "<th>device p99 µs</th></tr></thead><tbody>\n");
     for (guint i = 0; i < a->steps->len; i++) {
-        const RStep *st = &g_array_index(a->steps, RStep, i);
-        const RDevFig *f = step_dev(st);
+        const NvmResStep *st = &g_array_index(a->steps, NvmResStep, i);
+        const NvmResDevFig *f = step_dev(st);
 
         g_string_append(s, "<tr><td>");
         rep_h_esc(s, st->name);
@@ -138,7 +138,7 @@ static void h_app_seq(GString *s, const RApp *a)
 }
 
 /* The guest's size and the result's check, above the chart. */
-static void h_app_render_head(GString *s, const RApp *a)
+static void h_app_render_head(GString *s, const NvmResApp *a)
 {
     g_string_append(s, "<p class=\"note\">");
     g_string_append(s, "Guest RAM ");
@@ -165,7 +165,7 @@ static void h_app_render_head(GString *s, const RApp *a)
     g_string_append(s, "</p>\n");
 }
 
-static void h_app_render(GString *s, const RApp *a)
+static void h_app_render(GString *s, const NvmResApp *a)
 {
     static const char *const phase[] = { "load", "unpack", "repack" };
     double secs[] = { a->load_s, a->unpack_s, a->repack_s };
@@ -192,7 +192,7 @@ static void h_app_render(GString *s, const RApp *a)
                        "4 KiB.</p>\n");
 }
 
-static void h_txn_row(GString *s, const char *name, const RTxn *x,
+static void h_txn_row(GString *s, const char *name, const NvmResTxn *x,
                       const char *cls)
 {
     g_string_append_printf(s, "<tr%s><td>%s</td>", cls, name);
@@ -207,7 +207,7 @@ static void h_txn_row(GString *s, const char *name, const RTxn *x,
 }
 
 /* tpmC and the run's parameters, above the chart. */
-static void h_app_sql_head(GString *s, const RApp *a)
+static void h_app_sql_head(GString *s, const NvmResApp *a)
 {
     if (a->has_result) {
         g_string_append(s, "<p class=\"big\">tpmC <b>");
@@ -233,7 +233,7 @@ static void h_app_sql_head(GString *s, const RApp *a)
     }
 }
 
-static void h_app_sql(GString *s, const RApp *a)
+static void h_app_sql(GString *s, const NvmResApp *a)
 {
     g_string_append(s, "<h3>Transactions</h3><table><thead><tr>"
                        "<th>transaction</th><th>count</th><th>share %</th>"
@@ -244,9 +244,9 @@ static void h_app_sql(GString *s, const RApp *a)
         g_string_append(s, "<tr><td colspan=\"8\">no TPC-C result in "
                            "results.json</td></tr>\n");
     }
-    for (unsigned k = 0; a->has_result && k < N_TXN; k++) {
+    for (unsigned k = 0; a->has_result && k < NVM_RES_TXNS; k++) {
         if (a->txn[k].has) {
-            h_txn_row(s, txn_key[k], &a->txn[k], "");
+            h_txn_row(s, nvm_res_txn_key[k], &a->txn[k], "");
         }
     }
     if (a->overall.has) {
@@ -255,7 +255,7 @@ static void h_app_sql(GString *s, const RApp *a)
     g_string_append(s, "</tbody></table>\n");
 }
 
-void rep_h_app(GString *s, const RRun *r, const RApp *a)
+void rep_h_app(GString *s, const NvmResults *r, const NvmResApp *a)
 {
     g_autofree char *alt = NULL;
 
@@ -312,7 +312,7 @@ void rep_h_app(GString *s, const RRun *r, const RApp *a)
 }
 
 /* The one-line result of an application suite, for the summary. */
-static void h_app_result(GString *s, const RApp *a)
+static void h_app_result(GString *s, const NvmResApp *a)
 {
     bool seq = !strcmp(a->suite, "seq");
 
@@ -322,7 +322,7 @@ static void h_app_result(GString *s, const RApp *a)
         double best[2] = { NAN, NAN };
 
         for (guint i = 0; i < a->steps->len; i++) {
-            const RStep *st = &g_array_index(a->steps, RStep, i);
+            const NvmResStep *st = &g_array_index(a->steps, NvmResStep, i);
             int k = st->rw && !strcmp(st->rw, "read") ? 1 :
                     st->rw && !strcmp(st->rw, "write") ? 0 : -1;
 
@@ -357,7 +357,7 @@ static void h_app_result(GString *s, const RApp *a)
     }
 }
 
-void rep_h_apps_summary(GString *s, const RRun *r)
+void rep_h_apps_summary(GString *s, const NvmResults *r)
 {
     g_string_append(s, "<section><h2>Applications: results</h2><table>"
                        "<thead><tr><th>suite</th><th>status</th>"
@@ -367,7 +367,7 @@ void rep_h_apps_summary(GString *s, const RRun *r)
                        "</th><th>device write p99 µs</th></tr></thead>"
                        "<tbody>\n");
     for (guint i = 0; i < r->apps->len; i++) {
-        const RApp *a = g_ptr_array_index(r->apps, i);
+        const NvmResApp *a = g_ptr_array_index(r->apps, i);
 
         g_string_append_printf(s, "<tr><td><a href=\"#%s\">", a->file);
         rep_h_esc(s, a->suite);

@@ -174,7 +174,7 @@ void rep_h_meta(GString *s, const char *k, const char *v)
     g_string_append(s, "</dd></div>");
 }
 
-static const char *status_badge(const RRun *r)
+static const char *status_badge(const NvmResults *r)
 {
     return r->complete > 0 ? "<span class=\"badge ok\">complete</span>" :
            r->complete == 0 ? "<span class=\"badge warn\">partial</span>" :
@@ -183,7 +183,7 @@ static const char *status_badge(const RRun *r)
 
 static void h_peak_row(GString *s, const char *what, const char *cls,
                        double iops, double mbps, double lat, double p99,
-                       const RWork *w, bool limited)
+                       const NvmResWork *w, bool limited)
 {
     g_string_append_printf(s, "<tr%s><td>%s%s</td>", cls, what,
                            limited ? " <span class=\"badge lim\">"
@@ -201,7 +201,7 @@ static void h_peak_row(GString *s, const char *what, const char *cls,
     g_string_append(s, "</tr>\n");
 }
 
-static void h_work(GString *s, const RRun *r, const RWork *w)
+static void h_work(GString *s, const NvmResults *r, const NvmResWork *w)
 {
     g_autofree char *sub = rep_work_subtitle(w);
     g_autofree char *alt = g_strdup_printf("%s, %s: average latency against "
@@ -292,8 +292,8 @@ static void h_work(GString *s, const RRun *r, const RWork *w)
     }
     g_string_append(s, "</tr></thead><tbody>\n");
     for (guint i = 0; i < w->curve->len; i++) {
-        const RPoint *p = &g_array_index(w->curve, RPoint, i);
-        const RPoint *sp = rep_sim_at(w, p->target_pct);
+        const NvmResPoint *p = &g_array_index(w->curve, NvmResPoint, i);
+        const NvmResPoint *sp = nvm_res_sim_at(w, p->target_pct);
         bool lim = p->host_limited > 0;
 
         g_string_append_printf(s, "<tr%s><td>%d %%</td>",
@@ -340,7 +340,7 @@ static void h_work(GString *s, const RRun *r, const RWork *w)
     g_string_append(s, "</tbody></table>\n");
     if (r->guest && r->complete == 0 && w->curve->len &&
         w->curve->len < NVM_CURVE_POINTS) {
-        const RPoint *last = &g_array_index(w->curve, RPoint,
+        const NvmResPoint *last = &g_array_index(w->curve, NvmResPoint,
                                             w->curve->len - 1);
 
         g_string_append_printf(s, "<p class=\"note\">The run stopped after "
@@ -351,7 +351,7 @@ static void h_work(GString *s, const RRun *r, const RWork *w)
 }
 
 /* One row per workload: the peaks side by side. */
-static void h_summary(GString *s, const RRun *r)
+static void h_summary(GString *s, const NvmResults *r)
 {
     g_string_append(s, "<section><h2>Peaks: review vs model");
     g_string_append(s, r->guest ? " vs guest" : "");
@@ -366,7 +366,7 @@ static void h_summary(GString *s, const RRun *r)
     }
     g_string_append(s, "</tr></thead><tbody>\n");
     for (guint i = 0; i < r->works->len; i++) {
-        const RWork *w = g_ptr_array_index(r->works, i);
+        const NvmResWork *w = g_ptr_array_index(r->works, i);
 
         g_string_append_printf(s, "<tr><td><a href=\"#wl-%s\">", w->file);
         rep_h_esc(s, w->name);
@@ -401,7 +401,7 @@ static void h_summary(GString *s, const RRun *r)
                        "they show the guest, not the drive.</p></section>\n");
 }
 
-static void h_works(GString *s, const RRun *r)
+static void h_works(GString *s, const NvmResults *r)
 {
     g_autoptr(GPtrArray) order = NULL;
 
@@ -421,11 +421,11 @@ static void h_works(GString *s, const RRun *r)
     }
     for (guint k = 0; k < order->len; k++) {
         const char *suite = g_ptr_array_index(order, k);
-        g_autofree char *id = rep_safe_name(suite);
+        g_autofree char *id = nvm_res_safe_name(suite);
         bool head = false;
 
         for (guint i = 0; i < r->works->len; i++) {
-            const RWork *w = g_ptr_array_index(r->works, i);
+            const NvmResWork *w = g_ptr_array_index(r->works, i);
 
             if (strcmp(rep_work_suite(w), suite)) {
                 continue;
@@ -449,7 +449,7 @@ char *rep_now_string(void)
     return g_date_time_format(now, "%Y-%m-%d %H:%M %Z");
 }
 
-static bool write_html(const RRun *r, GError **errp)
+static bool write_html(const NvmResults *r, GError **errp)
 {
     g_autofree char *path = g_build_filename(r->dir, "report.html", NULL);
     g_autofree char *title = g_strdup_printf("nvmimic report: %s",
@@ -550,9 +550,9 @@ static bool write_html(const RRun *r, GError **errp)
 bool nvm_report_render(const char *dir, const char *reviews_tsv,
                        GError **errp)
 {
-    g_autoptr(RRun) r = rep_run_load(dir, reviews_tsv, errp);
+    g_autoptr(NvmResults) r = nvm_results_load(dir, reviews_tsv, errp);
 
-    if (!r || !rep_write_csv(r, errp)) {
+    if (!r || !nvm_results_save_csv(r, r->dir, errp)) {
         return false;
     }
     for (guint i = 0; i < r->works->len; i++) {

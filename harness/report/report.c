@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * nvmimic report / compare: the command line.  The parts: load.c
- * (results.json into RRun), csv.c, charts.c (gnuplot), page.c and
+ * nvmimic report / compare: the command line.  The run comes from
+ * results/ (the one reader); the parts: charts.c (gnuplot), page.c and
  * page-apps.c (report.html), compare.c (compare.html).
  */
 #include <stdio.h>

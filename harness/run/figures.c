@@ -208,3 +208,56 @@ double run_dev_lat(JsonNode *n, const char *cls, const char *field)
 
     return c ? run_obj_double(c, field) : NAN;
 }
+
+/* query-nvmimic-stats' return as results' DEVICE: per class with commands,
+ * IOPS and MB/s over the span the drive had commands (active-ns: first
+ * arrival to last completion), not the host's idle time around them. */
+void run_device_from_qmp(JsonNode *n, NvmResDev *d)
+{
+    JsonObject *o = n && JSON_NODE_HOLDS_OBJECT(n) ?
+                    json_node_get_object(n) : NULL;
+    JsonArray *cls = o && json_object_has_member(o, "classes") ?
+                     json_object_get_array_member(o, "classes") : NULL;
+    double interval_ns;
+
+    memset(d, 0, sizeof(*d));
+    d->interval_s = d->active_s = NAN;
+    if (!cls || !json_object_has_member(o, "interval-ns")) {
+        return;
+    }
+    d->has = true;
+    interval_ns = json_object_get_double_member(o, "interval-ns");
+    d->interval_s = interval_ns / 1e9;
+    if (json_object_has_member(o, "active-ns")) {
+        double active_ns = json_object_get_double_member(o, "active-ns");
+
+        d->active_s = active_ns / 1e9;
+        if (active_ns > 0) {
+            interval_ns = active_ns;
+        }
+    }
+    for (unsigned i = 0; i < json_array_get_length(cls); i++) {
+        JsonObject *c = json_array_get_object_element(cls, i);
+        double count = json_object_get_double_member(c, "count");
+        NvmOp op;
+        NvmResDevFig *f;
+
+        if (!count ||
+            !nvm_op_from_name(json_object_get_string_member(c, "class"),
+                              &op)) {
+            continue;
+        }
+        f = &d->cls[op];
+        f->has = true;
+        f->count = count;
+        f->lat_us = json_object_get_double_member(c, "mean-us");
+        f->p50_us = json_object_get_double_member(c, "p50-us");
+        f->p99_us = json_object_get_double_member(c, "p99-us");
+        f->p999_us = json_object_get_double_member(c, "p999-us");
+        f->max_us = json_object_get_double_member(c, "max-us");
+        f->iops = interval_ns > 0 ? count * 1e9 / interval_ns : 0;
+        f->mbps = interval_ns > 0 ?
+                  json_object_get_double_member(c, "bytes") * 1e3 /
+                  interval_ns : 0;
+    }
+}

@@ -17,6 +17,7 @@
 #include "guestctl.h"
 #include "lv.h"
 #include "qmp.h"
+#include "results.h"
 #include "run.h"
 #include "sim.h"
 #include "vdi.h"
@@ -244,6 +245,7 @@ bool run_parse_stats(JsonNode *n, bool write, bool mixed, Fig *f,
 void run_judge_point(const Wl *wl, Point *pt);
 JsonNode *run_parse_json(const char *text, const char *what, GError **errp);
 double run_dev_lat(JsonNode *n, const char *cls, const char *field);
+void run_device_from_qmp(JsonNode *n, NvmResDev *d);
 
 /* guest.c */
 const char *run_guest_dir_name(const Run *r, int suite);

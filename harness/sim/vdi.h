@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * nvmimic sim --suite vdi (the VDI job files through the peak + curve
- * driver), nvmimic sim --trace (a device trace replayed on the model) and
- * nvmimic trace2iolog (a device trace as a fio iolog and job).
+ * The VDI suite on the model (nvmimic sim --suite vdi): the VDI job files
+ * through the peak + curve driver.
  */
 #ifndef NVMIMIC_VDI_H
 #define NVMIMIC_VDI_H
@@ -42,18 +41,12 @@ bool nvm_vdi_load(const NvmProfile *p, const char *workload_dir,
 void nvm_sim_vdi_one(const NvmProfile *p, const NvmSimOptions *o,
                      unsigned w, NvmModel *m, const NvmRunHook *hook,
                      NvmVdiResult *r);
+
 /* The suite's results as nvmimic sim --suite vdi --format json writes
  * them, with "mode": @mode (see nvm_sim_corners_json). */
 void nvm_vdi_json(GString *s, const char *profile, const char *mode,
                   const NvmSimOptions *o,
                   const NvmVdiResult res[NVM_VDI_WORKLOADS],
                   const char *top_extra, NvmJsonExtraFn extra, void *opaque);
-
-/* CLI pieces; they print and return an exit status. */
-int nvm_cmd_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
-                    const char *workload_dir, bool json);
-int nvm_cmd_sim_trace(const NvmProfile *p, const char *trace_path,
-                      uint64_t seed, bool json);
-int nvm_cmd_trace2iolog(int argc, char **argv);
 
 #endif

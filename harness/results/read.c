@@ -1,24 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * nvmimic report: results.json read into the report's model (RRun: the
- * workloads with their guest, device and model curves, the application
- * suites).  results.json is the `nvmimic sim --format json` schema ("mode":
- * "sim") or a guest run's ("mode": "guest"), which adds per point the
- * device's own figures (host_*), host_limited and shortfall_pct, and per
- * workload the model-only curve ("sim") and the review's peak ("review").
- * Every key but "workloads" (or "apps") is optional here: a partial or
- * hand-made file still renders.
+ * The one reader of results.json (results.h): a file of `nvmimic sim`
+ * ("mode": "sim") or `nvmimic run` ("mode": "guest") into NvmResults.
+ * Every key but "workloads" (or "apps") may be missing, and one of the
+ * wrong type reads as missing: a partial or hand-made file still reads.
  */
 #include <math.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
 
-#include "report-int.h"
+#include "results.h"
+#include "sim.h"
 
-GQuark rep_report_error_quark(void)
+const char *const nvm_res_txn_key[NVM_RES_TXNS] = {
+    "new_order", "payment", "order_status", "delivery", "stock_level",
+};
+
+GQuark nvm_results_error_quark(void)
 {
-    return g_quark_from_static_string("nvmimic-report-error");
+    return g_quark_from_static_string("nvmimic-results-error");
 }
 
 static JsonNode *jmember(JsonObject *o, const char *k)
@@ -64,6 +65,14 @@ static char *jstr(JsonObject *o, const char *k)
     return g_strdup(json_node_get_string(n));
 }
 
+/* A whole number; 0 when missing. */
+static int jint(JsonObject *o, const char *k)
+{
+    double v = jnum(o, k);
+
+    return isnan(v) ? 0 : (int)v;
+}
+
 static JsonObject *jobj(JsonObject *o, const char *k)
 {
     JsonNode *n = jmember(o, k);
@@ -78,9 +87,38 @@ static JsonArray *jarr(JsonObject *o, const char *k)
     return n && JSON_NODE_HOLDS_ARRAY(n) ? json_node_get_array(n) : NULL;
 }
 
-static void point_read(JsonObject *o, RPoint *p)
+static const char *const fig_keys[6] = {
+    "iops", "mbps", "lat_us", "p50_us", "p99_us", "p999_us",
+};
+
+static void fig_read(JsonObject *o, double f[6])
+{
+    for (unsigned i = 0; i < 6; i++) {
+        f[i] = jnum(o, fig_keys[i]);
+    }
+}
+
+void nvm_res_point_init(NvmResPoint *p)
+{
+    *p = (NvmResPoint){
+        .target_iops = NAN,
+        .iops = NAN, .mbps = NAN, .lat_us = NAN, .p50_us = NAN,
+        .p99_us = NAN, .p999_us = NAN,
+        .host_iops = NAN, .host_lat_us = NAN, .host_p50_us = NAN,
+        .host_p99_us = NAN, .host_p999_us = NAN, .host_interval_s = NAN,
+        .host_late = NAN, .host_limited = -1, .shortfall_pct = NAN,
+        .sim_lat_us = NAN, .wall_s = NAN,
+    };
+    for (unsigned i = 0; i < 6; i++) {
+        p->rd[i] = p->wr[i] = NAN;
+    }
+}
+
+static void point_read(JsonObject *o, NvmResPoint *p)
 {
     double pct = jnum(o, "target_pct");
+    g_autofree char *by = NULL;
+    JsonObject *rd, *wr;
 
     p->target_pct = isnan(pct) ? 0 : (int)lround(pct);
     p->target_iops = jnum(o, "target_iops");
@@ -92,18 +130,31 @@ static void point_read(JsonObject *o, RPoint *p)
     p->p999_us = jnum(o, "p999_us");
     p->host_iops = jnum(o, "host_iops");
     p->host_lat_us = jnum(o, "host_lat_us");
+    p->host_p50_us = jnum(o, "host_p50_us");
     p->host_p99_us = jnum(o, "host_p99_us");
+    p->host_p999_us = jnum(o, "host_p999_us");
+    p->host_interval_s = jnum(o, "host_interval_s");
+    p->host_late = jnum(o, "host_late");
     p->shortfall_pct = jnum(o, "shortfall_pct");
     p->host_limited = jbool(o, "host_limited");
+    by = jstr(o, "host_limited_by");
+    p->host_limited_by = by ? g_intern_string(by) : NULL;
+    p->sim_lat_us = jnum(o, "sim_lat_us");
+    p->wall_s = jnum(o, "wall_s");
+    rd = jobj(o, "read");
+    wr = jobj(o, "write");
+    p->has_rw = rd && wr;
+    fig_read(rd, p->rd);
+    fig_read(wr, p->wr);
 }
 
 static GArray *curve_read(JsonArray *a)
 {
-    GArray *c = g_array_new(FALSE, TRUE, sizeof(RPoint));
+    GArray *c = g_array_new(FALSE, TRUE, sizeof(NvmResPoint));
 
     for (guint i = 0; a && i < json_array_get_length(a); i++) {
         JsonNode *n = json_array_get_element(a, i);
-        RPoint p;
+        NvmResPoint p;
 
         if (!JSON_NODE_HOLDS_OBJECT(n)) {
             continue;
@@ -114,7 +165,7 @@ static GArray *curve_read(JsonArray *a)
     return c;
 }
 
-char *rep_safe_name(const char *s)
+char *nvm_res_safe_name(const char *s)
 {
     char *f = g_strdup(*s ? s : "workload");
 
@@ -129,12 +180,30 @@ char *rep_safe_name(const char *s)
     return f;
 }
 
+NvmResWork *nvm_res_work_new(const char *name)
+{
+    NvmResWork *w = g_new0(NvmResWork, 1);
+
+    w->name = g_strdup(name);
+    w->file = nvm_res_safe_name(name);
+    w->curve = g_array_new(FALSE, TRUE, sizeof(NvmResPoint));
+    w->mix_read_pct = w->mix_outstanding = w->mix_mean_block = NAN;
+    nvm_res_point_init(&w->peak);
+    nvm_res_point_init(&w->sim_peak);
+    w->review_iops = w->review_lat_us = NAN;
+    return w;
+}
+
 static void work_free(gpointer data)
 {
-    RWork *w = data;
+    NvmResWork *w = data;
 
     g_free(w->name);
     g_free(w->file);
+    g_free(w->job_file);
+    if (w->mix) {
+        json_node_unref(w->mix);
+    }
     g_array_free(w->curve, TRUE);
     if (w->sim_curve) {
         g_array_free(w->sim_curve, TRUE);
@@ -145,16 +214,44 @@ static void work_free(gpointer data)
     g_free(w);
 }
 
+static void dev_init(NvmResDev *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->interval_s = d->active_s = NAN;
+}
+
+NvmResApp *nvm_res_app_new(const char *suite)
+{
+    NvmResApp *a = g_new0(NvmResApp, 1);
+
+    a->suite = g_strdup(suite);
+    a->complete = -1;
+    a->wall_s = NAN;
+    dev_init(&a->dev);
+    a->steps = g_array_new(FALSE, TRUE, sizeof(NvmResStep));
+    a->mem_mib = a->ram_factor = NAN;
+    a->warehouses = a->users = a->precondition_s = a->sample_s = NAN;
+    a->think_factor = NAN;
+    return a;
+}
+
 static void app_free(gpointer data)
 {
-    RApp *a = data;
+    NvmResApp *a = data;
 
     g_free(a->suite);
     g_free(a->file);
     g_free(a->error);
+    g_free(a->log_tail);
     g_free(a->guest_dir);
+    if (a->result) {
+        json_node_unref(a->result);
+    }
+    if (a->swap) {
+        json_node_unref(a->swap);
+    }
     for (guint i = 0; a->steps && i < a->steps->len; i++) {
-        RStep *st = &g_array_index(a->steps, RStep, i);
+        NvmResStep *st = &g_array_index(a->steps, NvmResStep, i);
 
         g_free(st->name);
         g_free(st->rw);
@@ -165,7 +262,25 @@ static void app_free(gpointer data)
     g_free(a);
 }
 
-void rep_run_free(RRun *r)
+NvmResults *nvm_results_new(const char *profile, const char *mode)
+{
+    NvmResults *r = g_new0(NvmResults, 1);
+
+    r->schema_version = NVM_RESULTS_SCHEMA_VERSION;
+    r->profile = g_strdup(profile);
+    r->mode = g_strdup(mode);
+    r->qtest = !strcmp(mode, "qtest");
+    r->guest = strcmp(mode, "sim") != 0 && !r->qtest;
+    r->seed = r->duration_s = r->ramp_s = r->peak_ramp_s = NAN;
+    r->sim_duration_s = r->span_bytes = r->wall_s = NAN;
+    r->quick = -1;
+    r->complete = -1;
+    r->works = g_ptr_array_new_with_free_func(work_free);
+    r->apps = g_ptr_array_new_with_free_func(app_free);
+    return r;
+}
+
+void nvm_results_free(NvmResults *r)
 {
     if (!r) {
         return;
@@ -174,8 +289,10 @@ void rep_run_free(RRun *r)
     g_free(r->profile);
     g_free(r->mode);
     g_free(r->run_mode);
+    g_free(r->connect);
     g_free(r->suite);
     g_free(r->threads_mode);
+    g_free(r->started);
     g_free(r->date);
     g_free(r->accel);
     g_free(r->precondition);
@@ -194,16 +311,17 @@ void rep_run_free(RRun *r)
     g_free(r);
 }
 
-static void dev_read(JsonObject *o, RDev *d)
+static void dev_read(JsonObject *o, NvmResDev *d)
 {
     JsonObject *co = jobj(o, "classes");
 
-    memset(d, 0, sizeof(*d));
+    dev_init(d);
     d->has = o != NULL;
     d->interval_s = jnum(o, "interval_s");
-    for (unsigned c = 0; c < N_DEV; c++) {
+    d->active_s = jnum(o, "active_s");
+    for (unsigned c = 0; c < NVM_CLASS_COUNT; c++) {
         JsonObject *f = jobj(co, nvm_op_name(c));
-        RDevFig *g = &d->cls[c];
+        NvmResDevFig *g = &d->cls[c];
 
         g->has = f != NULL;
         g->count = jnum(f, "count");
@@ -217,7 +335,7 @@ static void dev_read(JsonObject *o, RDev *d)
     }
 }
 
-static void txn_read(JsonObject *o, RTxn *x)
+static void txn_read(JsonObject *o, NvmResTxn *x)
 {
     x->has = o != NULL;
     x->count = jnum(o, "count");
@@ -241,37 +359,38 @@ static char *rel_dir(char *d)
     return d;
 }
 
-static RApp *app_read(JsonObject *o, GPtrArray *apps)
+static NvmResApp *app_read(JsonObject *o, GPtrArray *apps)
 {
-    RApp *a = g_new0(RApp, 1);
+    g_autofree char *suite = jstr(o, "suite");
+    NvmResApp *a;
     JsonObject *ro, *so, *po, *to;
     JsonArray *sa;
     g_autofree char *base = NULL;
     unsigned same = 0;
 
-    a->suite = jstr(o, "suite");
-    if (!a->suite) {
-        a->suite = g_strdup_printf("suite-%u", apps->len + 1);
+    if (!suite) {
+        suite = g_strdup_printf("suite-%u", apps->len + 1);
     }
+    a = nvm_res_app_new(suite);
     for (guint i = 0; i < apps->len; i++) {
-        same += !strcmp(((RApp *)g_ptr_array_index(apps, i))->suite,
+        same += !strcmp(((NvmResApp *)g_ptr_array_index(apps, i))->suite,
                         a->suite);
     }
-    base = rep_safe_name(a->suite);
+    base = nvm_res_safe_name(a->suite);
     a->file = same ? g_strdup_printf("app-%s-%u", base, same + 1)
                    : g_strdup_printf("app-%s", base);
     a->complete = jbool(o, "complete");
     a->error = jstr(o, "error");
+    a->log_tail = jstr(o, "log_tail");
     a->guest_dir = rel_dir(jstr(o, "guest_dir"));
     a->wall_s = jnum(o, "wall_s");
     dev_read(jobj(o, "device"), &a->dev);
 
-    a->steps = g_array_new(FALSE, TRUE, sizeof(RStep));
     sa = jarr(o, "steps");
     for (guint i = 0; sa && i < json_array_get_length(sa); i++) {
         JsonNode *n = json_array_get_element(sa, i);
         JsonObject *q;
-        RStep st;
+        NvmResStep st;
 
         if (!JSON_NODE_HOLDS_OBJECT(n)) {
             continue;
@@ -286,16 +405,26 @@ static RApp *app_read(JsonObject *o, GPtrArray *apps)
         st.bytes = jnum(q, "bytes");
         st.gbps = jnum(q, "gbps");
         st.iops = jnum(q, "iops");
+        st.mbps = jnum(q, "mbps");
         st.lat_us = jnum(q, "lat_us");
+        st.p50_us = jnum(q, "p50_us");
         st.p99_us = jnum(q, "p99_us");
+        st.p999_us = jnum(q, "p999_us");
         dev_read(jobj(q, "device"), &st.dev);
         g_array_append_val(a->steps, st);
     }
 
     ro = jobj(o, "result");
     a->has_result = ro != NULL;
+    if (jmember(o, "result")) {
+        a->result = json_node_copy(jmember(o, "result"));
+    }
+    if (jmember(o, "swap")) {
+        a->swap = json_node_copy(jmember(o, "swap"));
+    }
     /* render */
     a->mem_mib = jnum(o, "mem_mib");
+    a->ram_factor = jnum(o, "ram_factor");
     a->points = jnum(ro, "points");
     a->threads = jnum(ro, "threads");
     a->ram_bytes = jnum(ro, "ram_bytes");
@@ -326,14 +455,14 @@ static RApp *app_read(JsonObject *o, GPtrArray *apps)
     a->failures = jnum(ro, "failures");
     txn_read(jobj(ro, "overall"), &a->overall);
     to = jobj(ro, "transactions");
-    for (unsigned k = 0; k < N_TXN; k++) {
-        txn_read(jobj(to, txn_key[k]), &a->txn[k]);
+    for (unsigned k = 0; k < NVM_RES_TXNS; k++) {
+        txn_read(jobj(to, nvm_res_txn_key[k]), &a->txn[k]);
     }
     return a;
 }
 
 /* The review's peak from four-corners.tsv, for files that carry none. */
-static void review_from_tsv(RRun *r, const char *tsv)
+static void review_from_tsv(NvmResults *r, const char *tsv)
 {
     g_autoptr(GError) err = NULL;
     GArray *rows;
@@ -346,7 +475,7 @@ static void review_from_tsv(RRun *r, const char *tsv)
         return;
     }
     for (guint w = 0; w < r->works->len; w++) {
-        RWork *wk = g_ptr_array_index(r->works, w);
+        NvmResWork *wk = g_ptr_array_index(r->works, w);
 
         if (!isnan(wk->review_iops)) {
             continue;
@@ -365,67 +494,44 @@ static void review_from_tsv(RRun *r, const char *tsv)
     nvm_reviews_free(rows);
 }
 
-RRun *rep_run_load(const char *dir, const char *reviews_tsv,
-                   GError **errp)
+/* The members of the top-level object @o into a new NvmResults. */
+static NvmResults *results_read(JsonObject *o, const char *path,
+                                GError **errp)
 {
-    g_autofree char *path = g_build_filename(dir, "results.json", NULL);
-    g_autoptr(JsonParser) parser = json_parser_new();
-    g_autoptr(GError) err = NULL;
-    g_autoptr(RRun) r = g_new0(RRun, 1);
-    JsonNode *root;
-    JsonObject *o;
+    g_autoptr(NvmResults) r = NULL;
+    g_autofree char *mode = NULL;
     JsonArray *wa, *aa, *sa;
     GStatBuf st;
 
-    if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
-        g_set_error(errp, REPORT_ERROR, 1, "%s: no such directory", dir);
-        return NULL;
-    }
-    if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
-        g_set_error(errp, REPORT_ERROR, 1, "%s: not found (nvmimic run "
-                    "--out DIR or nvmimic sim --out DIR writes it)", path);
-        return NULL;
-    }
-    if (!json_parser_load_from_file(parser, path, &err)) {
-        const char *m = err->message;
-
-        /* json-glib starts its message with the file name already */
-        if (g_str_has_prefix(m, path) && m[strlen(path)] == ':') {
-            m += strlen(path) + 1;
-        }
-        g_set_error(errp, REPORT_ERROR, 1, "%s: malformed JSON: %s", path, m);
-        return NULL;
-    }
-    root = json_parser_get_root(parser);
-    if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
-        g_set_error(errp, REPORT_ERROR, 1, "%s: not a results file (the top "
-                    "level is not a JSON object)", path);
-        return NULL;
-    }
-    o = json_node_get_object(root);
     wa = jarr(o, "workloads");
     aa = jarr(o, "apps");
     if (!wa && !aa) {
-        g_set_error(errp, REPORT_ERROR, 1, "%s: not a results file (no "
+        g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s: not a results file (no "
                     "\"workloads\" array)", path);
         return NULL;
     }
-    r->dir = g_strdup(dir);
+    mode = jstr(o, "mode");
+    if (!mode) {
+        mode = g_strdup(jmember(o, "run_mode") ? "guest" : "sim");
+    }
+    r = nvm_results_new(NULL, mode);
+    r->schema_version = jnum(o, "schema_version");
     r->profile = jstr(o, "profile");
     if (!r->profile) {
         r->profile = g_strdup("unknown-profile");
     }
-    r->mode = jstr(o, "mode");
-    if (!r->mode) {
-        r->mode = g_strdup(jmember(o, "run_mode") ? "guest" : "sim");
-    }
-    r->qtest = !strcmp(r->mode, "qtest");
-    r->guest = strcmp(r->mode, "sim") != 0 && !r->qtest;
     r->run_mode = jstr(o, "run_mode");
+    r->has_connect = jmember(o, "connect") != NULL;
+    r->connect = jstr(o, "connect");
     r->suite = jstr(o, "suite");
     r->threads_mode = jstr(o, "threads_mode");
     r->seed = jnum(o, "seed");
     r->duration_s = jnum(o, "duration_s");
+    r->ramp_s = jnum(o, "ramp_s");
+    r->peak_ramp_s = jnum(o, "peak_ramp_s");
+    r->quick = jbool(o, "quick");
+    r->sim_duration_s = jnum(o, "sim_duration_s");
+    r->span_bytes = jnum(o, "span_bytes");
     r->complete = jbool(o, "complete");
     if (r->complete < 0 && !r->guest) {
         r->complete = 1;        /* a model run is never cut short */
@@ -435,37 +541,40 @@ RRun *rep_run_load(const char *dir, const char *reviews_tsv,
     r->error = jstr(o, "error");
     r->failed_point = jstr(o, "failed_point");
     r->wall_s = jnum(o, "wall_s");
+    r->started = jstr(o, "started");
     r->date = jstr(o, "date");
     if (!r->date) {
-        r->date = jstr(o, "started");
+        r->date = g_strdup(r->started);
     }
     if (!r->date && g_stat(path, &st) == 0) {
         g_autoptr(GDateTime) dt = g_date_time_new_from_unix_local(st.st_mtime);
 
         r->date = g_date_time_format(dt, "%Y-%m-%d %H:%M %Z");
     }
-    r->works = g_ptr_array_new_with_free_func(work_free);
     for (guint i = 0; wa && i < json_array_get_length(wa); i++) {
         JsonNode *n = json_array_get_element(wa, i);
         JsonObject *wo, *so, *ro, *po;
-        RWork *w;
-        double v;
+        g_autofree char *name = NULL;
+        NvmResWork *w;
 
         if (!JSON_NODE_HOLDS_OBJECT(n)) {
             continue;
         }
         wo = json_node_get_object(n);
-        w = g_new0(RWork, 1);
-        w->name = jstr(wo, "name");
-        if (!w->name) {
-            w->name = g_strdup_printf("workload-%u", i + 1);
+        name = jstr(wo, "name");
+        if (!name) {
+            name = g_strdup_printf("workload-%u", i + 1);
         }
-        w->file = rep_safe_name(w->name);
-        v = jnum(wo, "threads");
-        w->threads = isnan(v) ? 0 : (int)v;
-        v = jnum(wo, "block_bytes");
-        w->block_bytes = isnan(v) ? 0 : (int)v;
+        w = nvm_res_work_new(name);
+        w->threads = jint(wo, "threads");
+        w->jobs = jint(wo, "jobs");
+        w->iodepth = jint(wo, "iodepth");
+        w->block_bytes = jint(wo, "block_bytes");
         w->suite = jstr(wo, "suite");
+        w->job_file = jstr(wo, "job_file");
+        if (jobj(wo, "mix")) {
+            w->mix = json_node_copy(jmember(wo, "mix"));
+        }
         po = jobj(wo, "mix");
         w->has_mix = po != NULL;
         w->mix_read_pct = jnum(po, "read_pct");
@@ -477,6 +586,7 @@ RRun *rep_run_load(const char *dir, const char *reviews_tsv,
         if (po) {
             point_read(po, &w->peak);
         }
+        g_array_free(w->curve, TRUE);
         w->curve = curve_read(jarr(wo, "curve"));
         so = jobj(wo, "sim");
         if (!r->guest) {
@@ -514,7 +624,6 @@ RRun *rep_run_load(const char *dir, const char *reviews_tsv,
             }
         }
     }
-    r->apps = g_ptr_array_new_with_free_func(app_free);
     for (guint i = 0; aa && i < json_array_get_length(aa); i++) {
         JsonNode *n = json_array_get_element(aa, i);
 
@@ -523,15 +632,77 @@ RRun *rep_run_load(const char *dir, const char *reviews_tsv,
                             app_read(json_node_get_object(n), r->apps));
         }
     }
-    review_from_tsv(r, reviews_tsv);
     return g_steal_pointer(&r);
 }
 
+/* The top level of a parsed file: an object, else an error. */
+static NvmResults *results_from_root(JsonNode *root, const char *path,
+                                     GError **errp)
+{
+    if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
+        g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s: not a results file (the "
+                    "top level is not a JSON object)", path);
+        return NULL;
+    }
+    return results_read(json_node_get_object(root), path, errp);
+}
+
+NvmResults *nvm_results_parse(const char *text, const char *origin,
+                              GError **errp)
+{
+    g_autoptr(JsonParser) parser = json_parser_new();
+    g_autoptr(GError) err = NULL;
+
+    if (!json_parser_load_from_data(parser, text, -1, &err)) {
+        g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s: malformed JSON: %s",
+                    origin, err->message);
+        return NULL;
+    }
+    return results_from_root(json_parser_get_root(parser), origin, errp);
+}
+
+NvmResults *nvm_results_load(const char *dir, const char *reviews_tsv,
+                             GError **errp)
+{
+    g_autofree char *path = g_build_filename(dir, "results.json", NULL);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    g_autoptr(GError) err = NULL;
+    NvmResults *r;
+
+    if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+        g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s: no such directory",
+                    dir);
+        return NULL;
+    }
+    if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+        g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s: not found (nvmimic run "
+                    "--out DIR or nvmimic sim --out DIR writes it)", path);
+        return NULL;
+    }
+    if (!json_parser_load_from_file(parser, path, &err)) {
+        const char *m = err->message;
+
+        /* json-glib starts its message with the file name already */
+        if (g_str_has_prefix(m, path) && m[strlen(path)] == ':') {
+            m += strlen(path) + 1;
+        }
+        g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s: malformed JSON: %s",
+                    path, m);
+        return NULL;
+    }
+    r = results_from_root(json_parser_get_root(parser), path, errp);
+    if (r) {
+        r->dir = g_strdup(dir);
+        review_from_tsv(r, reviews_tsv);
+    }
+    return r;
+}
+
 /* The model's point at the same target percentage, if any. */
-const RPoint *rep_sim_at(const RWork *w, int pct)
+const NvmResPoint *nvm_res_sim_at(const NvmResWork *w, int pct)
 {
     for (guint i = 0; w->sim_curve && i < w->sim_curve->len; i++) {
-        const RPoint *p = &g_array_index(w->sim_curve, RPoint, i);
+        const NvmResPoint *p = &g_array_index(w->sim_curve, NvmResPoint, i);
 
         if (p->target_pct == pct) {
             return p;

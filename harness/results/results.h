@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A run's results (nvmimic run, nvmimic sim): the model every command
+ * shares, and the one reader and writer of results.json, results.csv and
+ * apps.csv.  docs/results.md says what each field means, its unit and who
+ * fills it; docs/results.schema.json is the schema.
+ */
+#ifndef NVMIMIC_RESULTS_H
+#define NVMIMIC_RESULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "nvmimic-model.h"
+
+/* results.json's "schema_version"; raised when a field changes meaning or
+ * goes away (adding one does not). */
+#define NVM_RESULTS_SCHEMA_VERSION 1
+
+/*
+ * One point: a peak (target_pct 0) or a curve point.  Numbers are NAN when
+ * unknown.  mode "sim": iops..p999_us are the model's.  mode "guest":
+ * iops..p999_us are the guest's fio, host_* the device's over the same
+ * window, sim_lat_us the model's latency at the guest's IOPS.
+ */
+typedef struct NvmResPoint {
+    int target_pct;             /* 0 for a peak */
+    double target_iops;
+    double iops, mbps, lat_us, p50_us, p99_us, p999_us;
+    /* mode "guest" */
+    double host_iops, host_lat_us, host_p50_us, host_p99_us, host_p999_us;
+    double host_interval_s;
+    double host_late;           /* completions posted late; NAN unknown */
+    int host_limited;           /* -1 unknown */
+    const char *host_limited_by;    /* interned: "rate", ...; NULL */
+    double shortfall_pct;
+    double sim_lat_us;
+    double wall_s;
+    /* a mixed workload on the model: reads and writes apart */
+    bool has_rw;
+    double rd[6], wr[6];        /* iops, mbps, lat_us, p50, p99, p999 */
+} NvmResPoint;
+
+/* An empty point (every number NAN). */
+void nvm_res_point_init(NvmResPoint *p);
+
+typedef struct NvmResWork {
+    char *name;
+    char *file;                 /* name made safe for a file name */
+    char *suite;                /* "four-corners", "vdi"; NULL: not said */
+    int threads;                /* outstanding I/Os; 0 unknown */
+    int jobs, iodepth;          /* fio's split of them; 0 unknown */
+    int block_bytes;            /* 0: mixed sizes (or unknown) */
+    char *job_file;             /* the model's VDI job file (mode sim) */
+    JsonNode *mix;              /* a VDI mix as written; NULL: none */
+    bool has_mix;               /* ... and what the report shows of it */
+    double mix_read_pct, mix_outstanding, mix_mean_block;
+    char *mix_jobfile;
+    bool has_peak;
+    NvmResPoint peak;
+    GArray *curve;              /* NvmResPoint */
+    /* mode "guest": the model's curve for the same workload ("sim"); mode
+     * "sim": the same as peak and curve */
+    bool has_sim;
+    bool has_sim_peak;
+    NvmResPoint sim_peak;
+    GArray *sim_curve;          /* NvmResPoint */
+    double review_iops;         /* NAN: none */
+    double review_lat_us;       /* NAN: none or not published */
+    char *review_src;           /* "results.json" or the TSV; NULL: none */
+} NvmResWork;
+
+NvmResWork *nvm_res_work_new(const char *name);
+
+/* The device's own figures (query-nvmimic-stats) per command class over an
+ * interval, classes indexed as NvmOp. */
+typedef struct NvmResDevFig {
+    bool has;
+    double count, iops, mbps, lat_us, p50_us, p99_us, p999_us, max_us;
+} NvmResDevFig;
+
+typedef struct NvmResDev {
+    bool has;
+    double interval_s;
+    double active_s;            /* NAN: not said */
+    NvmResDevFig cls[NVM_CLASS_COUNT];
+} NvmResDev;
+
+/* One fio step of the seq suite. */
+typedef struct NvmResStep {
+    char *name;
+    char *rw;
+    double qd, bytes, gbps;
+    double iops, mbps, lat_us, p50_us, p99_us, p999_us;
+    NvmResDev dev;
+} NvmResStep;
+
+/* Latencies of one TPC-C transaction type (or all of them). */
+typedef struct NvmResTxn {
+    bool has;
+    double count, share, weight, avg_ms, p95_ms, p99_ms, max_ms;
+} NvmResTxn;
+
+#define NVM_RES_TXNS 5
+extern const char *const nvm_res_txn_key[NVM_RES_TXNS];
+
+/* One application suite ("apps"): seq, render or sql. */
+typedef struct NvmResApp {
+    char *suite;
+    char *file;                 /* "app-seq": its section and chart */
+    int complete;               /* -1 unknown */
+    char *error;
+    char *log_tail;
+    char *guest_dir;            /* relative; NULL when absent or unsafe */
+    double wall_s;
+    NvmResDev dev;
+    bool charted;               /* the report drew a chart */
+    GArray *steps;              /* NvmResStep (seq) */
+    /* render, sql: the guest program's own JSON, as it wrote it */
+    JsonNode *result;
+    JsonNode *swap;             /* render: pswpin, pswpout */
+    bool has_result;
+    /* render */
+    double mem_mib, ram_factor;
+    double points, threads, ram_bytes, array_bytes, packed_bytes;
+    double load_s, unpack_s, repack_s, total_s, check_bad, check_missing;
+    int check_ok;               /* -1 unknown */
+    bool has_swap;
+    double pswpin, pswpout;
+    /* sql */
+    bool has_params;
+    double warehouses, users, precondition_s, sample_s, think_factor;
+    double tpmc, tpm_total, failures;
+    NvmResTxn overall;
+    NvmResTxn txn[NVM_RES_TXNS];
+} NvmResApp;
+
+NvmResApp *nvm_res_app_new(const char *suite);
+
+typedef struct NvmResults {
+    char *dir;                  /* where it was read from; NULL */
+    double schema_version;      /* NAN: a file from before versions */
+    char *profile;
+    char *mode;                 /* "sim", "guest" or "qtest" */
+    bool guest;                 /* a guest run: neither "sim" nor "qtest" */
+    bool qtest;                 /* nvmimic qtest: the device, no guest */
+    char *run_mode;             /* simtime, realtime */
+    char *accel;
+    bool has_connect;
+    char *connect;              /* libvirt URI, NULL: QEMU spawned */
+    char *suite;                /* as given */
+    GPtrArray *suites;          /* char *, what ran; NULL: not in the file */
+    double seed;
+    char *threads_mode;
+    double duration_s;
+    double ramp_s, peak_ramp_s;
+    int quick;                  /* -1 unknown */
+    double sim_duration_s;
+    double span_bytes;
+    char *precondition;
+    char *started;              /* ISO-8601 */
+    char *date;                 /* for display: started, or the file's */
+    double wall_s;
+    int complete;               /* -1 unknown */
+    char *error;
+    char *failed_point;
+    char *label;                /* compare's name for the run */
+    GPtrArray *works;           /* NvmResWork * */
+    GPtrArray *apps;            /* NvmResApp * */
+} NvmResults;
+
+/* An empty result set of @mode ("sim" or "guest"). */
+NvmResults *nvm_results_new(const char *profile, const char *mode);
+void nvm_results_free(NvmResults *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(NvmResults, nvm_results_free)
+
+#define NVM_RESULTS_ERROR nvm_results_error_quark()
+GQuark nvm_results_error_quark(void);
+
+/*
+ * Read @dir/results.json.  Every key but "workloads" (or "apps") may be
+ * missing: a partial or hand-made file still reads.  @reviews_tsv (may be
+ * NULL or missing) supplies the review's peak where the file has none.
+ * One sentence in *errp when the file is missing or not a results file.
+ */
+NvmResults *nvm_results_load(const char *dir, const char *reviews_tsv,
+                             GError **errp);
+/* The same from JSON text (@origin names it in errors). */
+NvmResults *nvm_results_parse(const char *text, const char *origin,
+                              GError **errp);
+
+/* results.json's text (the writer; mode decides which members appear). */
+char *nvm_results_to_json(const NvmResults *r);
+/* results.csv's text: one row per point; the same columns whoever writes
+ * it. */
+char *nvm_results_to_csv(const NvmResults *r);
+/* apps.csv's text: every number of the application suites. */
+char *nvm_results_apps_csv(const NvmResults *r);
+
+/* Write @dir/results.json, results.csv and (mode guest) apps.csv, each
+ * aside and renamed into place. */
+bool nvm_results_save(const NvmResults *r, const char *dir, GError **errp);
+/* Only @dir/results.csv (nvmimic report, from the file it read). */
+bool nvm_results_save_csv(const NvmResults *r, const char *dir,
+                          GError **errp);
+
+/* @s made safe for a file name ("workload" when empty). */
+char *nvm_res_safe_name(const char *s);
+
+/* The model's point at target @pct of @w, or NULL. */
+const NvmResPoint *nvm_res_sim_at(const NvmResWork *w, int pct);
+
+/* JSON text of @node as results.json lays it out: json-glib's layout
+ * (indent 1, "key" : value), numbers in the fewest digits that read back
+ * the same. */
+char *nvm_json_to_text(JsonNode *node);
+
+#endif
