@@ -106,6 +106,8 @@ GUEST_PKGS="$GUEST_PKGS cloud-image-utils genisoimage mtools dosfstools python3-
 GUEST_PKGS="$GUEST_PKGS postgresql debootstrap"
 # Reports and charts.
 REPORT_PKGS="gnuplot-nox libjson-glib-dev chromium"
+# The results schema test (docs/results.schema.json, tests/results).
+REPORT_PKGS="$REPORT_PKGS python3-jsonschema"
 BACKPORTS_PKGS="meson python3-pycotap"
 
 missing=""

@@ -50,6 +50,8 @@ expect 1 "no database guest: /nonexistent/dbguest.img is missing (build it with 
     --profile crucial-p5-2tb --suite sql --dbguest-dir /nonexistent --qemu /bin/true --out "$t/r"
 grep -q '"error" : "no database guest' "$t/r/results.json" ||
     { echo "bad_input: FAIL the sql app's error is not in results.json"; fails=$((fails + 1)); }
+/usr/bin/python3 "$(dirname "$0")/../results/validate.py" "$t/r" ||
+    { echo "bad_input: FAIL the failed run's results.json does not validate"; fails=$((fails + 1)); }
 rm -rf "$t"
 [ "$fails" = 0 ] && echo "bad_input: OK"
 exit $((fails > 0))

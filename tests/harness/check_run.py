@@ -24,6 +24,8 @@ Exit status 0 when all hold, 1 otherwise (one line per failure)."""
 import csv
 import json
 import math
+import os
+import subprocess
 import sys
 
 FIG = ("iops", "mbps", "lat_us", "p50_us", "p99_us", "p999_us")
@@ -68,8 +70,20 @@ def check_point(where, pt, curve):
         fail(f"{where}: sim_lat_us is {pt.get('sim_lat_us')!r}")
 
 
+def schema(d):
+    """docs/results.schema.json, through tests/results/validate.py."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = subprocess.run(["/usr/bin/python3",
+                        os.path.join(here, "..", "results", "validate.py"), d],
+                       capture_output=True, text=True)
+    print(p.stdout, end="")
+    if p.returncode:
+        fail(f"{d}/results.json does not validate against the schema")
+
+
 def main():
     d = sys.argv[1]
+    schema(d)
     want_points = int(sys.argv[2]) if len(sys.argv) > 2 else None
     r = json.load(open(f"{d}/results.json"))
     for k, t in (("profile", str), ("mode", str), ("run_mode", str),

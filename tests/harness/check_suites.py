@@ -11,6 +11,8 @@ sample; apps.csv and the report carry each suite.
 """
 import csv
 import json
+import os
+import subprocess
 import sys
 
 d = sys.argv[1]
@@ -22,6 +24,13 @@ def check(cond, what):
     if not cond:
         bad.append(what)
 
+
+# docs/results.schema.json (tests/results/validate.py)
+p = subprocess.run(["/usr/bin/python3", os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "results",
+    "validate.py"), d], capture_output=True, text=True)
+print(p.stdout, end="")
+check(p.returncode == 0, "results.json does not validate against the schema")
 
 check(r["complete"] is True and r["error"] is None,
       f"complete {r['complete']}, error {r['error']}")

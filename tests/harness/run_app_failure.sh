@@ -6,6 +6,7 @@
 # reported with the command's status, the tail of its log and the figures
 # gathered so far (the first step), and the guest still hands back its logs.
 set -eu
+here=$(cd "$(dirname "$0")" && pwd)
 nvmimic=$1 agent=$2
 out=$(mktemp -d "${TMPDIR:-/tmp}/nvmimic-appf.XXXXXX")
 trap 'rm -rf "$out"' EXIT
@@ -37,4 +38,5 @@ PY
 # the guest powered off by itself and handed back its logs
 [ -s "$out/f/guest/console.log" ] && [ -s "$out/f/guest/seq-read-qd8.log" ] &&
     [ -s "$out/f/guest/seq-write-qd8.json" ] || fail "the guest's logs are missing"
+/usr/bin/python3 "$here/../results/validate.py" "$out/f" || fail "results.json does not validate against docs/results.schema.json"
 echo "run_app_failure: OK"

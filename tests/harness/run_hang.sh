@@ -7,6 +7,7 @@
 # false).  Then Ctrl-C (SIGINT) during a point leaves a valid partial
 # results.json and exit status 130.
 set -eu
+here=$(cd "$(dirname "$0")" && pwd)
 nvmimic=$1 agent=$2
 out=$(mktemp -d "${TMPDIR:-/tmp}/nvmimic-runh.XXXXXX")
 trap 'rm -rf "$out"' EXIT
@@ -57,4 +58,5 @@ r = json.load(open(sys.argv[1]))
 assert r["complete"] is False and "interrupted" in r["error"], r["error"]
 PY
 pgrep -f "$out/i" >/dev/null && fail "QEMU of the interrupted run still runs"
+/usr/bin/python3 "$here/../results/validate.py" "$out/h" "$out/i" || fail "results.json does not validate against docs/results.schema.json"
 echo "run_hang: OK"

@@ -18,6 +18,14 @@ trap 'rm -rf "$out"' EXIT
     --quick --workloads 64k-seq-read --points 10,50,100,120 --out "$out/r" ||
     { echo "run_quick: FAIL nvmimic run exited with $?"; exit 1; }
 python3 "$here/check_run.py" "$out/r" 4
+# nvmimic report re-renders from results.json and keeps results.csv as run
+# wrote it, byte for byte (its suite column included)
+cp "$out/r/results.csv" "$out/run.csv"
+"$nvmimic" report "$out/r" >/dev/null || { echo "run_quick: FAIL nvmimic report"; exit 1; }
+cmp -s "$out/run.csv" "$out/r/results.csv" ||
+    { echo "run_quick: FAIL nvmimic report changed results.csv:"; diff "$out/run.csv" "$out/r/results.csv"; exit 1; }
+head -1 "$out/r/results.csv" | grep -q ',sim_lat_us,suite$' ||
+    { echo "run_quick: FAIL results.csv lacks the suite column"; exit 1; }
 # The drive's own peak: 16 outstanding 64 KiB reads are not host-limited in
 # simtime on this drive, and reach the model's peak within 3 %.
 python3 - "$out/r/results.json" <<'PY'

@@ -204,4 +204,6 @@ left=$(virsh -q -c "$LV_URI" list --all --name | grep -xF "$ours")
 [ -z "$left" ] || fail "domains left defined: $left"
 left=$(virsh -q -c "$LV_URI" pool-list --all --name | grep -xF "$ours")
 [ -z "$left" ] || fail "storage pools left: $left"
+/usr/bin/python3 "$(dirname "$0")/../results/validate.py" "$work" ||
+    fail "a cell's results.json does not validate against docs/results.schema.json"
 echo "ok: whole test $(($(date +%s) - t0)) s"
