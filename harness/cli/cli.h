@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The commands of nvmimic.c's table that share its options: profiles, sim,
+ * The small commands of nvmimic and the options they share: profiles, sim,
  * trace2iolog, calibrate, profile-keys (the files of cli/).
  */
 #ifndef NVMIMIC_CLI_H
@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "nvmimic-model.h"
+#include "opts.h"
 
 typedef struct Opts {
     const char *profile;
@@ -29,18 +30,13 @@ typedef struct Opts {
     double after_gb;
 } Opts;
 
-/* "nvmimic: MESSAGE (see nvmimic --help)" on stderr; returns 2. */
-int cli_usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 /* The profile o->profile names, or NULL after one line on stderr. */
-NvmProfile *cli_load_profile(const Opts *o);
+NvmProfile *cli_load_profile(const NvmCommand *cmd, const Opts *o);
+/* Opts with every default (the profile directory from paths.h). */
+void cli_opts_init(Opts *o);
 
-/* sim.c */
-int cmd_sim(const Opts *o);
-int cmd_trace2iolog(int argc, char **argv);
-
-/* calibrate.c */
-int cmd_profiles(const Opts *o);
-int cmd_profile_keys(void);
-int cmd_calibrate(const Opts *o);
+/* The commands (nvmimic.c's table). */
+extern const NvmCommand nvm_cmd_profiles, nvm_cmd_sim, nvm_cmd_trace2iolog,
+                        nvm_cmd_calibrate, nvm_cmd_profile_keys;
 
 #endif

@@ -10,13 +10,10 @@
 
 #include "cli.h"
 #include "from-sim.h"
+#include "paths.h"
 #include "report.h"
 #include "trace.h"
 #include "vdi.h"
-
-#ifndef NVMIMIC_WORKLOAD_DIR
-#define NVMIMIC_WORKLOAD_DIR "harness/workloads"
-#endif
 
 /* sim --out DIR: the results there (the one writer), then the report
  * beside them. */
@@ -27,12 +24,12 @@ static bool sim_write_out(const Opts *o, const NvmResults *res)
                                             "four-corners.tsv", NULL);
 
     if (g_mkdir_with_parents(o->out, 0755) < 0) {
-        fprintf(stderr, "nvmimic: %s: %s\n", o->out, g_strerror(errno));
+        fprintf(stderr, "nvmimic sim: %s: %s\n", o->out, g_strerror(errno));
         return false;
     }
     if (!nvm_results_save(res, o->out, &err) ||
         !nvm_report_render(o->out, tsv, &err)) {
-        fprintf(stderr, "nvmimic: %s\n", err->message);
+        fprintf(stderr, "nvmimic sim: %s\n", err->message);
         return false;
     }
     return true;
@@ -142,7 +139,7 @@ static int cmd_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
     NvmVdiResult res[NVM_VDI_WORKLOADS];
 
     if (!nvm_sim_vdi(p, o, workload_dir, res, &err)) {
-        fprintf(stderr, "nvmimic: %s\n", err->message);
+        fprintf(stderr, "nvmimic sim: %s\n", err->message);
         return 1;
     }
     if (json) {
@@ -204,7 +201,7 @@ static int cmd_sim_trace(const NvmProfile *p, const char *trace_path,
     NvmTraceReplay r;
 
     if (!t || !nvm_trace_replay(t, p, seed, &r, &err)) {
-        fprintf(stderr, "nvmimic: %s\n", err->message);
+        fprintf(stderr, "nvmimic sim: %s\n", err->message);
         nvm_trace_free(t);
         return 1;
     }
@@ -267,52 +264,46 @@ static int cmd_sim_trace(const NvmProfile *p, const char *trace_path,
     return 0;
 }
 
-int cmd_sim(const Opts *o)
+static int sim_main(int argc, char **argv)
 {
+    const NvmCommand *cmd = &nvm_cmd_sim;
+    Opts oo, *o = &oo;
     NvmProfile *p;
     int rc;
 
+    cli_opts_init(o);
+    rc = nvm_opts_parse(cmd, argc, argv, o, NULL);
+    if (rc) {
+        return rc == NVM_OPTS_HELP ? 0 : rc;
+    }
     if (!o->profile) {
-        return cli_usage_error("sim needs --profile NAME|PATH");
+        return nvm_opts_error(cmd, "needs --profile NAME|PATH");
     }
     if (o->trace && o->suite) {
-        return cli_usage_error("sim takes --suite or --trace, not both");
+        return nvm_opts_error(cmd, "takes --suite or --trace, not both");
     }
     if (!o->suite && !o->trace) {
-        return cli_usage_error("sim needs --suite four-corners|slc-cliff");
-    }
-    if (o->suite && strcmp(o->suite, "four-corners") &&
-        strcmp(o->suite, "slc-cliff") && strcmp(o->suite, "vdi")) {
-        return cli_usage_error("unknown suite '%s' (four-corners, slc-cliff, vdi)",
-                         o->suite);
+        return nvm_opts_error(cmd, "needs --suite four-corners|slc-cliff|vdi "
+                              "or --trace TRACE");
     }
     if (o->out && (!o->suite || strcmp(o->suite, "four-corners"))) {
-        return cli_usage_error("--out is for --suite four-corners");
+        return nvm_opts_error(cmd, "--out is for --suite four-corners");
     }
-    if (strcmp(o->format, "table") && strcmp(o->format, "json")) {
-        return cli_usage_error("unknown format '%s' (table, json)", o->format);
-    }
-    if (strcmp(o->threads, "stated") && strcmp(o->threads, "implied")) {
-        return cli_usage_error("--threads must be stated or implied, not '%s'",
-                         o->threads);
-    }
-    p = cli_load_profile(o);
+    p = cli_load_profile(cmd, o);
     if (!p) {
         return 1;
     }
     if (o->trace) {
-        rc = cmd_sim_trace(p, o->trace, o->seed,
-                               !strcmp(o->format, "json"));
+        rc = cmd_sim_trace(p, o->trace, o->seed, !strcmp(o->format, "json"));
     } else if (!strcmp(o->suite, "vdi")) {
         NvmSimOptions so = {
             .seed = o->seed,
             .duration_s = o->duration_s > 0 ? o->duration_s
                                             : o->quick ? 3.0 : 30.0,
         };
-        const char *wd = g_getenv("NVMIMIC_WORKLOAD_DIR");
 
-        rc = cmd_sim_vdi(p, &so, wd && *wd ? wd : NVMIMIC_WORKLOAD_DIR,
-                             !strcmp(o->format, "json"));
+        rc = cmd_sim_vdi(p, &so, nvm_path_workloads(),
+                         !strcmp(o->format, "json"));
     } else if (!strcmp(o->suite, "four-corners")) {
         rc = cmd_sim_four_corners(p, o);
     } else {
@@ -322,77 +313,105 @@ int cmd_sim(const Opts *o)
     return rc;
 }
 
-static int t2i_usage(const char *msg, const char *arg)
-{
-    fprintf(stderr, "nvmimic: trace2iolog: %s%s%s (usage: nvmimic "
-            "trace2iolog TRACE [--device DEV] [--job FILE] [--iolog-path "
-            "PATH])\n", msg, arg ? " " : "", arg ? arg : "");
-    return 2;
-}
+#define O(f) NVM_OPT_AT(Opts, f)
 
-int cmd_trace2iolog(int argc, char **argv)
+static const NvmOpt sim_opts[] = {
+    NVM_OPT("profile", NVM_OPT_STR, O(profile), "NAME|PATH",
+            "the drive: a profile's name or a profile file"),
+    NVM_OPT("suite", NVM_OPT_CHOICE, O(suite), NULL,
+            "four-corners: peak, then 10..120 % of it, per workload; "
+            "slc-cliff: sequential writes over the whole drive; "
+            "vdi: the VDI job files (harness/workloads/vdi-*.fio)",
+            .choices = "four-corners|slc-cliff|vdi"),
+    NVM_OPT("trace", NVM_OPT_STR, O(trace), "TRACE",
+            "replay a device trace (nvmimic-trace-start) on the model\n"
+            "instead of a suite"),
+    NVM_OPT("format", NVM_OPT_CHOICE, O(format), NULL,
+            "a table (default), or the results as JSON (docs/results.md)",
+            .choices = "table|json"),
+    NVM_OPT("seed", NVM_OPT_U64, O(seed), "N", "the model's seed (default 1)"),
+    NVM_OPT("threads", NVM_OPT_CHOICE, O(threads), NULL,
+            "outstanding counts: the reviews' stated ones (default)\n"
+            "or those their latencies imply",
+            .choices = "stated|implied"),
+    NVM_OPT("duration-s", NVM_OPT_DOUBLE, O(duration_s), "S",
+            "simulated seconds per point (default 30, 3 with --quick)",
+            .min = 0, .max = 3600, .min_open = true),
+    NVM_OPT("quick", NVM_OPT_FLAG, O(quick), NULL, "short points"),
+    NVM_OPT("out", NVM_OPT_STR, O(out), "DIR",
+            "four-corners: also write DIR/results.json and render it\n"
+            "as nvmimic report does"),
+    NVM_OPT("step-gb", NVM_OPT_DOUBLE, O(step_gb), "G",
+            "slc-cliff: one point per G GB written (default 1)",
+            .min = 0, .min_open = true),
+    NVM_OPT("idle-s", NVM_OPT_DOUBLE, O(idle_s), "S",
+            "slc-cliff: idle seconds after the fill (default 600)", .min = 0),
+    NVM_OPT("after-gb", NVM_OPT_DOUBLE, O(after_gb), "G",
+            "slc-cliff: GB written after the idle time (default 100)",
+            .min = 0),
+    NVM_OPT("profile-dir", NVM_OPT_STR, O(profile_dir), "DIR",
+            "where profile names are looked up\n"
+            "(default $NVMIMIC_PROFILE_DIR, else nvmimic's own)"),
+    NVM_OPT_END,
+};
+
+const NvmCommand nvm_cmd_sim = {
+    .name = "sim",
+    .synopsis = "--profile NAME|PATH --suite SUITE | --trace TRACE [options]",
+    .summary = "Run the reviews' suites against the drive model alone, in "
+               "simulated time.",
+    .description =
+"four-corners runs the reviews' method: the review's starting state, each\n"
+"workload's unthrottled peak at its outstanding count, then Poisson rates of\n"
+"10..120 % of that peak.  vdi runs the VDI job files the same way.\n"
+"slc-cliff writes the whole drive sequentially, idles, and writes again.\n"
+"--trace replays a captured device trace at its own submission times and\n"
+"compares the model's latency per class with the captured one.\n",
+    .opts = sim_opts,
+    .main = sim_main,
+};
+
+typedef struct T2iOpts {
+    const char *device;
+    const char *job;
+    const char *iolog_path;
+} T2iOpts;
+
+static int trace2iolog_main(int argc, char **argv)
 {
+    const NvmCommand *cmd = &nvm_cmd_trace2iolog;
     g_autoptr(GError) err = NULL;
-    const char *trace = NULL, *device = "/dev/nvme0n1", *job = NULL;
-    const char *iolog_path = "trace.iolog";
+    g_autoptr(GPtrArray) args = g_ptr_array_new();
+    T2iOpts o = { .device = "/dev/nvme0n1", .iolog_path = "trace.iolog" };
+    const char *trace;
     NvmTrace *t;
     GString *log;
     unsigned dropped, depth;
+    int rc = nvm_opts_parse(cmd, argc, argv, &o, args);
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            printf("usage: nvmimic trace2iolog TRACE [--device DEV] "
-                   "[--job FILE] [--iolog-path PATH]\n"
-                   "  writes a fio iolog v3 of TRACE to stdout; --job also "
-                   "writes a fio job\n  that replays it (read_iolog=PATH, "
-                   "default trace.iolog) against DEV\n  (default "
-                   "/dev/nvme0n1)\n");
-            return 0;
-        }
-        if (!strncmp(a, "--", 2)) {
-            if (i + 1 >= argc) {
-                return t2i_usage("option needs a value:", a);
-            }
-            if (!strcmp(a, "--device")) {
-                device = argv[++i];
-            } else if (!strcmp(a, "--job")) {
-                job = argv[++i];
-            } else if (!strcmp(a, "--iolog-path")) {
-                iolog_path = argv[++i];
-            } else {
-                return t2i_usage("unknown option", a);
-            }
-            continue;
-        }
-        if (trace) {
-            return t2i_usage("one trace only, not also", a);
-        }
-        trace = a;
+    if (rc) {
+        return rc == NVM_OPTS_HELP ? 0 : rc;
     }
-    if (!trace) {
-        return t2i_usage("needs a TRACE", NULL);
-    }
-    if (*device != '/' || strpbrk(device, " \t\n") ||
-        strpbrk(iolog_path, " \t\n")) {
-        return t2i_usage("--device must be an absolute path and paths "
-                         "must not contain blanks:", device);
+    trace = g_ptr_array_index(args, 0);
+    if (*o.device != '/' || strpbrk(o.device, " \t\n") ||
+        strpbrk(o.iolog_path, " \t\n")) {
+        return nvm_opts_error(cmd, "--device must be an absolute path and "
+                              "paths must not contain blanks: %s", o.device);
     }
     t = nvm_trace_load(trace, &err);
     if (!t) {
-        fprintf(stderr, "nvmimic: %s\n", err->message);
+        fprintf(stderr, "nvmimic trace2iolog: %s\n", err->message);
         return 1;
     }
-    log = nvm_trace_to_iolog(t, device, &dropped);
+    log = nvm_trace_to_iolog(t, o.device, &dropped);
     depth = nvm_trace_max_outstanding(t);
     fputs(log->str, stdout);
     g_string_free(log, TRUE);
     if (dropped) {
-        fprintf(stderr, "nvmimic: trace2iolog: %u discard(s) left out (fio "
+        fprintf(stderr, "nvmimic trace2iolog: %u discard(s) left out (fio "
                 "cannot replay trims from an iolog)\n", dropped);
     }
-    if (job) {
+    if (o.job) {
         g_autofree char *text = g_strdup_printf(
             "; fio job replaying %s (nvmimic trace2iolog)\n"
             "; the iolog keeps the captured submission times (fio >= 3.31);\n"
@@ -403,10 +422,10 @@ int cmd_trace2iolog(int argc, char **argv)
             "iodepth=%u\n"
             "read_iolog=%s\n"
             "replay_redirect=%s\n",
-            trace, depth ? MIN(depth, 1024) : 32, iolog_path, device);
+            trace, depth ? MIN(depth, 1024) : 32, o.iolog_path, o.device);
 
-        if (!g_file_set_contents(job, text, -1, &err)) {
-            fprintf(stderr, "nvmimic: %s\n", err->message);
+        if (!g_file_set_contents(o.job, text, -1, &err)) {
+            fprintf(stderr, "nvmimic trace2iolog: %s\n", err->message);
             nvm_trace_free(t);
             return 1;
         }
@@ -414,3 +433,29 @@ int cmd_trace2iolog(int argc, char **argv)
     nvm_trace_free(t);
     return 0;
 }
+
+#define T(f) NVM_OPT_AT(T2iOpts, f)
+
+static const NvmOpt trace2iolog_opts[] = {
+    NVM_OPT("device", NVM_OPT_STR, T(device), "DEV",
+            "the device the iolog replays on (default /dev/nvme0n1)"),
+    NVM_OPT("job", NVM_OPT_STR, T(job), "FILE",
+            "also write a fio job that replays the iolog"),
+    NVM_OPT("iolog-path", NVM_OPT_STR, T(iolog_path), "PATH",
+            "the iolog's path in that job (default trace.iolog)"),
+    NVM_OPT_END,
+};
+
+const NvmCommand nvm_cmd_trace2iolog = {
+    .name = "trace2iolog",
+    .synopsis = "TRACE [--device DEV] [--job FILE] [--iolog-path PATH]",
+    .summary = "A device trace as a fio iolog (version 3) on stdout.",
+    .description =
+"fio cannot replay trims from an iolog, so discards are left out (counted on\n"
+"stderr); write-zeroes replay as writes and flushes as sync.\n",
+    .opts = trace2iolog_opts,
+    .args = "a TRACE",
+    .min_args = 1,
+    .max_args = 1,
+    .main = trace2iolog_main,
+};

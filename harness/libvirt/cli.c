@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * nvmimic libvirt-xml: the command line.  Prints the domain for the drive
- * and the disks asked for.
+ * nvmimic libvirt-xml: the command and its options.  Prints the domain for
+ * the drive and the disks asked for.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,65 +9,7 @@
 #include <string.h>
 
 #include "lv-int.h"
-
-static void lv_usage(FILE *f)
-{
-    fputs(
-"usage: nvmimic libvirt-xml --profile NAME|PATH --disk FILE [options]\n"
-"  prints a libvirt domain XML (type qemu, q35) that runs nvmimic's QEMU with\n"
-"  the profiled NVMe drive (QEMU id nvm0) backed by FILE\n"
-"  --os linux|windows        guest shape (default linux; windows: the\n"
-"                            reviews' SQL VM: 16 vCPUs, 64 GiB, LSI SAS)\n"
-"  --name N                  domain name (default nvmimic-PROFILE)\n"
-"  --memory MiB --vcpus N    default 512 / 1 (linux), 65536 / 16 (windows)\n"
-"  --kernel K [--initrd I] [--append A]   direct kernel boot\n"
-"  --guest-dir DIR           direct boot of nvmimic's initramfs guest\n"
-"                            (DIR/vmlinuz, DIR/initramfs.cpio.gz)\n"
-"  --boot-disk FILE          system disk (cloud image, Windows C:)\n"
-"  --boot-bus virtio|sata|scsi   (default virtio; windows: scsi on lsisas1068)\n"
-"  --cdrom FILE              a SATA CD-ROM (repeatable)\n"
-"  --job-disk FILE           read-only disk with serial nvmimic-job\n"
-"  --results-disk FILE       disk with serial nvmimic-results\n"
-"  --extra-disk FILE[,serial=S][,format=raw|qcow2][,bus=virtio|sata|scsi]\n"
-"               [,readonly][,cdrom]   any other disk (repeatable)\n"
-"  --disk-format raw|qcow2   format of the NVMe drive's FILE (default raw)\n"
-"  --device-id ID            QEMU id of the nvme device (default nvm0)\n"
-"  --serial-log FILE         guest serial console to FILE (default a pty)\n"
-"  --net none|network=NAME|bridge=BR   (default none)\n"
-"  --domain-type qemu|kvm    default qemu (TCG)\n"
-"  --icount                  simulated time (-icount shift=0,sleep=off)\n"
-"  --graphics                VNC on 127.0.0.1 (always for windows)\n"
-"  --qemu PATH               emulator (default: this build's QEMU)\n"
-"  --firmware-dir DIR        -L directory (repeatable; default\n"
-"                            /usr/share/qemu and /usr/share/seabios)\n"
-"  --out FILE                write the XML to FILE instead of stdout\n", f);
-}
-
-static int lv_die(const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs("nvmimic libvirt-xml: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\n", stderr);
-    return 2;
-}
-
-static bool parse_uint(const char *v, unsigned lo, unsigned hi, unsigned *out)
-{
-    char *e;
-    unsigned long long n;
-
-    errno = 0;
-    n = g_ascii_strtoull(v, &e, 10);
-    if (errno || e == v || *e || *v == '-' || n < lo || n > hi) {
-        return false;
-    }
-    *out = n;
-    return true;
-}
+#include "paths.h"
 
 /* FILE[,key=value|flag...]: options are split off from the right, so FILE
  * may itself hold commas. */
@@ -124,156 +66,144 @@ static NvmLvDisk *serial_disk(const char *file, const char *serial, bool ro)
     return d;
 }
 
-static void set(char **field, const char *v)
+/* What the command line says, before it becomes the NvmLvSpec. */
+typedef struct LvCli {
+    NvmLvSpec *s;               /* the disks go straight there, in order */
+    const char *profile, *profile_dir, *disk, *disk_format, *os, *name;
+    const char *kernel, *initrd, *append, *guest_dir, *boot_disk, *boot_bus;
+    const char *device_id, *serial_log, *net, *domain_type, *qemu, *out;
+    unsigned memory_mib, vcpus;
+    bool icount, graphics;
+    GPtrArray *fw;              /* --firmware-dir */
+} LvCli;
+
+static bool add_cdrom(void *base, const char *v, char **why)
 {
-    g_free(*field);
-    *field = g_strdup(v);
+    NvmLvDisk *d = g_new0(NvmLvDisk, 1);
+
+    (void)why;
+    d->file = g_strdup(v);
+    d->format = g_strdup("raw");
+    d->cdrom = true;
+    g_ptr_array_add(((LvCli *)base)->s->disks, d);
+    return true;
 }
 
-int nvm_cmd_libvirt_xml(int argc, char **argv, const char *profile_dir)
+static bool add_job_disk(void *base, const char *v, char **why)
 {
+    (void)why;
+    g_ptr_array_add(((LvCli *)base)->s->disks,
+                    serial_disk(v, "nvmimic-job", true));
+    return true;
+}
+
+static bool add_results_disk(void *base, const char *v, char **why)
+{
+    (void)why;
+    g_ptr_array_add(((LvCli *)base)->s->disks,
+                    serial_disk(v, "nvmimic-results", false));
+    return true;
+}
+
+static bool add_extra_disk(void *base, const char *v, char **why)
+{
+    NvmLvDisk *d = parse_disk(v, why);
+
+    if (d) {
+        g_ptr_array_add(((LvCli *)base)->s->disks, d);
+    }
+    return d != NULL;
+}
+
+static char *dup_or_null(const char *v)
+{
+    return v ? g_strdup(v) : NULL;
+}
+
+static void set(char **field, const char *v)
+{
+    if (v) {
+        g_free(*field);
+        *field = g_strdup(v);
+    }
+}
+
+static int libvirt_xml_main(int argc, char **argv)
+{
+    const NvmCommand *cmd = &nvm_cmd_libvirt_xml;
     g_autoptr(NvmLvSpec) s = nvm_lv_spec_new();
     g_autoptr(GError) err = NULL;
-    g_autoptr(GPtrArray) fw = g_ptr_array_new_with_free_func(g_free);
     g_autofree char *xml = NULL;
-    const char *os = "linux", *out = NULL, *guest_dir = NULL;
+    LvCli c = { .s = s, .os = "linux", .profile_dir = nvm_path_profiles() };
+    int rc = nvm_opts_parse(cmd, argc, argv, &c, NULL);
 
-    s->profile_dir = g_strdup(profile_dir);
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            lv_usage(stdout);
-            return 0;
-        }
-        if (!strcmp(a, "--icount")) {
-            s->icount = true;
-            continue;
-        }
-        if (!strcmp(a, "--graphics")) {
-            s->graphics = true;
-            continue;
-        }
-        if (strncmp(a, "--", 2)) {
-            return lv_die("unexpected argument '%s' (see --help)", a);
-        }
-        if (!v) {
-            return lv_die("option %s needs a value", a);
-        }
-        i++;
-        if (!strcmp(a, "--profile")) {
-            set(&s->profile, v);
-        } else if (!strcmp(a, "--profile-dir")) {
-            set(&s->profile_dir, v);
-        } else if (!strcmp(a, "--disk")) {
-            set(&s->disk, v);
-        } else if (!strcmp(a, "--disk-format")) {
-            set(&s->disk_format, v);
-        } else if (!strcmp(a, "--os")) {
-            os = v;
-        } else if (!strcmp(a, "--name")) {
-            set(&s->name, v);
-        } else if (!strcmp(a, "--memory")) {
-            if (!parse_uint(v, 64, 16u << 20, &s->memory_mib)) {
-                return lv_die("--memory '%s' must be MiB between 64 and "
-                              "16777216", v);
-            }
-        } else if (!strcmp(a, "--vcpus")) {
-            if (!parse_uint(v, 1, 512, &s->vcpus)) {
-                return lv_die("--vcpus '%s' must be between 1 and 512", v);
-            }
-        } else if (!strcmp(a, "--kernel")) {
-            set(&s->kernel, v);
-        } else if (!strcmp(a, "--initrd")) {
-            set(&s->initrd, v);
-        } else if (!strcmp(a, "--append")) {
-            set(&s->append, v);
-        } else if (!strcmp(a, "--guest-dir")) {
-            guest_dir = v;
-        } else if (!strcmp(a, "--boot-disk")) {
-            set(&s->boot_disk, v);
-        } else if (!strcmp(a, "--boot-bus")) {
-            set(&s->boot_bus, v);
-        } else if (!strcmp(a, "--cdrom")) {
-            NvmLvDisk *d = g_new0(NvmLvDisk, 1);
-
-            d->file = g_strdup(v);
-            d->format = g_strdup("raw");
-            d->cdrom = true;
-            g_ptr_array_add(s->disks, d);
-        } else if (!strcmp(a, "--job-disk")) {
-            g_ptr_array_add(s->disks, serial_disk(v, "nvmimic-job", true));
-        } else if (!strcmp(a, "--results-disk")) {
-            g_ptr_array_add(s->disks,
-                            serial_disk(v, "nvmimic-results", false));
-        } else if (!strcmp(a, "--extra-disk")) {
-            g_autofree char *why = NULL;
-            NvmLvDisk *d = parse_disk(v, &why);
-
-            if (!d) {
-                return lv_die("--extra-disk %s", why);
-            }
-            g_ptr_array_add(s->disks, d);
-        } else if (!strcmp(a, "--device-id")) {
-            if (!nvm_lv_name_valid(v)) {
-                return lv_die("--device-id '%s' must be letters, digits, "
-                              "'.', '_', '+', '-'", v);
-            }
-            set(&s->device_id, v);
-        } else if (!strcmp(a, "--serial-log")) {
-            set(&s->serial_log, v);
-        } else if (!strcmp(a, "--net")) {
-            set(&s->net, v);
-        } else if (!strcmp(a, "--domain-type")) {
-            set(&s->domain_type, v);
-        } else if (!strcmp(a, "--qemu")) {
-            set(&s->qemu, v);
-        } else if (!strcmp(a, "--firmware-dir")) {
-            g_ptr_array_add(fw, g_strdup(v));
-        } else if (!strcmp(a, "--out")) {
-            out = v;
-        } else {
-            return lv_die("unknown option '%s' (see --help)", a);
-        }
+    if (c.fw) {
+        g_ptr_array_set_free_func(c.fw, NULL);
     }
-    if (!strcmp(os, "linux")) {
-        s->os = NVM_LV_OS_LINUX;
-    } else if (!strcmp(os, "windows")) {
-        s->os = NVM_LV_OS_WINDOWS;
-    } else {
-        return lv_die("--os must be linux or windows, not '%s'", os);
+    if (rc) {
+        if (c.fw) {
+            g_ptr_array_free(c.fw, TRUE);
+        }
+        return rc == NVM_OPTS_HELP ? 0 : rc;
+    }
+    s->profile = dup_or_null(c.profile);
+    set(&s->profile_dir, c.profile_dir);
+    s->disk = dup_or_null(c.disk);
+    set(&s->disk_format, c.disk_format);
+    s->name = dup_or_null(c.name);
+    s->memory_mib = c.memory_mib;
+    s->vcpus = c.vcpus;
+    s->kernel = dup_or_null(c.kernel);
+    s->initrd = dup_or_null(c.initrd);
+    s->append = dup_or_null(c.append);
+    s->boot_disk = dup_or_null(c.boot_disk);
+    s->boot_bus = dup_or_null(c.boot_bus);
+    set(&s->device_id, c.device_id);
+    s->serial_log = dup_or_null(c.serial_log);
+    s->net = dup_or_null(c.net);
+    set(&s->domain_type, c.domain_type);
+    set(&s->qemu, c.qemu);
+    s->icount = c.icount;
+    s->graphics = c.graphics;
+    s->os = !strcmp(c.os, "windows") ? NVM_LV_OS_WINDOWS : NVM_LV_OS_LINUX;
+    if (c.fw) {
+        g_ptr_array_add(c.fw, NULL);
+        g_strfreev(s->fw_dirs);
+        s->fw_dirs = g_strdupv((char **)c.fw->pdata);
+        g_ptr_array_free(c.fw, TRUE);
+    }
+    if (c.device_id && !nvm_lv_name_valid(c.device_id)) {
+        return nvm_opts_error(cmd, "--device-id '%s' must be letters, "
+                              "digits, '.', '_', '+', '-'", c.device_id);
     }
     if (!s->profile) {
-        return lv_die("needs --profile NAME|PATH (nvmimic profiles lists "
-                      "them)");
+        return nvm_opts_error(cmd, "needs --profile NAME|PATH (nvmimic "
+                              "profiles lists them)");
     }
-    if (guest_dir) {
+    if (c.guest_dir) {
         if (s->kernel || s->initrd) {
-            return lv_die("--guest-dir and --kernel/--initrd exclude each "
-                          "other");
+            return nvm_opts_error(cmd, "--guest-dir and --kernel/--initrd "
+                                  "exclude each other");
         }
         if (s->os == NVM_LV_OS_WINDOWS) {
-            return lv_die("--guest-dir is a Linux guest, not --os windows");
+            return nvm_opts_error(cmd, "--guest-dir is a Linux guest, not "
+                                  "--os windows");
         }
-        s->kernel = g_build_filename(guest_dir, "vmlinuz", NULL);
-        s->initrd = g_build_filename(guest_dir, "initramfs.cpio.gz", NULL);
+        s->kernel = g_build_filename(c.guest_dir, "vmlinuz", NULL);
+        s->initrd = g_build_filename(c.guest_dir, "initramfs.cpio.gz", NULL);
         if (!g_file_test(s->kernel, G_FILE_TEST_EXISTS)) {
-            return lv_die("no guest in '%s' (vmlinuz, initramfs.cpio.gz): "
-                          "build it with vm-images/build-guest.sh",
-                          guest_dir);
+            fprintf(stderr, "nvmimic libvirt-xml: no guest in '%s' "
+                    "(vmlinuz, initramfs.cpio.gz): build it with "
+                    "vm-images/build-guest.sh\n", c.guest_dir);
+            return 1;
         }
         if (!s->append) {
             s->append = g_strdup("console=ttyS0 panic=-1");
         }
     }
     if (s->kernel && s->os == NVM_LV_OS_WINDOWS) {
-        return lv_die("--kernel is for Linux guests, not --os windows");
-    }
-    if (fw->len) {
-        g_ptr_array_add(fw, NULL);
-        g_strfreev(s->fw_dirs);
-        s->fw_dirs = g_strdupv((char **)fw->pdata);
+        return nvm_opts_error(cmd, "--kernel is for Linux guests, not --os "
+                              "windows");
     }
     if (!s->name) {
         g_autofree char *base = g_path_get_basename(s->profile);
@@ -289,8 +219,8 @@ int nvm_cmd_libvirt_xml(int argc, char **argv, const char *profile_dir)
         return 1;
     }
     xml = nvm_lv_domain_xml(s);
-    if (out) {
-        if (!g_file_set_contents(out, xml, -1, &err)) {
+    if (c.out) {
+        if (!g_file_set_contents(c.out, xml, -1, &err)) {
             fprintf(stderr, "nvmimic libvirt-xml: %s\n", err->message);
             return 1;
         }
@@ -299,3 +229,81 @@ int nvm_cmd_libvirt_xml(int argc, char **argv, const char *profile_dir)
     fputs(xml, stdout);
     return 0;
 }
+
+#define O(f) NVM_OPT_AT(LvCli, f)
+
+static const NvmOpt libvirt_xml_opts[] = {
+    NVM_OPT("profile", NVM_OPT_STR, O(profile), "NAME|PATH",
+            "the drive: a profile's name or a profile file"),
+    NVM_OPT("disk", NVM_OPT_STR, O(disk), "FILE",
+            "the NVMe drive's backing file (at least the profile's\n"
+            "capacity; sparse is fine)"),
+    NVM_OPT("disk-format", NVM_OPT_CHOICE, O(disk_format), NULL,
+            "format of the drive's FILE (default raw)", .choices = "raw|qcow2"),
+    NVM_OPT("os", NVM_OPT_CHOICE, O(os), NULL,
+            "guest shape (default linux; windows: the reviews' SQL VM:\n"
+            "16 vCPUs, 64 GiB, LSI SAS)", .choices = "linux|windows"),
+    NVM_OPT("name", NVM_OPT_STR, O(name), "N",
+            "domain name (default nvmimic-PROFILE)"),
+    NVM_OPT("memory", NVM_OPT_UINT, O(memory_mib), "MiB",
+            "default 512 (linux), 65536 (windows)", .min = 64,
+            .max = 16u << 20),
+    NVM_OPT("vcpus", NVM_OPT_UINT, O(vcpus), "N",
+            "default 1 (linux), 16 (windows)", .min = 1, .max = 512),
+    NVM_OPT("kernel", NVM_OPT_STR, O(kernel), "K", "direct kernel boot"),
+    NVM_OPT("initrd", NVM_OPT_STR, O(initrd), "I", "its initrd"),
+    NVM_OPT("append", NVM_OPT_STR, O(append), "A", "its command line"),
+    NVM_OPT("guest-dir", NVM_OPT_STR, O(guest_dir), "DIR",
+            "direct boot of nvmimic's initramfs guest\n"
+            "(DIR/vmlinuz, DIR/initramfs.cpio.gz)"),
+    NVM_OPT("boot-disk", NVM_OPT_STR, O(boot_disk), "FILE",
+            "system disk (cloud image, Windows C:)"),
+    NVM_OPT("boot-bus", NVM_OPT_CHOICE, O(boot_bus), NULL,
+            "default virtio; windows: scsi on lsisas1068",
+            .choices = "virtio|sata|scsi"),
+    NVM_OPT("cdrom", NVM_OPT_CALL, 0, "FILE", "a SATA CD-ROM",
+            .parse = add_cdrom),
+    NVM_OPT("job-disk", NVM_OPT_CALL, 0, "FILE",
+            "read-only disk with serial nvmimic-job", .parse = add_job_disk),
+    NVM_OPT("results-disk", NVM_OPT_CALL, 0, "FILE",
+            "disk with serial nvmimic-results", .parse = add_results_disk),
+    NVM_OPT("extra-disk", NVM_OPT_CALL, 0,
+            "FILE[,serial=S][,format=raw|qcow2][,bus=virtio|sata|scsi]"
+            "[,readonly][,cdrom]", "any other disk", .parse = add_extra_disk),
+    NVM_OPT("device-id", NVM_OPT_STR, O(device_id), "ID",
+            "QEMU id of the nvme device (default nvm0)"),
+    NVM_OPT("serial-log", NVM_OPT_STR, O(serial_log), "FILE",
+            "guest serial console to FILE (default a pty)"),
+    NVM_OPT("net", NVM_OPT_STR, O(net), "none|network=NAME|bridge=BR",
+            "default none"),
+    NVM_OPT("domain-type", NVM_OPT_CHOICE, O(domain_type), NULL,
+            "default qemu (TCG)", .choices = "qemu|kvm"),
+    NVM_OPT("icount", NVM_OPT_FLAG, O(icount), NULL,
+            "simulated time (-icount shift=0,sleep=off)"),
+    NVM_OPT("graphics", NVM_OPT_FLAG, O(graphics), NULL,
+            "VNC on 127.0.0.1 (always for windows)"),
+    NVM_OPT("qemu", NVM_OPT_STR, O(qemu), "PATH",
+            "emulator (default: nvmimic's QEMU)"),
+    NVM_OPT("firmware-dir", NVM_OPT_LIST, O(fw), "DIR",
+            "-L directory (default /usr/share/qemu and\n"
+            "/usr/share/seabios)"),
+    NVM_OPT("out", NVM_OPT_STR, O(out), "FILE",
+            "write the XML to FILE instead of stdout"),
+    NVM_OPT("profile-dir", NVM_OPT_STR, O(profile_dir), "DIR",
+            "where profile names are looked up\n"
+            "(default $NVMIMIC_PROFILE_DIR, else nvmimic's own)"),
+    NVM_OPT_END,
+};
+
+const NvmCommand nvm_cmd_libvirt_xml = {
+    .name = "libvirt-xml",
+    .synopsis = "--profile NAME|PATH --disk FILE [options]",
+    .summary = "A libvirt domain XML that runs nvmimic's QEMU with the "
+               "profiled drive.",
+    .description =
+"Prints a domain (type qemu, q35) with the profiled NVMe drive (QEMU id\n"
+"nvm0) backed by FILE, passed through <qemu:commandline>; its QMP commands\n"
+"are reached with virsh qemu-monitor-command (docs/libvirt.md).\n",
+    .opts = libvirt_xml_opts,
+    .main = libvirt_xml_main,
+};

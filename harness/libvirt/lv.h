@@ -14,6 +14,7 @@
 #include <json-glib/json-glib.h>
 
 #include "guestctl.h"
+#include "opts.h"
 
 typedef enum {
     NVM_LV_OS_LINUX,
@@ -143,7 +144,7 @@ bool nvm_lv_guest_wait_off(NvmLvGuest *g, int timeout_ms);
  * run's own pool, disconnect. */
 void nvm_lv_guest_free(NvmLvGuest *g);
 
-/* argv[1] is "libvirt-xml"; returns the process exit status. */
-int nvm_cmd_libvirt_xml(int argc, char **argv, const char *profile_dir);
+/* The command (cli/opts.h). */
+extern const NvmCommand nvm_cmd_libvirt_xml;
 
 #endif

@@ -25,10 +25,10 @@
 #include "matrix.h"
 #include "nvmimic-model.h"
 #include "report.h"
+#include "run.h"
 
 #define MAX_HOSTS 64
 
-static const char *const suites[] = { "four-corners", NULL };
 
 typedef enum { CELL_PENDING, CELL_RUNNING, CELL_OK, CELL_FAILED } CellState;
 static const char *const state_names[] = { "pending", "running", "ok",
@@ -75,39 +75,7 @@ static void on_sig(int sig)
     interrupted = 1;
 }
 
-static int usage(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
-
-static int usage(const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs("nvmimic matrix: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs(" (see nvmimic matrix --help)\n", stderr);
-    return 2;
-}
-
-static void help(void)
-{
-    fputs(
-"usage: nvmimic matrix --profiles A,B,... --suites S,... --connect URI1,...\n"
-"    [--per-host N] [--retries N] [--out DIR] [--quick] [--workloads a,b]\n"
-"    [--points 10,50,...] [--mode simtime|realtime] [--seed N]\n"
-"    [--qemu PATH] [--guest-dir DIR] [--profile-dir DIR] [--pool NAME]\n"
-"Runs every profile x suite cell as `nvmimic run --connect URI` on the libvirt\n"
-"hosts given (qemu:///system, qemu+ssh://HOST/system, ...), at most\n"
-"--per-host (default 1) at a time on each.  A host that cannot be reached,\n"
-"lacks the QEMU path, or drops a run leaves the rotation, and its cell runs\n"
-"again on another host, up to --retries (default 1) more times.  Writes\n"
-"DIR/PROFILE-SUITE/ per cell (results.json, ...), DIR/logs/, one comparison\n"
-"report DIR/compare/compare.html over the cells that finished, and\n"
-"DIR/matrix.json.  Exit status 0 when every cell finished, 1 otherwise.\n"
-"The guest's files go to each host as storage volumes: in --pool NAME (a\n"
-"pool every host has), else in a pool each run makes and removes.\n",
-          stdout);
-}
+#define usage(...) nvm_opts_error(&nvm_cmd_matrix, __VA_ARGS__)
 
 /* "a,b,c" into a list; one line on an empty list or element. */
 static char **split_list(const char *opt, const char *v, char **why)
@@ -126,20 +94,6 @@ static char **split_list(const char *opt, const char *v, char **why)
         }
     }
     return g_steal_pointer(&parts);
-}
-
-static bool parse_uint(const char *v, unsigned lo, unsigned hi, unsigned *out)
-{
-    char *end;
-    guint64 n;
-
-    errno = 0;
-    n = g_ascii_strtoull(v, &end, 10);
-    if (errno || !*v || *end || *v == '-' || n < lo || n > hi) {
-        return false;
-    }
-    *out = (unsigned)n;
-    return true;
 }
 
 static void write_json(Matrix *m)
@@ -390,71 +344,84 @@ static void finish_cell(Matrix *m, Cell *c, int status)
            h->uri, c->error);
 }
 
-int nvm_cmd_matrix(int argc, char **argv, const char *profile_dir)
+typedef struct MatrixOpts {
+    const char *profiles, *suites, *connect, *out, *profile_dir;
+    unsigned per_host, retries;
+    bool quick;
+    GPtrArray *run_args;        /* for every run: run's own options */
+} MatrixOpts;
+
+/* The options run takes that matrix passes on to every cell (checked by
+ * each run: a bad value fails every cell alike). */
+static bool pass_on(void *base, const char *name, const char *v)
+{
+    MatrixOpts *o = base;
+
+    g_ptr_array_add(o->run_args, g_strdup_printf("--%s", name));
+    if (v) {
+        g_ptr_array_add(o->run_args, g_strdup(v));
+    }
+    return true;
+}
+
+#define PASS_ON(fn, opt) \
+    static bool fn(void *base, const char *v, char **why) \
+    { \
+        (void)why; \
+        return pass_on(base, opt, v); \
+    }
+
+PASS_ON(pass_workloads, "workloads")
+PASS_ON(pass_points, "points")
+PASS_ON(pass_mode, "mode")
+PASS_ON(pass_seed, "seed")
+PASS_ON(pass_threads, "threads")
+PASS_ON(pass_run_s, "run-s")
+PASS_ON(pass_ramp_s, "ramp-s")
+PASS_ON(pass_point_timeout_s, "point-timeout-s")
+PASS_ON(pass_qemu, "qemu")
+PASS_ON(pass_guest_dir, "guest-dir")
+PASS_ON(pass_dbguest_dir, "dbguest-dir")
+PASS_ON(pass_pool, "pool")
+PASS_ON(pass_sql_warehouses, "sql-warehouses")
+PASS_ON(pass_sql_users, "sql-users")
+PASS_ON(pass_sql_precondition_s, "sql-precondition-s")
+PASS_ON(pass_sql_sample_s, "sql-sample-s")
+PASS_ON(pass_sql_think_factor, "sql-think-factor")
+PASS_ON(pass_sql_preset, "sql-preset")
+PASS_ON(pass_seq_mib, "seq-mib")
+PASS_ON(pass_render_mem_mib, "render-mem-mib")
+PASS_ON(pass_render_ram_factor, "render-ram-factor")
+
+static int matrix_main(int argc, char **argv)
 {
     Matrix mm = { 0 };
     Matrix *m = &mm;
-    const char *profiles = NULL, *suite_list = NULL, *connect = NULL;
-    const char *out = NULL;
+    MatrixOpts o = {
+        .per_host = 1, .retries = 1,
+        .run_args = g_ptr_array_new_with_free_func(g_free),
+    };
+    const char *profiles, *suite_list, *connect, *out, *profile_dir;
     g_autofree char *why = NULL;
     g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
     struct sigaction sa = { .sa_handler = on_sig };
     unsigned n_ok = 0, n_failed = 0;
-    int rc;
+    int rc = nvm_opts_parse(&nvm_cmd_matrix, argc, argv, &o, NULL);
 
-    m->per_host = 1;
-    m->retries = 1;
-    m->run_args = g_ptr_array_new_with_free_func(g_free);
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            help();
-            return 0;
-        }
-        if (!strcmp(a, "--quick")) {
-            g_ptr_array_add(m->run_args, g_strdup(a));
-            continue;
-        }
-        if (strncmp(a, "--", 2)) {
-            return usage("unexpected argument '%s'", a);
-        }
-        if (!v) {
-            return usage("option %s needs a value", a);
-        }
-        i++;
-        if (!strcmp(a, "--profiles")) {
-            profiles = v;
-        } else if (!strcmp(a, "--suites")) {
-            suite_list = v;
-        } else if (!strcmp(a, "--connect")) {
-            connect = v;
-        } else if (!strcmp(a, "--out")) {
-            out = v;
-        } else if (!strcmp(a, "--per-host")) {
-            if (!parse_uint(v, 1, 64, &m->per_host)) {
-                return usage("--per-host '%s' must be 1..64", v);
-            }
-        } else if (!strcmp(a, "--retries")) {
-            if (!parse_uint(v, 0, 63, &m->retries)) {
-                return usage("--retries '%s' must be 0..63", v);
-            }
-        } else if (!strcmp(a, "--profile-dir")) {
-            profile_dir = v;
-        } else if (!strcmp(a, "--workloads") || !strcmp(a, "--points") ||
-                   !strcmp(a, "--mode") || !strcmp(a, "--seed") ||
-                   !strcmp(a, "--qemu") || !strcmp(a, "--guest-dir") ||
-                   !strcmp(a, "--threads") || !strcmp(a, "--run-s") ||
-                   !strcmp(a, "--ramp-s") || !strcmp(a, "--pool") ||
-                   !strcmp(a, "--point-timeout-s")) {
-            /* checked by each run; a bad value fails every cell alike */
-            g_ptr_array_add(m->run_args, g_strdup(a));
-            g_ptr_array_add(m->run_args, g_strdup(v));
-        } else {
-            return usage("unknown option '%s'", a);
-        }
+    m->run_args = o.run_args;
+    if (rc) {
+        return rc == NVM_OPTS_HELP ? 0 : rc;
     }
+    if (o.quick) {
+        g_ptr_array_add(m->run_args, g_strdup("--quick"));
+    }
+    m->per_host = o.per_host;
+    m->retries = o.retries;
+    profiles = o.profiles;
+    suite_list = o.suites;
+    connect = o.connect;
+    out = o.out;
+    profile_dir = o.profile_dir;
     if (!profiles || !suite_list || !connect) {
         return usage("needs --profiles, --suites and --connect");
     }
@@ -475,10 +442,11 @@ int nvm_cmd_matrix(int argc, char **argv, const char *profile_dir)
         m->hosts[m->n_hosts++].uri = *u;
     }
     for (char **s = m->suites; *s; s++) {
-        if (!g_strv_contains(suites, *s)) {
-            g_autofree char *l = g_strjoinv(", ", (char **)suites);
+        if (!g_strv_contains(nvm_run_suites, *s)) {
+            g_autofree char *l = g_strjoinv(", ", (char **)nvm_run_suites);
 
-            return usage("unknown suite '%s' (valid: %s)", *s, l);
+            return usage("unknown suite '%s' (valid: %s; a cell per "
+                         "suite)", *s, l);
         }
     }
     for (char **p = m->profiles; *p; p++) {
@@ -637,3 +605,73 @@ int nvm_cmd_matrix(int argc, char **argv, const char *profile_dir)
     rc = interrupted ? 130 : n_failed ? 1 : 0;
     return rc;
 }
+
+#define O(f) NVM_OPT_AT(MatrixOpts, f)
+#define RUN_OPT(name, fn, arg) \
+    NVM_OPT(name, NVM_OPT_CALL, 0, arg, "passed on to every nvmimic run", \
+            .parse = fn)
+
+static const NvmOpt matrix_opts[] = {
+    NVM_OPT("profiles", NVM_OPT_STR, O(profiles), "A,B,...",
+            "the profiles (names or files)"),
+    NVM_OPT("suites", NVM_OPT_STR, O(suites), "S,...",
+            "the suites, a cell each: four-corners, vdi, sql, render,\n"
+            "seq, all (as nvmimic run --suite)"),
+    NVM_OPT("connect", NVM_OPT_STR, O(connect), "URI1,URI2,...",
+            "the libvirt hosts (qemu:///system, qemu+ssh://HOST/system)"),
+    NVM_OPT("per-host", NVM_OPT_UINT, O(per_host), "N",
+            "cells at a time on each host (default 1)", .min = 1, .max = 64),
+    NVM_OPT("retries", NVM_OPT_UINT, O(retries), "N",
+            "how often a cell whose host failed runs again on another\n"
+            "host (default 1)", .min = 0, .max = 63),
+    NVM_OPT("out", NVM_OPT_STR, O(out), "DIR",
+            "default out/matrix-YYYYmmdd-HHMMSS"),
+    NVM_OPT("quick", NVM_OPT_FLAG, O(quick), NULL,
+            "passed on to every nvmimic run"),
+    NVM_OPT("profile-dir", NVM_OPT_STR, O(profile_dir), "DIR",
+            "where profile names are looked up (passed on)"),
+    RUN_OPT("workloads", pass_workloads, "A,B"),
+    RUN_OPT("points", pass_points, "10,50,100"),
+    RUN_OPT("mode", pass_mode, "simtime|realtime"),
+    RUN_OPT("seed", pass_seed, "N"),
+    RUN_OPT("threads", pass_threads, "stated|implied"),
+    RUN_OPT("run-s", pass_run_s, "S"),
+    RUN_OPT("ramp-s", pass_ramp_s, "S"),
+    RUN_OPT("point-timeout-s", pass_point_timeout_s, "S"),
+    RUN_OPT("sql-warehouses", pass_sql_warehouses, "W"),
+    RUN_OPT("sql-users", pass_sql_users, "N"),
+    RUN_OPT("sql-precondition-s", pass_sql_precondition_s, "S"),
+    RUN_OPT("sql-sample-s", pass_sql_sample_s, "S"),
+    RUN_OPT("sql-think-factor", pass_sql_think_factor, "F"),
+    RUN_OPT("sql-preset", pass_sql_preset, "quick|review"),
+    RUN_OPT("seq-mib", pass_seq_mib, "N"),
+    RUN_OPT("render-mem-mib", pass_render_mem_mib, "N"),
+    RUN_OPT("render-ram-factor", pass_render_ram_factor, "F"),
+    RUN_OPT("qemu", pass_qemu, "PATH"),
+    RUN_OPT("guest-dir", pass_guest_dir, "DIR"),
+    RUN_OPT("dbguest-dir", pass_dbguest_dir, "DIR"),
+    RUN_OPT("pool", pass_pool, "NAME"),
+    NVM_OPT_END,
+};
+
+const NvmCommand nvm_cmd_matrix = {
+    .name = "matrix",
+    .synopsis = "--profiles A,B,... --suites S,... --connect URI1,... "
+                "[options]",
+    .summary = "A profile x suite matrix of nvmimic run --connect, spread "
+               "over libvirt hosts.",
+    .description =
+"Runs every profile x suite cell as `nvmimic run --connect URI` on the\n"
+"libvirt hosts given, at most --per-host at a time on each.  A host that\n"
+"cannot be reached, lacks the QEMU path, or drops a run leaves the\n"
+"rotation, and its cell runs again on another host, up to --retries more\n"
+"times.  Writes DIR/PROFILE-SUITE/ per cell (results.json, ...),\n"
+"DIR/logs/, one comparison report DIR/compare/compare.html over the cells\n"
+"that finished, and DIR/matrix.json.  Exit status 0 when every cell\n"
+"finished, 1 otherwise.  The guest's files go to each host as storage\n"
+"volumes: in --pool NAME (a pool every host has), else in a pool each run\n"
+"makes and removes.  Each run checks the options passed on to it: a bad\n"
+"value fails every cell alike.\n",
+    .opts = matrix_opts,
+    .main = matrix_main,
+};

@@ -6,7 +6,9 @@
 #ifndef NVMIMIC_MATRIX_H
 #define NVMIMIC_MATRIX_H
 
-/* argv[1] is "matrix"; returns the process exit status. */
-int nvm_cmd_matrix(int argc, char **argv, const char *profile_dir);
+#include "opts.h"
+
+/* The command (cli/opts.h). */
+extern const NvmCommand nvm_cmd_matrix;
 
 #endif

@@ -22,6 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "opts.h"
+#include "paths.h"
 #include "qnvme.h"
 #include "qtest.h"
 #include "qtestgen.h"
@@ -29,11 +31,9 @@
 #include "sim.h"
 #include "vdi.h"
 
+
 #ifndef NVMIMIC_QEMU
 #define NVMIMIC_QEMU "qemu-system-x86_64"
-#endif
-#ifndef NVMIMIC_WORKLOAD_DIR
-#define NVMIMIC_WORKLOAD_DIR "harness/workloads"
 #endif
 
 #define QTEST_PCI_SLOT 4
@@ -69,10 +69,12 @@ typedef struct Opts {
     const char *qemu;
     const char *workloads;
     const char *log_dir;
-    gint64 seed;
-    gint64 device_seed;
+    uint64_t seed;
+    gint64 device_seed;         /* -1: the load generator's seed */
+    uint64_t device_seed_opt;
+    bool device_seed_given;
     double duration_s;
-    gboolean quick;
+    bool quick;
 } Opts;
 
 typedef struct Ctx {
@@ -559,7 +561,6 @@ static int run_vdi(Ctx *c, gint64 t0)
 {
     g_autoptr(GError) err = NULL;
     NvmVdiResult res[NVM_VDI_WORKLOADS];
-    const char *wd = g_getenv("NVMIMIC_WORKLOAD_DIR");
     g_autofree char *top = NULL;
     GString *s;
     int rc = 0;
@@ -573,8 +574,7 @@ static int run_vdi(Ctx *c, gint64 t0)
                 "four-corners (the VDI JSON has all three)\n");
         return 2;
     }
-    if (!nvm_vdi_load(c->p, wd && *wd ? wd : NVMIMIC_WORKLOAD_DIR, res,
-                      &err)) {
+    if (!nvm_vdi_load(c->p, nvm_path_workloads(), res, &err)) {
         fprintf(stderr, "nvmimic qtest: %s\n", err->message);
         return 1;
     }
@@ -626,57 +626,14 @@ static int run_vdi(Ctx *c, gint64 t0)
     return rc;
 }
 
-static const char qtest_summary[] =
-"Runs nvmimic sim's suites through the emulated device: QEMU under qtest\n"
-"with the profiled nvme on null-co, one QEMU per workload, and a load\n"
-"generator that plays the guest's NVMe driver in virtual time (submission\n"
-"queue entries, doorbells at each I/O's time, the completion queue read\n"
-"back and checked).  Same methodology, seeds and JSON as nvmimic sim, with\n"
-"\"mode\": \"qtest\"; nvmimic report draws it.";
-
-int nvm_cmd_qtest(int argc, char **argv, const char *profile_dir)
+static int qtest_main(int argc, char **argv)
 {
+    const NvmCommand *cmd = &nvm_cmd_qtest;
     Ctx c = { 0 };
     Opts *o = &c.o;
     g_autoptr(GError) err = NULL;
-    g_autoptr(GOptionContext) ctx = NULL;
-    g_autofree char *profile_dir_opt = NULL;
     gint64 t0 = g_get_monotonic_time();
-    int rc, pargc;
-    char **pargv;
-    GOptionEntry entries[] = {
-        { "profile", 0, 0, G_OPTION_ARG_STRING, &o->profile,
-          "drive profile (name in the profile directory, or a path)",
-          "NAME|PATH" },
-        { "profile-dir", 0, 0, G_OPTION_ARG_STRING, &profile_dir_opt,
-          "where profiles are looked up by name", "DIR" },
-        { "suite", 0, 0, G_OPTION_ARG_STRING, &o->suite,
-          "four-corners (default) or vdi", "SUITE" },
-        { "format", 0, 0, G_OPTION_ARG_STRING, &o->format,
-          "table (default) or json", "FMT" },
-        { "threads", 0, 0, G_OPTION_ARG_STRING, &o->threads,
-          "stated (default) or implied outstanding counts", "MODE" },
-        { "quick", 0, 0, G_OPTION_ARG_NONE, &o->quick,
-          "3 s points instead of 30 s", NULL },
-        { "duration-s", 0, 0, G_OPTION_ARG_DOUBLE, &o->duration_s,
-          "measured simulated seconds per point", "S" },
-        { "seed", 0, 0, G_OPTION_ARG_INT64, &o->seed,
-          "seed of addresses, arrivals and the drive (default 1)", "N" },
-        { "workloads", 0, 0, G_OPTION_ARG_STRING, &o->workloads,
-          "four-corners: only these, comma-separated", "LIST" },
-        { "out", 0, 0, G_OPTION_ARG_STRING, &o->out,
-          "also write DIR/results.json and render the report there",
-          "DIR" },
-        { "qemu", 0, 0, G_OPTION_ARG_STRING, &o->qemu,
-          "QEMU binary (default $NVMIMIC_QEMU or nvmimic's build)", "PATH" },
-        { "log-dir", 0, 0, G_OPTION_ARG_STRING, &o->log_dir,
-          "keep each QEMU's output as DIR/qemu-WORKLOAD.log", "DIR" },
-        { "device-seed", 0, 0, G_OPTION_ARG_INT64, &o->device_seed,
-          "seed the device's model differently from the load generator's "
-          "(a check: the run must stop at the first completion that "
-          "differs)", "N" },
-        { NULL },
-    };
+    int rc;
 
     o->format = "table";
     o->threads = "stated";
@@ -685,58 +642,23 @@ int nvm_cmd_qtest(int argc, char **argv, const char *profile_dir)
     o->device_seed = -1;
     o->qemu = g_getenv("NVMIMIC_QEMU") ? g_getenv("NVMIMIC_QEMU")
                                        : NVMIMIC_QEMU;
-    ctx = g_option_context_new("- the suites through the device, no guest");
-    g_option_context_set_summary(ctx, qtest_summary);
-    g_option_context_add_main_entries(ctx, entries, NULL);
-    argv[0] = (char *)"nvmimic qtest";
-    pargc = argc;
-    pargv = argv;
-    if (!g_option_context_parse(ctx, &pargc, &pargv, &err)) {
-        fprintf(stderr, "nvmimic qtest: %s (see nvmimic qtest --help)\n",
-                err->message);
-        return 2;
+    o->profile_dir = nvm_path_profiles();
+    rc = nvm_opts_parse(cmd, argc, argv, o, NULL);
+    if (rc) {
+        return rc == NVM_OPTS_HELP ? 0 : rc;
     }
-    if (pargc > 1) {
-        fprintf(stderr, "nvmimic qtest: unexpected argument '%s' (see "
-                "nvmimic qtest --help)\n", pargv[1]);
-        return 2;
+    if (o->device_seed_given) {
+        o->device_seed = (gint64)o->device_seed_opt;
     }
-    o->profile_dir = profile_dir_opt ? profile_dir_opt : profile_dir;
     if (!o->profile) {
-        fprintf(stderr, "nvmimic qtest: --profile NAME|PATH is needed\n");
-        return 2;
-    }
-    if (strcmp(o->suite, "four-corners") && strcmp(o->suite, "vdi")) {
-        fprintf(stderr, "nvmimic qtest: unknown suite '%s' (four-corners, "
-                "vdi)\n", o->suite);
-        return 2;
-    }
-    if (strcmp(o->format, "table") && strcmp(o->format, "json")) {
-        fprintf(stderr, "nvmimic qtest: unknown format '%s' (table, json)\n",
-                o->format);
-        return 2;
-    }
-    if (strcmp(o->threads, "stated") && strcmp(o->threads, "implied")) {
-        fprintf(stderr, "nvmimic qtest: --threads must be stated or implied, "
-                "not '%s'\n", o->threads);
-        return 2;
-    }
-    if (o->duration_s < 0 || o->duration_s > 3600 ||
-        (o->duration_s && o->duration_s < 1e-3)) {
-        fprintf(stderr, "nvmimic qtest: --duration-s %g must be in "
-                "[0.001, 3600]\n", o->duration_s);
-        return 2;
-    }
-    if (o->seed < 0) {
-        fprintf(stderr, "nvmimic qtest: --seed must not be negative\n");
-        return 2;
+        return nvm_opts_error(cmd, "needs --profile NAME|PATH");
     }
     c.p = nvm_profile_load(o->profile, o->profile_dir, &err);
     if (!c.p) {
         fprintf(stderr, "nvmimic qtest: %s\n", err->message);
         return 1;
     }
-    c.so.seed = (uint64_t)o->seed;
+    c.so.seed = o->seed;
     c.so.implied_threads = !strcmp(o->threads, "implied");
     c.so.duration_s = o->duration_s > 0 ? o->duration_s
                                         : o->quick ? 3.0 : 30.0;
@@ -744,3 +666,57 @@ int nvm_cmd_qtest(int argc, char **argv, const char *profile_dir)
     nvm_profile_free(c.p);
     return rc;
 }
+
+#define O(f) NVM_OPT_AT(Opts, f)
+
+static const NvmOpt qtest_opts[] = {
+    NVM_OPT("profile", NVM_OPT_STR, O(profile), "NAME|PATH",
+            "drive profile (name in the profile directory, or a path)"),
+    NVM_OPT("suite", NVM_OPT_CHOICE, O(suite), NULL,
+            "four-corners (default) or vdi",
+            .choices = "four-corners|vdi"),
+    NVM_OPT("format", NVM_OPT_CHOICE, O(format), NULL,
+            "table (default) or json", .choices = "table|json"),
+    NVM_OPT("threads", NVM_OPT_CHOICE, O(threads), NULL,
+            "stated (default) or implied outstanding counts",
+            .choices = "stated|implied"),
+    NVM_OPT("quick", NVM_OPT_FLAG, O(quick), NULL,
+            "3 s points instead of 30 s"),
+    NVM_OPT("duration-s", NVM_OPT_DOUBLE, O(duration_s), "S",
+            "measured simulated seconds per point", .min = 0.001,
+            .max = 3600),
+    NVM_OPT("seed", NVM_OPT_U64, O(seed), "N",
+            "seed of addresses, arrivals and the drive (default 1)"),
+    NVM_OPT("workloads", NVM_OPT_STR, O(workloads), "LIST",
+            "four-corners: only these, comma-separated"),
+    NVM_OPT("out", NVM_OPT_STR, O(out), "DIR",
+            "also write DIR/results.json and render the report there"),
+    NVM_OPT("qemu", NVM_OPT_STR, O(qemu), "PATH",
+            "QEMU binary (default $NVMIMIC_QEMU or nvmimic's own)"),
+    NVM_OPT("log-dir", NVM_OPT_STR, O(log_dir), "DIR",
+            "keep each QEMU's output as DIR/qemu-WORKLOAD.log"),
+    NVM_OPT("device-seed", NVM_OPT_U64, O(device_seed_opt), "N",
+            "seed the device's model differently from the load "
+            "generator's (a check: the run must stop at the first "
+            "completion that differs)",
+            .given = NVM_OPT_GIVEN(Opts, device_seed_given)),
+    NVM_OPT("profile-dir", NVM_OPT_STR, O(profile_dir), "DIR",
+            "where profile names are looked up\n"
+            "(default $NVMIMIC_PROFILE_DIR, else nvmimic's own)"),
+    NVM_OPT_END,
+};
+
+const NvmCommand nvm_cmd_qtest = {
+    .name = "qtest",
+    .synopsis = "--profile NAME|PATH [--suite four-corners|vdi] [options]",
+    .summary = "nvmimic sim's suites through the emulated device, no guest.",
+    .description =
+"Runs nvmimic sim's suites through the emulated device: QEMU under qtest\n"
+"with the profiled nvme on null-co, one QEMU per workload, and a load\n"
+"generator that plays the guest's NVMe driver in virtual time (submission\n"
+"queue entries, doorbells at each I/O's time, the completion queue read\n"
+"back and checked).  Same methodology, seeds and results as nvmimic sim,\n"
+"with \"mode\": \"qtest\"; nvmimic report draws it.\n",
+    .opts = qtest_opts,
+    .main = qtest_main,
+};

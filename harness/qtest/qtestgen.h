@@ -7,7 +7,9 @@
 #ifndef NVMIMIC_QTESTGEN_H
 #define NVMIMIC_QTESTGEN_H
 
-/* nvmimic qtest ...: argv[0] is "qtest"; returns the exit status. */
-int nvm_cmd_qtest(int argc, char **argv, const char *profile_dir);
+#include "opts.h"
+
+/* The command (cli/opts.h). */
+extern const NvmCommand nvm_cmd_qtest;
 
 #endif

@@ -1,81 +1,45 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * nvmimic report / compare: the command line.  The run comes from
+ * nvmimic report / compare: the commands and their options.  The run comes from
  * results/ (the one reader); the parts: charts.c (gnuplot), page.c and
  * page-apps.c (report.html), compare.c (compare.html).
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "opts.h"
+#include "paths.h"
 #include "report-int.h"
 
-static int report_usage(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
+typedef struct ReportOpts {
+    const char *out;
+    const char *reviews;
+    const char *profile_dir;
+} ReportOpts;
 
-    fprintf(stderr, "nvmimic %s: ", cmd);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs(" (see nvmimic --help)\n", stderr);
-    return 2;
-}
-
-int nvm_report_main(int argc, char **argv, const char *profile_dir)
+static int report_main(const NvmCommand *cmd, int argc, char **argv)
 {
-    const char *cmd = argv[0];
-    bool compare = !strcmp(cmd, "compare");
+    bool compare = cmd == &nvm_cmd_compare;
     g_autoptr(GPtrArray) dirs = g_ptr_array_new();
     g_autoptr(GError) err = NULL;
     g_autofree char *tsv = NULL;
-    const char *out = NULL;
-    const char *reviews = NULL;
+    ReportOpts o = { .profile_dir = nvm_path_profiles() };
     bool ok;
+    int rc = nvm_opts_parse(cmd, argc, argv, &o, dirs);
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            printf(compare ? "usage: nvmimic compare DIR... [--out DIR] "
-                             "[--reviews four-corners.tsv]\n"
-                           : "usage: nvmimic report DIR "
-                             "[--reviews four-corners.tsv]\n");
-            return 0;
-        }
-        if (!strcmp(a, "--out") || !strcmp(a, "--reviews")) {
-            if (i + 1 >= argc) {
-                return report_usage(cmd, "option %s needs a value", a);
-            }
-            if (!strcmp(a, "--out") && !compare) {
-                return report_usage(cmd, "--out is for compare; report "
-                                    "writes into DIR itself");
-            }
-            *(!strcmp(a, "--out") ? &out : &reviews) = argv[++i];
-            continue;
-        }
-        if (!strncmp(a, "--", 2)) {
-            return report_usage(cmd, "unknown option '%s'", a);
-        }
-        g_ptr_array_add(dirs, (gpointer)a);
+    if (rc) {
+        return rc == NVM_OPTS_HELP ? 0 : rc;
     }
-    if (!dirs->len) {
-        return report_usage(cmd, "needs %s", compare ? "one or more run "
-                            "directories" : "a run directory");
-    }
-    if (!compare && dirs->len > 1) {
-        return report_usage(cmd, "takes one directory, not %u (nvmimic "
-                            "compare puts several side by side)", dirs->len);
-    }
-    tsv = reviews ? g_strdup(reviews)
-                  : g_build_filename(profile_dir, "reviews",
-                                     "four-corners.tsv", NULL);
+    tsv = o.reviews ? g_strdup(o.reviews)
+                    : g_build_filename(o.profile_dir, "reviews",
+                                       "four-corners.tsv", NULL);
     if (compare) {
-        const char *o = out ? out : "compare";
+        const char *out = o.out ? o.out : "compare";
 
-        ok = nvm_report_compare((char **)dirs->pdata, dirs->len, o, tsv,
+        ok = nvm_report_compare((char **)dirs->pdata, dirs->len, out, tsv,
                                 &err);
         if (ok) {
-            g_autofree char *p = g_build_filename(o, "compare.html", NULL);
+            g_autofree char *p = g_build_filename(out, "compare.html", NULL);
 
             printf("%s\n", p);
         }
@@ -89,8 +53,70 @@ int nvm_report_main(int argc, char **argv, const char *profile_dir)
         }
     }
     if (!ok) {
-        fprintf(stderr, "nvmimic %s: %s\n", cmd, err->message);
+        fprintf(stderr, "nvmimic %s: %s\n", cmd->name, err->message);
         return 1;
     }
     return 0;
 }
+
+static int report_cmd_main(int argc, char **argv)
+{
+    return report_main(&nvm_cmd_report, argc, argv);
+}
+
+static int compare_cmd_main(int argc, char **argv)
+{
+    return report_main(&nvm_cmd_compare, argc, argv);
+}
+
+#define O(f) NVM_OPT_AT(ReportOpts, f)
+#define REVIEWS_OPT \
+    NVM_OPT("reviews", NVM_OPT_STR, O(reviews), "FILE", \
+            "the reviews' peaks where results.json has none\n" \
+            "(default PROFILE_DIR/reviews/four-corners.tsv)")
+#define PROFILE_DIR_OPT \
+    NVM_OPT("profile-dir", NVM_OPT_STR, O(profile_dir), "DIR", \
+            "the profiles and their reviews\n" \
+            "(default $NVMIMIC_PROFILE_DIR, else nvmimic's own)")
+
+static const NvmOpt report_opts[] = {
+    REVIEWS_OPT,
+    PROFILE_DIR_OPT,
+    NVM_OPT_END,
+};
+
+const NvmCommand nvm_cmd_report = {
+    .name = "report",
+    .synopsis = "DIR [--reviews FILE]",
+    .summary = "Re-render a run's directory from its results.json: "
+               "results.csv, charts, report.html.",
+    .description =
+"The charts are the reviews' (average latency against IOPS): the guest's\n"
+"curve, the device's, the model's and the review's peak, per workload, in\n"
+"PNG and SVG (gnuplot); the application suites get a section each.\n"
+"results.csv is rewritten with the columns nvmimic run writes.\n",
+    .opts = report_opts,
+    .args = "a run directory",
+    .min_args = 1,
+    .max_args = 1,
+    .main = report_cmd_main,
+};
+
+static const NvmOpt compare_opts[] = {
+    NVM_OPT("out", NVM_OPT_STR, O(out), "DIR",
+            "where compare.html and its charts go (default compare)"),
+    REVIEWS_OPT,
+    PROFILE_DIR_OPT,
+    NVM_OPT_END,
+};
+
+const NvmCommand nvm_cmd_compare = {
+    .name = "compare",
+    .synopsis = "DIR... [--out DIR] [--reviews FILE]",
+    .summary = "Several runs side by side: one chart per workload, a curve "
+               "per run (compare.html).",
+    .opts = compare_opts,
+    .args = "one or more run directories",
+    .min_args = 1,
+    .main = compare_cmd_main,
+};

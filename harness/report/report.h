@@ -11,6 +11,8 @@
 
 #include <glib.h>
 
+#include "opts.h"
+
 /*
  * Re-render everything in @dir from @dir/results.json.  @reviews_tsv (may be
  * NULL or missing) supplies the review's peak where results.json has none.
@@ -22,10 +24,7 @@ bool nvm_report_render(const char *dir, const char *reviews_tsv,
 bool nvm_report_compare(char **dirs, unsigned n_dirs, const char *out_dir,
                         const char *reviews_tsv, GError **errp);
 
-/*
- * The CLI: argv[0] is "report" or "compare".  Prints one line on error;
- * returns the exit status.
- */
-int nvm_report_main(int argc, char **argv, const char *profile_dir);
+/* The commands (cli/opts.h). */
+extern const NvmCommand nvm_cmd_report, nvm_cmd_compare;
 
 #endif

@@ -10,88 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "paths.h"
 #include "run-int.h"
 
 /* --suite all: every application workload */
 static const int all_suites[] = { S_VDI, S_SQL, S_RENDER, S_SEQ };
 
-static const char *const modes[] = { "simtime", "realtime", NULL };
-
-static int run_usage(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
-
-static int run_usage(const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs("nvmimic run: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs(" (see nvmimic run --help)\n", stderr);
-    return 2;
-}
-
-static void run_help(void)
-{
-    fputs(
-"usage: nvmimic run --profile NAME|PATH --suite SUITE[,SUITE...]\n"
-"    [--mode simtime|realtime] [--quick] [--out DIR] [--seed N]\n"
-"    [--workloads a,b] [--threads stated|implied] [--points 10,50,100]\n"
-"    [--run-s S] [--ramp-s S] [--point-timeout-s S]\n"
-"    [--sql-warehouses W] [--sql-users N] [--sql-precondition-s S]\n"
-"    [--sql-sample-s S] [--sql-think-factor F] [--sql-preset quick|review]\n"
-"    [--seq-mib N]\n"
-"    [--render-mem-mib N] [--render-ram-factor F]\n"
-"    [--qemu PATH] [--guest-dir DIR] [--dbguest-dir DIR]\n"
-"    [--profile-dir DIR] [--connect URI [--pool NAME]]\n"
-"Suites: four-corners, vdi, sql, render, seq; all = vdi,sql,render,seq.\n"
-"Each suite boots its own guest (vm-images/) with the profiled drive.\n"
-"four-corners and vdi: preconditioned like the review, each workload runs\n"
-"with fio (vdi: harness/workloads/vdi-*.fio): an unthrottled peak at the\n"
-"workload's outstanding count, then Poisson rates of 10..120 % of that peak.\n"
-"Per point it records the guest's fio figures, the device's own statistics\n"
-"over the same interval (QMP) and the model's curve (nvmimic sim).\n"
-"The application suites start from a secure-erased drive:\n"
-"  seq     1 MiB sequential write then read at QD 8 and 32, GB/s\n"
-"          (--seq-mib, default 4096, 1024 with --quick)\n"
-"  render  workloads/render in a guest with --render-mem-mib of RAM (384)\n"
-"          and swap on the drive; seconds per phase (--render-ram-factor:\n"
-"          working array / available RAM, default 1.5, 1.2 with --quick)\n"
-"  sql     TPC-C on PostgreSQL 15 in the database guest (make dbguest):\n"
-"          load, precondition, sample; latency per transaction and the\n"
-"          device's over the sample.  Defaults W=1, 10 users, 60 + 120 s,\n"
-"          think x 0.1 (--quick: 10 + 30 s).  --sql-preset review: the\n"
-"          reviews' W=1500, 15000 users, 9000 + 1800 s, think x 1, in a\n"
-"          16-vCPU 64 GB guest (a big host, --mode realtime with KVM)\n"
-"  --mode simtime    TCG with -icount shift=0,sleep=off (default; exact,\n"
-"                    repeatable; the guest's CPU tops out near 55 K IOPS)\n"
-"  --mode realtime   KVM when a probe guest boots under it, else TCG\n"
-"  --quick           0.5 s per point after a 0.1 s ramp (default 30 s after\n"
-"                    6 s for the peak and 3 s for the rates, as vdbench)\n"
-"  --out DIR         default out/PROFILE-SUITE-YYYYmmdd-HHMMSS\n"
-"  --connect URI     run the guest as a libvirt domain on URI (qemu:///system,\n"
-"                    qemu+ssh://HOST/system): QMP through libvirt, the same\n"
-"                    outputs; --qemu names the emulator path on that host.\n"
-"                    Exit status 3: the host was unreachable or dropped the\n"
-"                    domain (nvmimic matrix retries such a run elsewhere)\n"
-"  --pool NAME       with --connect: the storage pool on the host the guest's\n"
-"                    files are uploaded to (default: one the run makes under\n"
-"                    /var/lib/libvirt/nvmimic and removes)\n"
-"Writes DIR/results.json (after every point; \"complete\": false until the\n"
-"end), DIR/results.csv and the guest's logs in DIR/guest/.\n"
-"Environment: NVMIMIC_QEMU (QEMU binary), NVMIMIC_GUEST_DIR, NVMIMIC_AGENT\n"
-"(the guest agent script, for tests), NVMIMIC_DBGUEST_DIR, NVMIMIC_RENDER\n"
-"(the static render program).\n", stdout);
-}
-
-static bool parse_pos_double(const char *s, double *out)
-{
-    char *end;
-
-    errno = 0;
-    *out = g_ascii_strtod(s, &end);
-    return !errno && end != s && !*end && isfinite(*out) && *out > 0;
-}
+#define run_usage(...) nvm_opts_error(&nvm_cmd_run, __VA_ARGS__)
 
 static char *join_list(const char *const *v)
 {
@@ -108,145 +33,15 @@ static bool in_list(const char *s, const char *const *v)
     return false;
 }
 
-static int parse_run_opts(int argc, char **argv, RunOpts *o)
-{
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-        if (!strcmp(a, "--quick")) {
-            o->quick = true;
-            continue;
-        }
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            run_help();
-            exit(0);
-        }
-        if (strncmp(a, "--", 2)) {
-            return run_usage("unexpected argument '%s'", a);
-        }
-        if (!v) {
-            return run_usage("option %s needs a value", a);
-        }
-        i++;
-        if (!strcmp(a, "--profile")) {
-            o->profile = v;
-        } else if (!strcmp(a, "--profile-dir")) {
-            o->profile_dir = v;
-        } else if (!strcmp(a, "--suite")) {
-            o->suite = v;
-        } else if (!strcmp(a, "--mode")) {
-            o->mode = v;
-        } else if (!strcmp(a, "--out")) {
-            o->out = v;
-        } else if (!strcmp(a, "--workloads")) {
-            o->workloads = v;
-        } else if (!strcmp(a, "--threads")) {
-            o->threads = v;
-        } else if (!strcmp(a, "--qemu")) {
-            o->qemu = v;
-        } else if (!strcmp(a, "--guest-dir")) {
-            o->guest_dir = v;
-        } else if (!strcmp(a, "--points")) {
-            o->points = v;
-        } else if (!strcmp(a, "--connect")) {
-            o->connect = v;
-        } else if (!strcmp(a, "--pool")) {
-            o->pool = v;
-        } else if (!strcmp(a, "--dbguest-dir")) {
-            o->dbguest_dir = v;
-        } else if (!strcmp(a, "--sql-preset")) {
-            if (strcmp(v, "quick") && strcmp(v, "review")) {
-                return run_usage("--sql-preset '%s': quick or review", v);
-            }
-            o->sql_preset = v;
-        } else if (!strcmp(a, "--sql-warehouses") ||
-                   !strcmp(a, "--sql-users") ||
-                   !strcmp(a, "--sql-precondition-s") ||
-                   !strcmp(a, "--sql-sample-s") ||
-                   !strcmp(a, "--seq-mib") ||
-                   !strcmp(a, "--render-mem-mib")) {
-            char *end;
-            guint64 n;
-
-            errno = 0;
-            n = g_ascii_strtoull(v, &end, 10);
-            if (errno || !*v || *end || *v == '-' || n > 1000000 ||
-                (n == 0 && strcmp(a, "--sql-precondition-s"))) {
-                return run_usage("%s '%s' must be a whole number in %s..1000000",
-                                 a, v, strcmp(a, "--sql-precondition-s") ?
-                                 "1" : "0");
-            }
-            if (!strcmp(a, "--sql-warehouses")) {
-                o->sql_w = n;
-            } else if (!strcmp(a, "--sql-users")) {
-                o->sql_users = n;
-            } else if (!strcmp(a, "--sql-precondition-s")) {
-                o->sql_pre_s = n;
-                o->sql_pre_set = true;
-            } else if (!strcmp(a, "--sql-sample-s")) {
-                o->sql_sample_s = n;
-            } else if (!strcmp(a, "--seq-mib")) {
-                o->seq_bytes = n << 20;
-            } else {
-                if (n < 128) {
-                    return run_usage("--render-mem-mib %s: the guest needs at "
-                                     "least 128 MiB", v);
-                }
-                o->render_mem_mib = n;
-            }
-        } else if (!strcmp(a, "--sql-think-factor") ||
-                   !strcmp(a, "--render-ram-factor")) {
-            double f;
-
-            if (!parse_pos_double(v, &f) || f > 100) {
-                return run_usage("%s '%s' must be a number in (0, 100]", a, v);
-            }
-            if (!strcmp(a, "--sql-think-factor")) {
-                o->sql_think = f;
-            } else {
-                o->render_ram_factor = f;
-            }
-        } else if (!strcmp(a, "--seed")) {
-            char *end;
-
-            errno = 0;
-            o->seed = g_ascii_strtoull(v, &end, 0);
-            if (errno || !*v || *end || *v == '-') {
-                return run_usage("--seed '%s' is not an unsigned integer", v);
-            }
-        } else if (!strcmp(a, "--run-s")) {
-            if (!parse_pos_double(v, &o->run_s) || o->run_s > 3600) {
-                return run_usage("--run-s '%s' must be a number in (0, 3600]",
-                                 v);
-            }
-        } else if (!strcmp(a, "--ramp-s")) {
-            if (!parse_pos_double(v, &o->ramp_s) || o->ramp_s > 600) {
-                return run_usage("--ramp-s '%s' must be a number in (0, 600]",
-                                 v);
-            }
-        } else if (!strcmp(a, "--point-timeout-s")) {
-            if (!parse_pos_double(v, &o->point_timeout_s)) {
-                return run_usage("--point-timeout-s '%s' must be a number > 0",
-                                 v);
-            }
-        } else {
-            return run_usage("unknown option '%s'", a);
-        }
-    }
-    return 0;
-}
-
 /* Parse and check the command line into r->o, fill in defaults, load the
  * profile, and choose the suites (r->order).  0, or the exit status. */
-int run_resolve_opts(Run *r, int argc, char **argv,
-                     const char *profile_dir)
+int run_resolve_opts(Run *r, int argc, char **argv)
 {
     g_autoptr(GError) err = NULL;
     RunOpts *o = &r->o;
     int rc;
 
-    o->profile_dir = profile_dir;
+    o->profile_dir = nvm_path_profiles();
     o->mode = "simtime";
     o->threads = "stated";
     o->seed = 1;
@@ -256,20 +51,25 @@ int run_resolve_opts(Run *r, int argc, char **argv,
                    g_getenv("NVMIMIC_GUEST_DIR") : NVMIMIC_GUEST_DIR;
     o->dbguest_dir = g_getenv("NVMIMIC_DBGUEST_DIR") ?
                      g_getenv("NVMIMIC_DBGUEST_DIR") : NVMIMIC_DBGUEST_DIR;
-    o->workload_dir = g_getenv("NVMIMIC_WORKLOAD_DIR") &&
-                      *g_getenv("NVMIMIC_WORKLOAD_DIR") ?
-                      g_getenv("NVMIMIC_WORKLOAD_DIR") : NVMIMIC_WORKLOAD_DIR;
-    rc = parse_run_opts(argc, argv, o);
+    o->workload_dir = nvm_path_workloads();
+    rc = nvm_opts_parse(&nvm_cmd_run, argc, argv, o, NULL);
     if (rc) {
-        return rc;
+        return rc == NVM_OPTS_HELP ? RUN_OPTS_HELP : rc;
+    }
+    if (o->seq_mib) {
+        o->seq_bytes = (uint64_t)o->seq_mib << 20;
+    }
+    if (o->render_mem_mib && o->render_mem_mib < 128) {
+        return run_usage("--render-mem-mib %u: the guest needs at least "
+                         "128 MiB", o->render_mem_mib);
     }
     if (!o->profile) {
-        return run_usage("run needs --profile NAME|PATH");
+        return run_usage("needs --profile NAME|PATH");
     }
     if (!o->suite) {
         g_autofree char *l = join_list(run_suite_names);
 
-        return run_usage("run needs --suite (%s)", l);
+        return run_usage("needs --suite (%s)", l);
     }
     {
         g_auto(GStrv) v = g_strsplit(o->suite, ",", -1);
@@ -300,15 +100,6 @@ int run_resolve_opts(Run *r, int argc, char **argv,
                 }
             }
         }
-    }
-    if (!in_list(o->mode, modes)) {
-        g_autofree char *l = join_list(modes);
-
-        return run_usage("unknown mode '%s' (valid: %s)", o->mode, l);
-    }
-    if (strcmp(o->threads, "stated") && strcmp(o->threads, "implied")) {
-        return run_usage("--threads must be stated or implied, not '%s'",
-                         o->threads);
     }
     if (o->points) {
         g_auto(GStrv) v = g_strsplit(o->points, ",", -1);
@@ -442,3 +233,115 @@ int run_resolve_opts(Run *r, int argc, char **argv,
     }
     return 0;
 }
+
+#define O(f) NVM_OPT_AT(RunOpts, f)
+#define WHOLE(lo) .min = lo, .max = 1000000
+
+static const NvmOpt run_opts[] = {
+    NVM_OPT("profile", NVM_OPT_STR, O(profile), "NAME|PATH",
+            "the drive: a profile's name or a profile file"),
+    NVM_OPT("suite", NVM_OPT_STR, O(suite), "SUITE[,SUITE...]",
+            "four-corners, vdi, sql, render, seq; all = vdi,sql,render,seq"),
+    NVM_OPT("mode", NVM_OPT_CHOICE, O(mode), NULL,
+            "simtime: TCG with -icount shift=0,sleep=off (default; exact, "
+            "repeatable; the guest's CPU tops out near 55 K IOPS); "
+            "realtime: KVM when a probe guest boots under it, else TCG",
+            .choices = "simtime|realtime"),
+    NVM_OPT("quick", NVM_OPT_FLAG, O(quick), NULL,
+            "0.5 s per point after a 0.1 s ramp (default 30 s after 6 s\n"
+            "for the peak and 3 s for the rates, as vdbench)"),
+    NVM_OPT("out", NVM_OPT_STR, O(out), "DIR",
+            "default out/PROFILE-SUITE-YYYYmmdd-HHMMSS"),
+    NVM_OPT("seed", NVM_OPT_U64, O(seed), "N",
+            "the device's and the model's seed (default 1)"),
+    NVM_OPT("workloads", NVM_OPT_STR, O(workloads), "A,B",
+            "only these workloads of four-corners and vdi"),
+    NVM_OPT("threads", NVM_OPT_CHOICE, O(threads), NULL,
+            "outstanding counts: the reviews' stated ones (default)\n"
+            "or those their latencies imply",
+            .choices = "stated|implied"),
+    NVM_OPT("points", NVM_OPT_STR, O(points), "10,50,100",
+            "the curve's targets, % of the peak (default 10..120 by 10)"),
+    NVM_OPT("run-s", NVM_OPT_DOUBLE, O(run_s), "S",
+            "seconds fio measures per point", .min = 0, .max = 3600,
+            .min_open = true),
+    NVM_OPT("ramp-s", NVM_OPT_DOUBLE, O(ramp_s), "S",
+            "fio's ramp before each point", .min = 0, .max = 600,
+            .min_open = true),
+    NVM_OPT("point-timeout-s", NVM_OPT_DOUBLE, O(point_timeout_s), "S",
+            "wall seconds a point may take (default 120 s plus 2 s per\n"
+            "thousand expected I/Os)", .min = 0, .min_open = true),
+    NVM_OPT("sql-warehouses", NVM_OPT_UINT, O(sql_w), "W",
+            "sql: TPC-C warehouses (default 1)", WHOLE(1)),
+    NVM_OPT("sql-users", NVM_OPT_UINT, O(sql_users), "N",
+            "sql: users (default 10 per warehouse)", WHOLE(1)),
+    NVM_OPT("sql-precondition-s", NVM_OPT_UINT, O(sql_pre_s), "S",
+            "sql: seconds of load before the sample (60; --quick 10)", WHOLE(0),
+            .given = NVM_OPT_GIVEN(RunOpts, sql_pre_set)),
+    NVM_OPT("sql-sample-s", NVM_OPT_UINT, O(sql_sample_s), "S",
+            "sql: seconds measured (120; --quick 30)", WHOLE(1)),
+    NVM_OPT("sql-think-factor", NVM_OPT_DOUBLE, O(sql_think), "F",
+            "sql: keying and think times x F (default 0.1)",
+            .min = 0, .max = 100, .min_open = true),
+    NVM_OPT("sql-preset", NVM_OPT_CHOICE, O(sql_preset), NULL,
+            "quick: --quick's sizes; review: the reviews' W=1500,\n"
+            "15000 users, 9000 + 1800 s, think x 1, in a 16-vCPU 64 GB guest",
+            .choices = "quick|review"),
+    NVM_OPT("seq-mib", NVM_OPT_UINT, O(seq_mib), "N",
+            "seq: MiB per step (default 4096, 1024 with --quick)", WHOLE(1)),
+    NVM_OPT("render-mem-mib", NVM_OPT_UINT, O(render_mem_mib), "N",
+            "render: the guest's RAM, at least 128 (default 384)", WHOLE(1)),
+    NVM_OPT("render-ram-factor", NVM_OPT_DOUBLE, O(render_ram_factor), "F",
+            "render: working array / available RAM (default 1.5,\n"
+            "1.2 with --quick)", .min = 0, .max = 100, .min_open = true),
+    NVM_OPT("qemu", NVM_OPT_STR, O(qemu), "PATH",
+            "QEMU with the nvmimic device (default $NVMIMIC_QEMU, else\n"
+            "nvmimic's own); with --connect its path on the libvirt host"),
+    NVM_OPT("guest-dir", NVM_OPT_STR, O(guest_dir), "DIR",
+            "the initramfs guest (default $NVMIMIC_GUEST_DIR, else\n"
+            "nvmimic's own)"),
+    NVM_OPT("dbguest-dir", NVM_OPT_STR, O(dbguest_dir), "DIR",
+            "the database guest of sql (make dbguest;\n"
+            "default $NVMIMIC_DBGUEST_DIR)"),
+    NVM_OPT("profile-dir", NVM_OPT_STR, O(profile_dir), "DIR",
+            "where profile names are looked up\n"
+            "(default $NVMIMIC_PROFILE_DIR, else nvmimic's own)"),
+    NVM_OPT("connect", NVM_OPT_STR, O(connect), "URI",
+            "run the guest as a libvirt domain on URI (qemu:///system,\n"
+            "qemu+ssh://HOST/system): QMP through libvirt, the same\n"
+            "outputs.  Exit status 3: the host was unreachable or\n"
+            "dropped the domain (nvmimic matrix retries such a run)"),
+    NVM_OPT("pool", NVM_OPT_STR, O(pool), "NAME",
+            "with --connect: the storage pool on the host the guest's\n"
+            "files go to (default: one the run makes under\n"
+            "/var/lib/libvirt/nvmimic and removes)"),
+    NVM_OPT_END,
+};
+
+const NvmCommand nvm_cmd_run = {
+    .name = "run",
+    .synopsis = "--profile NAME|PATH --suite SUITE[,SUITE...] [options]",
+    .summary = "Run the reviews' suites in VMs that see the profiled drive.",
+    .description =
+"Each suite boots its own guest (vm-images/) with the profiled drive.\n"
+"four-corners and vdi: preconditioned like the review, each workload runs\n"
+"with fio (vdi: harness/workloads/vdi-*.fio): an unthrottled peak at the\n"
+"workload's outstanding count, then Poisson rates of 10..120 % of that peak.\n"
+"Per point it records the guest's fio figures, the device's own statistics\n"
+"over the same interval (QMP) and the model's curve (nvmimic sim).\n"
+"The application suites start from a secure-erased drive:\n"
+"  seq     1 MiB sequential write then read at QD 8 and 32, GB/s\n"
+"  render  workloads/render in a small guest with swap on the drive;\n"
+"          seconds per phase\n"
+"  sql     TPC-C on PostgreSQL 15 in the database guest (make dbguest):\n"
+"          load, precondition, sample; latency per transaction and the\n"
+"          device's over the sample\n"
+"Writes DIR/results.json (after every point; \"complete\": false until the\n"
+"end; docs/results.md), DIR/results.csv, DIR/apps.csv and the guests' logs\n"
+"in DIR/guest/ (DIR/guest-SUITE/ with several suites).\n"
+"Environment: NVMIMIC_QEMU, NVMIMIC_GUEST_DIR, NVMIMIC_DBGUEST_DIR,\n"
+"NVMIMIC_RENDER (the static render program), NVMIMIC_AGENT (the guest\n"
+"agent script, for tests).\n",
+    .opts = run_opts,
+    .main = run_main,
+};

@@ -31,9 +31,6 @@
 #ifndef NVMIMIC_SOURCE_DIR
 #define NVMIMIC_SOURCE_DIR "."
 #endif
-#ifndef NVMIMIC_WORKLOAD_DIR
-#define NVMIMIC_WORKLOAD_DIR "harness/workloads"
-#endif
 #ifndef NVMIMIC_DBGUEST_DIR
 #define NVMIMIC_DBGUEST_DIR "build/dbguest"
 #endif
@@ -85,6 +82,7 @@ typedef struct RunOpts {
     const char *sql_preset;     /* NULL, "quick" or "review" */
     double sql_think;
     /* seq, render */
+    unsigned seq_mib;           /* --seq-mib, 0: not given */
     uint64_t seq_bytes;
     unsigned render_mem_mib;
     double render_ram_factor;
@@ -226,11 +224,14 @@ typedef struct GuestCmd {
 extern volatile sig_atomic_t run_interrupted;
 
 /* run.c */
+int run_main(int argc, char **argv);
 bool run_has_suite(const Run *r, int suite);
 void run_fail_point(Run *r, const char *what, const char *msg);
 
-/* opts.c: 0, or the exit status (a message is printed) */
-int run_resolve_opts(Run *r, int argc, char **argv, const char *profile_dir);
+/* opts.c: 0, RUN_OPTS_HELP (--help printed), or the exit status (a message
+ * is printed) */
+#define RUN_OPTS_HELP (-1)
+int run_resolve_opts(Run *r, int argc, char **argv);
 
 /* record.c: results.json, results.csv, apps.csv in r->dir */
 void run_save_results(const Run *r);

@@ -42,6 +42,8 @@
 
 const char *const run_suite_names[] = { "four-corners", "vdi", "sql", "render",
                                         "seq", "all", NULL };
+const char *const nvm_run_suites[] = { "four-corners", "vdi", "sql", "render",
+                                       "seq", "all", NULL };
 
 volatile sig_atomic_t run_interrupted;
 
@@ -143,7 +145,7 @@ void run_fail_point(Run *r, const char *what, const char *msg)
     r->failed_point = g_strdup(what);
 }
 
-int nvm_cmd_run(int argc, char **argv, const char *profile_dir)
+int run_main(int argc, char **argv)
 {
     g_autoptr(GError) err = NULL;
     Run rr = { 0 };
@@ -152,9 +154,9 @@ int nvm_cmd_run(int argc, char **argv, const char *profile_dir)
     struct sigaction sa = { .sa_handler = on_sigint };
     int rc;
 
-    rc = run_resolve_opts(r, argc, argv, profile_dir);
+    rc = run_resolve_opts(r, argc, argv);
     if (rc) {
-        return rc;
+        return rc == RUN_OPTS_HELP ? 0 : rc;
     }
     r->sim_duration_s = o->quick ? 3.0 : 30.0;
     r->span_bytes = (uint64_t)(r->p->capacity_bytes *

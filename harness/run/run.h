@@ -6,7 +6,11 @@
 #ifndef NVMIMIC_RUN_H
 #define NVMIMIC_RUN_H
 
-/* argv[1] is "run"; returns the process exit status. */
-int nvm_cmd_run(int argc, char **argv, const char *profile_dir);
+#include "opts.h"
+
+/* The command (cli/opts.h). */
+extern const NvmCommand nvm_cmd_run;
+/* The suites --suite takes, "all" last; NULL-terminated. */
+extern const char *const nvm_run_suites[];
 
 #endif

@@ -35,10 +35,10 @@ expect 2 "--render-mem-mib 64: the guest needs at least 128 MiB" --profile cruci
 expect 2 "--seq-mib 600000: more than half of crucial-p2-500g" --profile crucial-p2-500g --suite seq --seq-mib 600000 --qemu /bin/true
 expect 2 "valid profiles: crucial-p2-2tb, crucial-p2-500g, crucial-p5-1tb, crucial-p5-2tb, intel-670p-2tb" \
     --profile no-such-drive --suite four-corners
-expect 2 "unknown mode 'fast' (valid: simtime, realtime)" --profile crucial-p5-2tb --suite four-corners --mode fast
+expect 2 "--mode 'fast' is not one of simtime, realtime" --profile crucial-p5-2tb --suite four-corners --mode fast
 expect 2 "unknown workload 'x' (4k-random-read, 4k-random-write, 64k-seq-read, 64k-seq-write)" \
     --profile crucial-p5-2tb --suite four-corners --workloads x --qemu /bin/true
-expect 2 "run needs --suite" --profile crucial-p5-2tb
+expect 2 "needs --suite" --profile crucial-p5-2tb
 expect 2 "--points" --profile crucial-p5-2tb --suite four-corners --points 0
 expect 2 "unknown option '--bogus'" --bogus 1
 expect 1 "QEMU '/nonexistent/qemu' not found" --profile crucial-p5-2tb --suite four-corners --qemu /nonexistent/qemu

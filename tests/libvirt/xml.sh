@@ -98,7 +98,7 @@ bad "domain name" --profile crucial-p2-500g --disk "$odd/nvme.raw" --name "a b"
 bad "QEMU binary '$work/noqemu'" --profile crucial-p2-500g --disk "$odd/nvme.raw" --qemu "$work/noqemu"
 bad "boot disk '$work/none.qcow2'" --profile crucial-p2-500g --disk "$odd/nvme.raw" --boot-disk "$work/none.qcow2"
 bad "CD-ROM image '$work/none.iso'" --profile crucial-p2-500g --disk "$odd/nvme.raw" --cdrom "$work/none.iso"
-bad "--os must be" --profile crucial-p2-500g --disk "$odd/nvme.raw" --os bsd
+bad "--os 'bsd' is not one of linux, windows" --profile crucial-p2-500g --disk "$odd/nvme.raw" --os bsd
 bad "--net must be" --profile crucial-p2-500g --disk "$odd/nvme.raw" --net user
 bad "no guest in '$work'" --profile crucial-p2-500g --disk "$odd/nvme.raw" --guest-dir "$work"
 bad "not a qcow2 image" --profile crucial-p2-500g --disk "$odd/nvme.raw" --disk-format qcow2

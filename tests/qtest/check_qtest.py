@@ -135,7 +135,7 @@ class Qtest(unittest.TestCase):
                 (['--suite', 'four-corners'], '--profile'),
                 (['--profile', 'no-such-drive'], 'no-such-drive'),
                 (['--profile', 'crucial-p2-500g', '--suite', 'slc'],
-                 "unknown suite 'slc'"),
+                 "--suite 'slc' is not one of four-corners, vdi"),
                 (['--profile', 'crucial-p2-500g', '--workloads', 'nope'],
                  "unknown workload 'nope'"),
                 (['--profile', 'crucial-p2-500g', '--duration-s', '-1'],

@@ -132,7 +132,7 @@ class Cli(unittest.TestCase):
             (['sim', '--profile', 'crucial-p5-2tb', '--suite', 'vdi',
               '--trace', self.trace], 'not both'),
             (['sim', '--profile', 'crucial-p5-2tb', '--suite', 'vdii'],
-             "unknown suite 'vdii'"),
+             "--suite 'vdii' is not one of"),
             (['trace2iolog'], 'needs a TRACE'),
             (['trace2iolog', self.trace, '--device', 'nvme0n1'],
              'absolute path'),
