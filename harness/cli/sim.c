@@ -56,8 +56,8 @@ static int cmd_sim_four_corners(const NvmProfile *p, const Opts *o)
 
     nvm_sim_four_corners(p, &so, res);
     if (json || o->out) {
-        g_autoptr(NvmResults) r = nvm_results_from_corners(p, &so,
-                                                           o->threads, res);
+        g_autoptr(NvmResults) r = nvm_results_from_corners(
+            p, &so, o->threads, res, NVM_FOUR_CORNERS);
 
         if (o->out && !sim_write_out(o, r)) {
             return 1;

@@ -24,6 +24,7 @@
 
 #include "opts.h"
 #include "paths.h"
+#include "from-sim.h"
 #include "qnvme.h"
 #include "qtest.h"
 #include "qtestgen.h"
@@ -371,25 +372,38 @@ static void progress(const Ctx *c, const Work *w, const char *what,
             w->proto.round_trips);
 }
 
-static void json_point_extra(GString *s, unsigned workload, int point,
-                             void *opaque)
+/* The engine's own members of workload @w's point @k (0: the peak). */
+static JsonNode *point_extra(const Ctx *c, unsigned w, unsigned k)
 {
-    const Ctx *c = opaque;
-    const Point *pt = &c->work[workload].pt[point + 1];
+    const Point *pt = &c->work[w].pt[k];
+    g_autoptr(JsonBuilder) b = NULL;
 
-    if (pt->have) {
-        g_string_append_printf(s, ", \"host_s\": %.3f, \"device_ios\": %"
-                               PRIu64 ", \"late\": %" PRIu64, pt->host_s,
-                               pt->ios, pt->late);
+    if (!pt->have) {
+        return NULL;
     }
+    b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "host_s");
+    json_builder_add_double_value(b, round(pt->host_s * 1000) / 1000);
+    json_builder_set_member_name(b, "device_ios");
+    json_builder_add_int_value(b, (gint64)pt->ios);
+    json_builder_set_member_name(b, "late");
+    json_builder_add_int_value(b, (gint64)pt->late);
+    json_builder_end_object(b);
+    return json_builder_get_root(b);
 }
 
-static char *json_top(const Ctx *c, double wall_s)
+/* Mode "qtest": the engine's members at the top and at each point. */
+static void qtest_members(const Ctx *c, NvmResults *r, double wall_s)
 {
-    GString *s = g_string_new(NULL);
+    g_autoptr(JsonBuilder) b = json_builder_new();
     uint64_t ios = 0, rts = 0, cmds = 0, steps = 0, sent = 0;
     double host = 0;
 
+    g_free(r->mode);
+    r->mode = g_strdup("qtest");
+    r->qtest = true;
+    r->guest = false;
     for (unsigned w = 0; w < c->n_work; w++) {
         ios += c->work[w].dev.ios;
         rts += c->work[w].proto.round_trips;
@@ -398,32 +412,69 @@ static char *json_top(const Ctx *c, double wall_s)
         steps += c->work[w].dev.clock_steps;
         host += c->work[w].host_s;
     }
-    g_string_append_printf(s, "\"engine\": \"qtest\", \"qemu\": \"%s\", "
-                           "\"checked\": \"every completion in the device's "
-                           "completion queue at its time; each point's "
-                           "device statistics equal the load generator's\", "
-                           "\"speed\": {\"ios\": %" PRIu64 ", \"host_s\": "
-                           "%.3f, \"ios_per_host_s\": %.0f, \"round_trips\":"
-                           " %" PRIu64 ", \"qtest_commands\": %" PRIu64 ", "
-                           "\"clock_steps\": %" PRIu64 ", \"bytes_sent\": %"
-                           PRIu64 "}, \"wall_s\": %.1f, ", c->o.qemu, ios,
-                           host, host > 0 ? ios / host : 0, rts, cmds, steps,
-                           sent, wall_s);
-    return g_string_free(s, FALSE);
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "engine");
+    json_builder_add_string_value(b, "qtest");
+    json_builder_set_member_name(b, "qemu");
+    json_builder_add_string_value(b, c->o.qemu);
+    json_builder_set_member_name(b, "checked");
+    json_builder_add_string_value(b, "every completion in the device's "
+                                  "completion queue at its time; each "
+                                  "point's device statistics equal the load "
+                                  "generator's");
+    json_builder_set_member_name(b, "speed");
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "ios");
+    json_builder_add_int_value(b, (gint64)ios);
+    json_builder_set_member_name(b, "host_s");
+    json_builder_add_double_value(b, round(host * 1000) / 1000);
+    json_builder_set_member_name(b, "ios_per_host_s");
+    json_builder_add_double_value(b, host > 0 ? round(ios / host) : 0);
+    json_builder_set_member_name(b, "round_trips");
+    json_builder_add_int_value(b, (gint64)rts);
+    json_builder_set_member_name(b, "qtest_commands");
+    json_builder_add_int_value(b, (gint64)cmds);
+    json_builder_set_member_name(b, "clock_steps");
+    json_builder_add_int_value(b, (gint64)steps);
+    json_builder_set_member_name(b, "bytes_sent");
+    json_builder_add_int_value(b, (gint64)sent);
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "wall_s");
+    json_builder_add_double_value(b, round(wall_s * 10) / 10);
+    json_builder_end_object(b);
+    r->extra = json_builder_get_root(b);
+    for (guint w = 0; w < r->works->len; w++) {
+        NvmResWork *wk = g_ptr_array_index(r->works, w);
+
+        wk->peak.extra = point_extra(c, w, 0);
+        for (guint i = 0; i < wk->curve->len; i++) {
+            g_array_index(wk->curve, NvmResPoint, i).extra =
+                point_extra(c, w, i + 1);
+        }
+    }
 }
 
-static bool write_out(const Ctx *c, const GString *json, GError **errp)
+/* --out DIR: the results there (the one writer), the report beside them;
+ * --format json: the same on stdout. */
+static bool write_results(const Ctx *c, const NvmResults *r, GError **errp)
 {
-    g_autofree char *path = g_build_filename(c->o.out, "results.json", NULL);
     g_autofree char *tsv = g_build_filename(c->o.profile_dir, "reviews",
                                             "four-corners.tsv", NULL);
 
+    if (!strcmp(c->o.format, "json")) {
+        g_autofree char *text = nvm_results_to_json(r);
+
+        printf("%s\n", text);
+    }
+    if (!c->o.out) {
+        return true;
+    }
     if (g_mkdir_with_parents(c->o.out, 0755) < 0) {
         g_set_error(errp, G_FILE_ERROR, g_file_error_from_errno(errno),
                     "%s: %s", c->o.out, g_strerror(errno));
         return false;
     }
-    return g_file_set_contents(path, json->str, json->len, errp) &&
+    return nvm_results_save(r, c->o.out, errp) &&
            nvm_report_render(c->o.out, tsv, errp);
 }
 
@@ -491,8 +542,7 @@ static int run_corners(Ctx *c, gint64 t0)
     NvmCornerResult res[NVM_FOUR_CORNERS], shown[NVM_FOUR_CORNERS];
     NvmWorkload wl[NVM_FOUR_CORNERS];
     const char *names[NVM_FOUR_CORNERS];
-    g_autofree char *top = NULL;
-    GString *s;
+    g_autoptr(NvmResults) results = NULL;
     unsigned n = 0;
     int rc = 0;
 
@@ -517,18 +567,14 @@ static int run_corners(Ctx *c, gint64 t0)
                  res[w].peak.lat_us);
         shown[n++] = res[w];
     }
-    /* the JSON takes four workloads; write those that ran */
-    top = json_top(c, (g_get_monotonic_time() - t0) / 1e6);
-    s = g_string_new(NULL);
-    nvm_sim_corners_json(s, c->p->name, "qtest", &c->so, c->o.threads,
-                         shown, n, top, json_point_extra, c);
-    if (c->o.out && !write_out(c, s, &err)) {
+    /* the workloads that ran */
+    results = nvm_results_from_corners(c->p, &c->so, c->o.threads, shown, n);
+    qtest_members(c, results, (g_get_monotonic_time() - t0) / 1e6);
+    if (!write_results(c, results, &err)) {
         fprintf(stderr, "nvmimic qtest: %s\n", err->message);
         rc = 1;
     }
-    if (!strcmp(c->o.format, "json")) {
-        fputs(s->str, stdout);
-    } else {
+    if (strcmp(c->o.format, "json")) {
         printf("%s: four corners through the device (qtest), %s threads, "
                "seed %" G_GUINT64_FORMAT ", %g s per point\n", c->p->name,
                c->o.threads, c->so.seed, c->so.duration_s);
@@ -553,7 +599,6 @@ static int run_corners(Ctx *c, gint64 t0)
             printf("\nreport: %s/report.html\n", c->o.out);
         }
     }
-    g_string_free(s, TRUE);
     return rc;
 }
 
@@ -561,8 +606,7 @@ static int run_vdi(Ctx *c, gint64 t0)
 {
     g_autoptr(GError) err = NULL;
     NvmVdiResult res[NVM_VDI_WORKLOADS];
-    g_autofree char *top = NULL;
-    GString *s;
+    g_autoptr(NvmResults) results = NULL;
     int rc = 0;
 
     if (!check_workloads(c, nvm_vdi_names, NVM_VDI_WORKLOADS, &err)) {
@@ -588,17 +632,13 @@ static int run_vdi(Ctx *c, gint64 t0)
         progress(c, &c->work[w], "peak", res[w].peak.all.iops,
                  res[w].peak.all.lat_us);
     }
-    top = json_top(c, (g_get_monotonic_time() - t0) / 1e6);
-    s = g_string_new(NULL);
-    nvm_vdi_json(s, c->p->name, "qtest", &c->so, res, top, json_point_extra,
-                 c);
-    if (c->o.out && !write_out(c, s, &err)) {
+    results = nvm_results_from_vdi(c->p, &c->so, res);
+    qtest_members(c, results, (g_get_monotonic_time() - t0) / 1e6);
+    if (!write_results(c, results, &err)) {
         fprintf(stderr, "nvmimic qtest: %s\n", err->message);
         rc = 1;
     }
-    if (!strcmp(c->o.format, "json")) {
-        fputs(s->str, stdout);
-    } else {
+    if (strcmp(c->o.format, "json")) {
         printf("%s: VDI suite through the device (qtest), seed %"
                G_GUINT64_FORMAT ", %g s per point\n", c->p->name, c->so.seed,
                c->so.duration_s);
@@ -621,7 +661,6 @@ static int run_vdi(Ctx *c, gint64 t0)
             }
         }
     }
-    g_string_free(s, TRUE);
     nvm_vdi_results_clear(res);
     return rc;
 }

@@ -43,11 +43,11 @@ static NvmResults *sim_results(const NvmProfile *p, const char *suite,
 NvmResults *nvm_results_from_corners(const NvmProfile *p,
                                      const NvmSimOptions *o,
                                      const char *threads_mode,
-                                     const NvmCornerResult *res)
+                                     const NvmCornerResult *res, unsigned n)
 {
     NvmResults *r = sim_results(p, "four-corners", o, threads_mode);
 
-    for (unsigned w = 0; w < NVM_FOUR_CORNERS; w++) {
+    for (unsigned w = 0; w < n; w++) {
         const NvmCornerResult *c = &res[w];
         NvmResWork *wk = nvm_res_work_new(c->wl.name);
 

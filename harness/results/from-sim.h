@@ -10,10 +10,13 @@
 #include "sim.h"
 #include "vdi.h"
 
+/* @n workloads of @res (an engine that ran some of them passes those).
+ * Another engine (qtest) sets the mode and its own members (r->extra, a
+ * point's extra) before writing. */
 NvmResults *nvm_results_from_corners(const NvmProfile *p,
                                      const NvmSimOptions *o,
                                      const char *threads_mode,
-                                     const NvmCornerResult *res);
+                                     const NvmCornerResult *res, unsigned n);
 NvmResults *nvm_results_from_vdi(const NvmProfile *p, const NvmSimOptions *o,
                                  const NvmVdiResult *res);
 

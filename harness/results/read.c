@@ -204,6 +204,16 @@ static void work_free(gpointer data)
     if (w->mix) {
         json_node_unref(w->mix);
     }
+    if (w->peak.extra) {
+        json_node_unref(w->peak.extra);
+    }
+    for (guint i = 0; i < w->curve->len; i++) {
+        JsonNode *x = g_array_index(w->curve, NvmResPoint, i).extra;
+
+        if (x) {
+            json_node_unref(x);
+        }
+    }
     g_array_free(w->curve, TRUE);
     if (w->sim_curve) {
         g_array_free(w->sim_curve, TRUE);
@@ -307,6 +317,9 @@ void nvm_results_free(NvmResults *r)
     }
     if (r->apps) {
         g_ptr_array_free(r->apps, TRUE);
+    }
+    if (r->extra) {
+        json_node_unref(r->extra);
     }
     g_free(r);
 }

@@ -42,6 +42,9 @@ typedef struct NvmResPoint {
     /* a mixed workload on the model: reads and writes apart */
     bool has_rw;
     double rd[6], wr[6];        /* iops, mbps, lat_us, p50, p99, p999 */
+    /* an engine's own members after these (mode qtest), a JSON object
+     * owned by the workload's peak or curve; NULL: none */
+    JsonNode *extra;
 } NvmResPoint;
 
 /* An empty point (every number NAN). */
@@ -170,6 +173,9 @@ typedef struct NvmResults {
     char *label;                /* compare's name for the run */
     GPtrArray *works;           /* NvmResWork * */
     GPtrArray *apps;            /* NvmResApp * */
+    /* an engine's own top-level members, written before "workloads" (mode
+     * qtest), a JSON object; NULL: none */
+    JsonNode *extra;
 } NvmResults;
 
 /* An empty result set of @mode ("sim" or "guest"). */

@@ -68,6 +68,19 @@ static void fig(JsonBuilder *b, const double f[6])
     num(b, "p999_us", f[5], 2);
 }
 
+/* The members of @extra (a JSON object, may be NULL) into the object @b
+ * is building. */
+static void members(JsonBuilder *b, JsonNode *extra)
+{
+    JsonObject *o = extra && JSON_NODE_HOLDS_OBJECT(extra) ?
+                    json_node_get_object(extra) : NULL;
+    g_autoptr(GList) names = o ? json_object_get_members(o) : NULL;
+
+    for (GList *l = names; l; l = l->next) {
+        node(b, l->data, json_object_get_member(o, l->data));
+    }
+}
+
 static void point_fig(const NvmResPoint *p, double f[6])
 {
     f[0] = p->iops;
@@ -101,6 +114,7 @@ static void model_point(JsonBuilder *b, const NvmResPoint *p, bool curve)
         fig(b, p->wr);
         json_builder_end_object(b);
     }
+    members(b, p->extra);
     json_builder_end_object(b);
 }
 
@@ -324,6 +338,7 @@ static JsonNode *results_node(const NvmResults *r)
         str(b, "error", r->error);
         str(b, "failed_point", r->failed_point);
     }
+    members(b, r->extra);
     json_builder_set_member_name(b, "workloads");
     json_builder_begin_array(b);
     for (guint i = 0; i < r->works->len; i++) {

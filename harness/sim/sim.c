@@ -166,56 +166,6 @@ void nvm_sim_corner(const NvmProfile *p, const NvmSimOptions *o, unsigned w,
     nvm_sim_curve(p, o, w, corner_point, &job, m, hook);
 }
 
-static void json_result(GString *s, const NvmRunResult *r)
-{
-    g_string_append_printf(s, "\"iops\": %.1f, \"mbps\": %.2f, "
-                           "\"lat_us\": %.2f, \"p50_us\": %.2f, "
-                           "\"p99_us\": %.2f, \"p999_us\": %.2f",
-                           r->iops, r->mbps, r->lat_us, r->p50_us,
-                           r->p99_us, r->p999_us);
-}
-
-void nvm_sim_corners_json(GString *s, const char *profile, const char *mode,
-                          const NvmSimOptions *o, const char *threads_mode,
-                          const NvmCornerResult *res, unsigned n,
-                          const char *top_extra, NvmJsonExtraFn extra,
-                          void *opaque)
-{
-    g_string_append_printf(s, "{\"profile\": \"%s\", \"mode\": \"%s\", "
-                           "\"suite\": \"four-corners\", "
-                           "\"seed\": %" G_GUINT64_FORMAT ", "
-                           "\"threads_mode\": \"%s\", "
-                           "\"duration_s\": %g, %s\"workloads\": [",
-                           profile, mode, o->seed, threads_mode,
-                           o->duration_s, top_extra ? top_extra : "");
-    for (unsigned w = 0; w < n; w++) {
-        const NvmCornerResult *r = &res[w];
-
-        g_string_append_printf(s, "%s\n  {\"name\": \"%s\", "
-                               "\"threads\": %u, \"block_bytes\": %u, "
-                               "\"peak\": {", w ? "," : "", r->wl.name,
-                               r->wl.threads, r->wl.block_bytes);
-        json_result(s, &r->peak);
-        if (extra) {
-            extra(s, w, -1, opaque);
-        }
-        g_string_append(s, "}, \"curve\": [");
-        for (unsigned i = 0; i < r->n_curve; i++) {
-            g_string_append_printf(s, "%s\n    {\"target_pct\": %d, "
-                                   "\"target_iops\": %.1f, ",
-                                   i ? "," : "", r->target_pct[i],
-                                   r->target_iops[i]);
-            json_result(s, &r->curve[i]);
-            if (extra) {
-                extra(s, w, (int)i, opaque);
-            }
-            g_string_append(s, "}");
-        }
-        g_string_append(s, "]}");
-    }
-    g_string_append(s, "]}\n");
-}
-
 GArray *nvm_sim_slc_cliff(const NvmProfile *p, uint64_t seed, double step_gb,
                           double idle_s, double after_gb)
 {

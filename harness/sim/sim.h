@@ -80,23 +80,6 @@ void nvm_sim_four_corners(const NvmProfile *p, const NvmSimOptions *o,
 void nvm_sim_corner(const NvmProfile *p, const NvmSimOptions *o, unsigned w,
                     NvmModel *m, const NvmRunHook *hook, NvmCornerResult *r);
 
-/* Appends members (", \"key\": value") to a point's JSON object: point -1
- * is the peak, else the index in the curve. */
-typedef void (*NvmJsonExtraFn)(GString *s, unsigned workload, int point,
-                               void *opaque);
-
-/*
- * The four-corners results (@n workloads of @res) as nvmimic sim --format
- * json writes them, with "mode": @mode; @top_extra (NULL, or members each
- * followed by ", ") goes before "workloads", @extra (may be NULL) adds to
- * each point.
- */
-void nvm_sim_corners_json(GString *s, const char *profile, const char *mode,
-                          const NvmSimOptions *o, const char *threads_mode,
-                          const NvmCornerResult *res, unsigned n,
-                          const char *top_extra, NvmJsonExtraFn extra,
-                          void *opaque);
-
 typedef struct NvmCliffPoint {
     double gb_written;          /* 10^9 bytes, cumulative */
     double mbps;                /* rate over the last step */

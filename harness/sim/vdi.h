@@ -42,11 +42,4 @@ void nvm_sim_vdi_one(const NvmProfile *p, const NvmSimOptions *o,
                      unsigned w, NvmModel *m, const NvmRunHook *hook,
                      NvmVdiResult *r);
 
-/* The suite's results as nvmimic sim --suite vdi --format json writes
- * them, with "mode": @mode (see nvm_sim_corners_json). */
-void nvm_vdi_json(GString *s, const char *profile, const char *mode,
-                  const NvmSimOptions *o,
-                  const NvmVdiResult res[NVM_VDI_WORKLOADS],
-                  const char *top_extra, NvmJsonExtraFn extra, void *opaque);
-
 #endif

@@ -127,6 +127,11 @@ class Qtest(unittest.TestCase):
                 self.assertTrue(os.path.getsize(os.path.join(out, f)) > 0, f)
             with open(os.path.join(out, 'report.html')) as f:
                 self.assertIn('qtest', f.read())
+            # the results schema (docs/results.schema.json), mode qtest
+            v = subprocess.run(['/usr/bin/python3', os.path.join(
+                os.path.dirname(os.path.abspath(__file__)), '..', 'results',
+                'validate.py'), out], capture_output=True, text=True)
+            self.assertEqual(v.returncode, 0, v.stdout)
         finally:
             shutil.rmtree(out)
 
