@@ -11,7 +11,7 @@ BUILD := build
 MESON ?= meson
 NINJA ?= ninja
 
-.PHONY: all deps qemu nvmimic guest dbguest nvme-cli-tests check check-sanitizers demo test fuzz clean distclean help
+.PHONY: all deps qemu nvmimic guest dbguest nvme-cli-tests check check-sanitizers demo test fuzz install clean distclean help
 
 all: qemu nvmimic guest
 
@@ -28,6 +28,8 @@ help:
 	@echo "make fuzz      run each libFuzzer target on the model for FUZZ_S seconds (default 60)"
 	@echo "make check-sanitizers  device and unit suites under ASan+UBSan"
 	@echo "               (a second QEMU build, build/qemu-asan; not in check)"
+	@echo "make install   build, then install under PREFIX (default /usr/local; DESTDIR too):"
+	@echo "               bin/nvmimic, share/nvmimic/, libexec/nvmimic/ (QEMU), nvmimic.1"
 
 deps:
 	@sh scripts/deps.sh
@@ -64,6 +66,13 @@ test:
 FUZZ_S ?= 60
 fuzz: deps
 	@sh scripts/fuzz.sh $(BUILD) $(FUZZ_S)
+
+# meson install: nvmimic finds everything relative to PREFIX/bin/nvmimic,
+# so the installed tree may move (harness/cli/paths.c).
+PREFIX ?= /usr/local
+install: all
+	$(MESON) configure $(BUILD) -Dprefix=$(PREFIX)
+	$(MESON) install -C $(BUILD) $(if $(DESTDIR),--destdir $(DESTDIR))
 
 check: all dbguest nvme-cli-tests
 	@sh scripts/run-tests.sh $(BUILD)

@@ -286,16 +286,23 @@ static char *nvmimic_default_profile_dir(void)
     const char *env = g_getenv("NVMIMIC_PROFILE_DIR");
     g_autofree char *exe = NULL;
     g_autofree char *dir = NULL;
+    g_autofree char *installed = NULL;
 
     if (env && *env) {
         return g_strdup(env);
     }
-    /* build/qemu/qemu-system-x86_64 -> <checkout>/profiles */
     exe = g_file_read_link("/proc/self/exe", NULL);
     if (!exe) {
         return g_strdup("profiles");
     }
     dir = g_path_get_dirname(exe);
+    /* make install: PREFIX/libexec/nvmimic -> PREFIX/share/nvmimic/profiles */
+    installed = g_build_filename(dir, "..", "..", "share", "nvmimic",
+                                 "profiles", NULL);
+    if (g_file_test(installed, G_FILE_TEST_IS_DIR)) {
+        return g_steal_pointer(&installed);
+    }
+    /* build/qemu/qemu-system-x86_64 -> <checkout>/profiles */
     return g_build_filename(dir, "..", "..", "profiles", NULL);
 }
 

@@ -14,10 +14,6 @@
 #include "lv.h"
 #include "nvmimic-model.h"
 
-#ifndef NVMIMIC_QEMU
-#define NVMIMIC_QEMU "qemu-system-x86_64"
-#endif
-
 #define QEMU_NS "http://libvirt.org/schemas/domain/qemu/1.0"
 /* Far above the slots libvirt fills with pcie-root-ports (8 per slot). */
 #define NVM_LV_NVME_PCI_SLOT "0x10"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lv-int.h"
+#include "paths.h"
 
 GQuark nvm_lv_error_quark(void)
 {
@@ -40,8 +41,7 @@ NvmLvSpec *nvm_lv_spec_new(void)
     s->domain_type = g_strdup("qemu");
     s->disk_format = g_strdup("raw");
     s->device_id = g_strdup("nvm0");
-    s->qemu = g_strdup(g_getenv("NVMIMIC_QEMU") ? g_getenv("NVMIMIC_QEMU")
-                                                : NVMIMIC_QEMU);
+    s->qemu = g_strdup(nvm_path_qemu());
     return s;
 }
 

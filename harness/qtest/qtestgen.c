@@ -33,10 +33,6 @@
 #include "vdi.h"
 
 
-#ifndef NVMIMIC_QEMU
-#define NVMIMIC_QEMU "qemu-system-x86_64"
-#endif
-
 #define QTEST_PCI_SLOT 4
 #define QTEST_QUEUE_ENTRIES 2048
 #define QTEST_MAX_BYTES (1024 * 1024)
@@ -679,8 +675,7 @@ static int qtest_main(int argc, char **argv)
     o->suite = "four-corners";
     o->seed = 1;
     o->device_seed = -1;
-    o->qemu = g_getenv("NVMIMIC_QEMU") ? g_getenv("NVMIMIC_QEMU")
-                                       : NVMIMIC_QEMU;
+    o->qemu = nvm_path_qemu();
     o->profile_dir = nvm_path_profiles();
     rc = nvm_opts_parse(cmd, argc, argv, o, NULL);
     if (rc) {

@@ -120,6 +120,7 @@ static void point_read(JsonObject *o, NvmResPoint *p)
     g_autofree char *by = NULL;
     JsonObject *rd, *wr;
 
+    nvm_res_point_init(p);
     p->target_pct = isnan(pct) ? 0 : (int)lround(pct);
     p->target_iops = jnum(o, "target_iops");
     p->iops = jnum(o, "iops");

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "paths.h"
 #include "run-int.h"
 
 void run_kill_guest(Run *r)
@@ -168,7 +169,7 @@ static char *make_jobdir(Run *r, GError **errp)
                                               run_suite_names[r->cfg.suite]);
     g_autofree char *agent = g_getenv("NVMIMIC_AGENT") ?
         g_strdup(g_getenv("NVMIMIC_AGENT")) :
-        g_build_filename(NVMIMIC_SOURCE_DIR, "vm-images", "agent.sh", NULL);
+        g_build_filename(nvm_path_vm_images(), "agent.sh", NULL);
     g_autofree char *runsh = g_build_filename(jobdir, "run.sh", NULL);
     g_autofree char *text = NULL;
     gsize len;
@@ -322,9 +323,8 @@ bool run_start_guest(Run *r, GError **errp)
         return start_guest_lv(r, errp);
     }
     g_autofree char *jobdir = make_jobdir(r, errp);
-    g_autofree char *runguest = g_build_filename(NVMIMIC_SOURCE_DIR,
-                                                 "vm-images", "run-guest.sh",
-                                                 NULL);
+    g_autofree char *runguest = g_build_filename(nvm_path_vm_images(),
+                                                 "run-guest.sh", NULL);
     g_autofree char *ctl = g_build_filename(r->tmp, "ctl.sock", NULL);
     g_autofree char *qmp = g_build_filename(r->tmp, "qmp.sock", NULL);
     const char *gdir = r->gdir;
@@ -534,21 +534,20 @@ bool run_cfg_for(Run *r, int suite, GError **errp)
         }
         break;
     case S_SEQ:
-        cfg_file(c, g_build_filename(NVMIMIC_SOURCE_DIR, "workloads", "seq",
+        cfg_file(c, g_build_filename(nvm_path_apps(), "seq",
                                      "seq-write.fio", NULL), "seq-write.fio");
-        cfg_file(c, g_build_filename(NVMIMIC_SOURCE_DIR, "workloads", "seq",
+        cfg_file(c, g_build_filename(nvm_path_apps(), "seq",
                                      "seq-read.fio", NULL), "seq-read.fio");
         break;
     case S_RENDER: {
         g_autofree char *mem = g_strdup_printf("%uM", r->o.render_mem_mib);
-        const char *bin = g_getenv("NVMIMIC_RENDER") ?
-                          g_getenv("NVMIMIC_RENDER") : NVMIMIC_RENDER;
+        const char *bin = nvm_path_render();
 
         r->render_mem = g_steal_pointer(&mem);
         c->mem = r->render_mem;
         c->backed = true;
         cfg_file(c, g_strdup(bin), "render");
-        cfg_file(c, g_build_filename(NVMIMIC_SOURCE_DIR, "workloads",
+        cfg_file(c, g_build_filename(nvm_path_apps(),
                                      "render", "run.sh", NULL), "render.sh");
         break;
     }
@@ -581,7 +580,7 @@ bool run_cfg_for(Run *r, int suite, GError **errp)
             c->smp = 16;
         }
         c->backed = true;
-        cfg_file(c, g_build_filename(NVMIMIC_SOURCE_DIR, "workloads", "tpcc",
+        cfg_file(c, g_build_filename(nvm_path_apps(), "tpcc",
                                      NULL), "tpcc");
         break;
     }

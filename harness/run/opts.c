@@ -45,12 +45,9 @@ int run_resolve_opts(Run *r, int argc, char **argv)
     o->mode = "simtime";
     o->threads = "stated";
     o->seed = 1;
-    o->qemu = g_getenv("NVMIMIC_QEMU") ? g_getenv("NVMIMIC_QEMU")
-                                       : NVMIMIC_QEMU;
-    o->guest_dir = g_getenv("NVMIMIC_GUEST_DIR") ?
-                   g_getenv("NVMIMIC_GUEST_DIR") : NVMIMIC_GUEST_DIR;
-    o->dbguest_dir = g_getenv("NVMIMIC_DBGUEST_DIR") ?
-                     g_getenv("NVMIMIC_DBGUEST_DIR") : NVMIMIC_DBGUEST_DIR;
+    o->qemu = nvm_path_qemu();
+    o->guest_dir = nvm_path_guest();
+    o->dbguest_dir = nvm_path_dbguest();
     o->workload_dir = nvm_path_workloads();
     rc = nvm_opts_parse(&nvm_cmd_run, argc, argv, o, NULL);
     if (rc) {

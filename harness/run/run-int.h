@@ -22,22 +22,6 @@
 #include "sim.h"
 #include "vdi.h"
 
-#ifndef NVMIMIC_QEMU
-#define NVMIMIC_QEMU "qemu-system-x86_64"
-#endif
-#ifndef NVMIMIC_GUEST_DIR
-#define NVMIMIC_GUEST_DIR "build/guest"
-#endif
-#ifndef NVMIMIC_SOURCE_DIR
-#define NVMIMIC_SOURCE_DIR "."
-#endif
-#ifndef NVMIMIC_DBGUEST_DIR
-#define NVMIMIC_DBGUEST_DIR "build/dbguest"
-#endif
-#ifndef NVMIMIC_RENDER
-#define NVMIMIC_RENDER "build/tests/workloads/nvmimic-render"
-#endif
-
 #define MAX_PCTS 24
 #define BOOT_TIMEOUT_S 300
 /* A point is host-limited when the guest stayed this far below its target
