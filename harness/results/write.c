@@ -534,10 +534,18 @@ bool nvm_results_save_csv(const NvmResults *r, const char *dir,
     return save_one(dir, "results.csv", nvm_results_to_csv(r), errp);
 }
 
+/* results.csv comes from results.json as written (read back), so that it
+ * has the figures rounded as there and a later nvmimic report, which has
+ * only results.json, writes the same bytes. */
 bool nvm_results_save(const NvmResults *r, const char *dir, GError **errp)
 {
-    return save_one(dir, "results.json", nvm_results_to_json(r), errp) &&
-           nvm_results_save_csv(r, dir, errp) &&
+    g_autofree char *json = nvm_results_to_json(r);
+    g_autoptr(NvmResults) back = nvm_results_parse(json, "results.json",
+                                                   errp);
+
+    return back &&
+           save_one(dir, "results.json", g_steal_pointer(&json), errp) &&
+           nvm_results_save_csv(back, dir, errp) &&
            (!r->guest ||
-            save_one(dir, "apps.csv", nvm_results_apps_csv(r), errp));
+            save_one(dir, "apps.csv", nvm_results_apps_csv(back), errp));
 }
