@@ -12,9 +12,10 @@
 #      compare report, matrix.json has the lost host's error, the retried
 #      cell's 2 attempts and both hosts tried; exit status 0, the pool is
 #      empty afterwards;
-#   2. an unreachable URI + qemu:///system, --retries 0: the cell sent to the
-#      unreachable one fails (its error names the URI), the other completes
-#      and the report is made from it; exit status 1;
+#   2. an unreachable URI + qemu:///system, --retries 0, suite seq (an
+#      application suite, not four-corners): the cell sent to the
+#      unreachable one fails (its error names the URI), the other runs the
+#      seq suite to the end and the report is made from it; exit status 1;
 # then bad input (unknown scheme, empty lists): one line, status 2.  No
 # domain, pool of a run's own or volume is left.
 #
@@ -56,16 +57,16 @@ bad "unknown URI scheme 'vbox'" $P --connect qemu:///system,vbox:///session
 bad "--connect: empty list" $P --connect ''
 bad "--profiles ',': empty element" --profiles , --suites four-corners --connect qemu:///system
 bad "--suites: empty list" --profiles crucial-p5-2tb --suites '' --connect qemu:///system
-bad "unknown suite 'nope'" --profiles crucial-p5-2tb --suites nope --connect qemu:///system
+bad "unknown suite 'nope' (valid: four-corners, vdi, sql, render, seq, all" --profiles crucial-p5-2tb --suites nope --connect qemu:///system
 bad "profile no-such-drive" --profiles no-such-drive --suites four-corners --connect qemu:///system
 
 lv_up
 RUN=(--profiles crucial-p5-2tb,crucial-p2-2tb --suites four-corners --quick
      --workloads 64k-seq-read --points 100)
-check() {   # check DIR WANT_OK WANT_FAILED URI_OF_FAILED
+check() {   # check DIR WANT_OK WANT_FAILED URI_OF_FAILED SUITE
     python3 - "$@" <<'PY'
 import json, os, sys
-d, want_ok, want_failed, bad_uri = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+d, want_ok, want_failed, bad_uri, suite = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 m = json.load(open(os.path.join(d, "matrix.json")))
 assert m["complete"] is True, m["complete"]
 cells = m["cells"]
@@ -75,12 +76,17 @@ failed = [c for c in cells if c["status"] == "failed"]
 assert (len(ok), len(failed)) == (want_ok, want_failed), [(c["profile"], c["status"], c["error"]) for c in cells]
 assert {c["profile"] for c in cells} == {"crucial-p5-2tb", "crucial-p2-2tb"}
 for c in cells:
-    assert c["suite"] == "four-corners" and c["attempts"] >= 1, c
+    assert c["suite"] == suite and c["attempts"] >= 1, c
     assert c["host"] in [h["uri"] for h in m["hosts"]], c
 for c in ok:
     r = json.load(open(os.path.join(c["out"], "results.json")))
     assert r["complete"] and r["connect"] == c["host"], (r["complete"], r["connect"], c["host"])
     assert r["profile"] == c["profile"] and c["error"] is None, c
+    assert r["suites"] == [suite], r["suites"]
+    if suite == "seq":
+        (a,) = r["apps"]
+        assert a["suite"] == "seq" and a["complete"], a
+        assert len(a["steps"]) == 4 and all(s["gbps"] > 0 for s in a["steps"]), a["steps"]
 for c in failed:
     assert c["host"] == bad_uri and bad_uri in c["error"], c
     assert c["attempts"] == 1, c
@@ -141,7 +147,7 @@ watcher=
 read -r dom cell <"$work/destroyed"
 echo "ok: destroyed $dom (cell ${cell##*/}) from outside"
 [ "$rc" = 0 ] || fail "matrix over two connections, one domain destroyed, exited $rc: $(tail -n 8 "$work/m1.log")"
-check "$work/m1" 2 0 - || fail "matrix over two connections (above)"
+check "$work/m1" 2 0 - four-corners || fail "matrix over two connections (above)"
 grep -q "/var/lib/libvirt/$POOL/nvmimic-run-" "$work"/m1/*/domain.xml ||
     fail "the runs' domain.xml name no volume of pool $POOL"
 left=$(virsh -q -c "$U1" vol-list "$POOL" 2>&1)
@@ -183,18 +189,20 @@ print(f"ok: {p}: attempt 1 on {first} lost ({err}); attempt 2 ok on {lost['host'
 PY
 echo "ok: two connections, one domain destroyed, its cell retried, one compare report ($(($(date +%s) - t1)) s)"
 
-# 2. one unreachable URI: its cell fails (no retries), the other completes
+# 2. one unreachable URI: its cell fails (no retries), the other completes;
+# an application suite this time (matrix takes any suite run takes)
 BAD="qemu+unix:///system?socket=/nonexistent/libvirt-sock"
 t1=$(date +%s)
-"$nvmimic" matrix "${RUN[@]}" --connect "$BAD,$U1" --retries 0 --out "$work/m2" \
+"$nvmimic" matrix --profiles crucial-p5-2tb,crucial-p2-2tb --suites seq --quick \
+    --seq-mib 16 --connect "$BAD,$U1" --retries 0 --out "$work/m2" \
     >"$work/m2.log" 2>"$work/m2.err"
 rc=$?
 [ "$rc" = 1 ] || fail "matrix with an unreachable host exited $rc, not 1: $(tail -n 5 "$work/m2.log" "$work/m2.err")"
-check "$work/m2" 1 1 "$BAD" || fail "matrix with an unreachable host (above)"
-line=$(grep -F "crucial-p5-2tb x four-corners failed after 1 attempt(s): " "$work/m2.err")
+check "$work/m2" 1 1 "$BAD" seq || fail "matrix with an unreachable host (above)"
+line=$(grep -F "crucial-p5-2tb x seq failed after 1 attempt(s): " "$work/m2.err")
 [ "$(grep -c . "$work/m2.err")" = 1 ] && echo "$line" | grep -qF "cannot reach libvirt at $BAD" ||
     fail "no one-line report of the failed cell: $(cat "$work/m2.err")"
-echo "ok: unreachable host: its cell failed, the other ran ($(($(date +%s) - t1)) s)"
+echo "ok: unreachable host: its cell failed, the other ran the seq suite ($(($(date +%s) - t1)) s)"
 # this test's runs only (another test's may be running): the destroyed one,
 # and those named in the cells' domain.xml (a run's own pool has its name)
 ours=$( { echo "$dom"; sed -n 's|^ *<name>\(nvmimic-run-[^<]*\)</name>.*|\1|p' \
