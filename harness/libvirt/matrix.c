@@ -25,6 +25,7 @@
 #include "matrix.h"
 #include "nvmimic-model.h"
 #include "report.h"
+#include "paths.h"
 #include "run.h"
 
 #define MAX_HOSTS 64
@@ -348,6 +349,7 @@ typedef struct MatrixOpts {
     const char *profiles, *suites, *connect, *out, *profile_dir;
     unsigned per_host, retries;
     bool quick;
+    bool profile_dir_given;
     GPtrArray *run_args;        /* for every run: run's own options */
 } MatrixOpts;
 
@@ -398,7 +400,7 @@ static int matrix_main(int argc, char **argv)
     Matrix mm = { 0 };
     Matrix *m = &mm;
     MatrixOpts o = {
-        .per_host = 1, .retries = 1,
+        .per_host = 1, .retries = 1, .profile_dir = nvm_path_profiles(),
         .run_args = g_ptr_array_new_with_free_func(g_free),
     };
     const char *profiles, *suite_list, *connect, *out, *profile_dir;
@@ -463,7 +465,7 @@ static int matrix_main(int argc, char **argv)
                 "(/proc/self/exe)\n");
         return 1;
     }
-    if (profile_dir) {
+    if (o.profile_dir_given) {
         g_ptr_array_add(m->run_args, g_strdup("--profile-dir"));
         g_ptr_array_add(m->run_args, g_strdup(profile_dir));
     }
@@ -629,7 +631,8 @@ static const NvmOpt matrix_opts[] = {
     NVM_OPT("quick", NVM_OPT_FLAG, O(quick), NULL,
             "passed on to every nvmimic run"),
     NVM_OPT("profile-dir", NVM_OPT_STR, O(profile_dir), "DIR",
-            "where profile names are looked up (passed on)"),
+            "where profile names are looked up (passed on)",
+            .given = NVM_OPT_GIVEN(MatrixOpts, profile_dir_given)),
     RUN_OPT("workloads", pass_workloads, "A,B"),
     RUN_OPT("points", pass_points, "10,50,100"),
     RUN_OPT("mode", pass_mode, "simtime|realtime"),
