@@ -11,6 +11,9 @@ sends quit, so a failure here cannot leave QEMU paused forever.
 
 With STATE_JSON (the arguments of nvmimic-set-state, without "id"), QEMU is
 expected to start paused (-S): the state is set first, then the guest runs.
+
+DEVICE_ID may name several devices, comma-separated (one guest boot for
+several drives): each gets the state, and OUT_JSON holds {ID: stats, ...}.
 """
 import json
 import socket
@@ -55,20 +58,25 @@ def main():
     try:
         recv()                                  # greeting
         execute('qmp_capabilities')
+        devs = dev.split(',')
         if state is not None:
-            r = execute('nvmimic-set-state', id=dev, **state)
-            if 'error' in r:
-                sys.exit(f"qmp-stats: nvmimic-set-state {dev}: {r['error']['desc']}")
+            for d in devs:
+                r = execute('nvmimic-set-state', id=d, **state)
+                if 'error' in r:
+                    sys.exit(f"qmp-stats: nvmimic-set-state {d}: {r['error']['desc']}")
             execute('cont')
         while True:
             ev = recv()
             if ev.get('event') == 'SHUTDOWN':
                 break
-        r = execute('query-nvmimic-stats', id=dev)
-        if 'error' in r:
-            sys.exit(f"qmp-stats: query-nvmimic-stats {dev}: {r['error']['desc']}")
+        stats = {}
+        for d in devs:
+            r = execute('query-nvmimic-stats', id=d)
+            if 'error' in r:
+                sys.exit(f"qmp-stats: query-nvmimic-stats {d}: {r['error']['desc']}")
+            stats[d] = r['return']
         with open(out, 'w') as o:
-            json.dump(r['return'], o, indent=1)
+            json.dump(stats[dev] if len(devs) == 1 else stats, o, indent=1)
     finally:
         try:
             execute('quit')

@@ -2,8 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Check what a guest saw of a profiled nvme device (tests/vm/profile.sh).
 
-usage: check_profile.py PROFILE_INI RESULTS_DIR
+usage: check_profile.py PROFILE_INI RESULTS_DIR [DEVICE_ID]
        check_profile.py --capacity PROFILE_INI
+
+With DEVICE_ID (several drives in one guest): the drive's results are in
+RESULTS_DIR/MODEL_NUMBER/ and its statistics are RESULTS_DIR/device-stats.json's
+member DEVICE_ID.
 
 Prints one summary line and exits 0 when every check holds; otherwise one
 "profile: FAIL ..." line per failed check, exit 1.
@@ -46,9 +50,12 @@ def load_json(results, name, failures):
         return None
 
 
-def check(ini, results):
+def check(ini, results, dev_id=None):
     cp = load_ini(ini)
     failures = []
+    stats_dir = results
+    if dev_id:
+        results = os.path.join(results, cp['identity']['model-number'].strip())
 
     def expect(what, got, want):
         if got != want:
@@ -134,7 +141,11 @@ def check(ini, results):
         failures.append(f"apst.txt: {e}")
 
     rr = load_json(results, 'randread.json', failures)
-    dev = load_json(results, 'device-stats.json', failures)
+    dev = load_json(stats_dir, 'device-stats.json', failures)
+    if dev and dev_id:
+        dev = dev.get(dev_id)
+        if dev is None:
+            failures.append(f"device-stats.json has no {dev_id}")
     summary = ''
     if rr and dev:
         job = rr['jobs'][0]['read']
@@ -177,9 +188,9 @@ def main():
     if len(sys.argv) == 3 and sys.argv[1] == '--capacity':
         print(int(num(load_ini(sys.argv[2]), 'identity', 'capacity-bytes')))
         return 0
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__.strip().splitlines()[2])
-    return check(sys.argv[1], sys.argv[2])
+    return check(*sys.argv[1:])
 
 
 if __name__ == '__main__':
