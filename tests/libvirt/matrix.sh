@@ -12,10 +12,13 @@
 #      compare report, matrix.json has the lost host's error, the retried
 #      cell's 2 attempts and both hosts tried; exit status 0, the pool is
 #      empty afterwards;
-#   2. an unreachable URI + qemu:///system, --retries 0, suite seq (an
+#   2. an unreachable URI + qemu:///system, --retries 0, suite render (an
 #      application suite, not four-corners): the cell sent to the
 #      unreachable one fails (its error names the URI), the other runs the
-#      seq suite to the end and the report is made from it; exit status 1;
+#      render suite to the end through libvirt (its files in the job, the
+#      drive a sparse volume, its results back: what run_connect.sh checked
+#      of a render run before, on this one boot) and the report is made
+#      from it; exit status 1;
 # then bad input (unknown scheme, empty lists): one line, status 2.  No
 # domain, pool of a run's own or volume is left.
 #
@@ -83,10 +86,16 @@ for c in ok:
     assert r["complete"] and r["connect"] == c["host"], (r["complete"], r["connect"], c["host"])
     assert r["profile"] == c["profile"] and c["error"] is None, c
     assert r["suites"] == [suite], r["suites"]
-    if suite == "seq":
+    if suite == "render":
         (a,) = r["apps"]
-        assert a["suite"] == "seq" and a["complete"], a
-        assert len(a["steps"]) == 4 and all(s["gbps"] > 0 for s in a["steps"]), a["steps"]
+        assert a["suite"] == "render" and a["complete"], a
+        assert a["result"]["check"]["ok"] is True and a["swap"]["pswpout"] > 0, a
+        assert a["device"]["classes"]["write"]["count"] > 0, a["device"]
+        x = open(os.path.join(c["out"], "domain.xml")).read()
+        assert "drive.raw" in x and "/var/lib/libvirt/nvmimic/" in x, "the drive is not a volume"
+        assert os.path.getsize(os.path.join(c["out"], "guest", "render-job.json")) > 0
+        print(f"ok: render through libvirt: {a['result']['total_s']} s, "
+              f"{a['swap']['pswpout']} pages swapped out, results disk back")
 for c in failed:
     assert c["host"] == bad_uri and bad_uri in c["error"], c
     assert c["attempts"] == 1, c
@@ -193,16 +202,16 @@ echo "ok: two connections, one domain destroyed, its cell retried, one compare r
 # an application suite this time (matrix takes any suite run takes)
 BAD="qemu+unix:///system?socket=/nonexistent/libvirt-sock"
 t1=$(date +%s)
-"$nvmimic" matrix --profiles crucial-p5-2tb,crucial-p2-2tb --suites seq --quick \
-    --seq-mib 16 --connect "$BAD,$U1" --retries 0 --out "$work/m2" \
+"$nvmimic" matrix --profiles crucial-p5-2tb,crucial-p2-2tb --suites render --quick \
+    --connect "$BAD,$U1" --retries 0 --out "$work/m2" \
     >"$work/m2.log" 2>"$work/m2.err"
 rc=$?
 [ "$rc" = 1 ] || fail "matrix with an unreachable host exited $rc, not 1: $(tail -n 5 "$work/m2.log" "$work/m2.err")"
-check "$work/m2" 1 1 "$BAD" seq || fail "matrix with an unreachable host (above)"
-line=$(grep -F "crucial-p5-2tb x seq failed after 1 attempt(s): " "$work/m2.err")
+check "$work/m2" 1 1 "$BAD" render || fail "matrix with an unreachable host (above)"
+line=$(grep -F "crucial-p5-2tb x render failed after 1 attempt(s): " "$work/m2.err")
 [ "$(grep -c . "$work/m2.err")" = 1 ] && echo "$line" | grep -qF "cannot reach libvirt at $BAD" ||
     fail "no one-line report of the failed cell: $(cat "$work/m2.err")"
-echo "ok: unreachable host: its cell failed, the other ran the seq suite ($(($(date +%s) - t1)) s)"
+echo "ok: unreachable host: its cell failed, the other ran the render suite ($(($(date +%s) - t1)) s)"
 # this test's runs only (another test's may be running): the destroyed one,
 # and those named in the cells' domain.xml (a run's own pool has its name)
 ours=$( { echo "$dom"; sed -n 's|^ *<name>\(nvmimic-run-[^<]*\)</name>.*|\1|p' \

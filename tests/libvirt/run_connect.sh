@@ -8,9 +8,8 @@
 # path is the one for a host on another machine: the files go up as storage
 # volumes (a pool the run makes), both serial ports are ptys read through
 # the connection; domain.xml names only volumes, and the domain, the pool,
-# its volumes and its directory are gone afterwards.  The render suite
-# through the same path (suite files in the job, the drive on a sparse
-# volume, its results back).  Then bad input: an
+# its volumes and its directory are gone afterwards.  (The render suite
+# through the same path is checked in matrix.sh.)  Then bad input: an
 # unknown URI scheme, an unreachable URI, a host without the named QEMU or
 # the named pool, a missing guest image -- one line each naming what is
 # missing, nonzero status.
@@ -75,26 +74,9 @@ name=$(sed -n 's|.*<name>\(nvmimic-run-[^<]*\)</name>.*|\1|p' "$work/r/domain.xm
     fail "pool directory /var/lib/libvirt/nvmimic/$name left after the run"
 echo "ok: run --connect $LV_URI, domain, pool and volumes removed ($(($(date +%s) - t0)) s)"
 
-# An application suite through libvirt: render needs its files in the job and
-# the drive on a real (sparse) file, which goes up as a writable volume.
-t1=$(date +%s)
-"$nvmimic" run --profile crucial-p2-2tb --suite render --quick --connect "$LV_URI" \
-    --out "$work/a" >"$work/app.log" 2>&1 ||
-    fail "run --connect --suite render exited with $?: $(tail -n 3 "$work/app.log")"
-python3 - "$work/a/results.json" "$work/a/domain.xml" <<'PY' || fail "render through libvirt"
-import json, sys
-r = json.load(open(sys.argv[1]))
-a = r["apps"][0]
-assert r["complete"] and a["suite"] == "render" and a["complete"], (r["error"], a)
-assert a["result"]["check"]["ok"] is True and a["swap"]["pswpout"] > 0, a
-assert a["device"]["classes"]["write"]["count"] > 0, a["device"]
-x = open(sys.argv[2]).read()
-assert "drive.raw" in x and "/var/lib/libvirt/nvmimic/" in x, "the drive is not a volume"
-print(f"ok: render through libvirt: {a['result']['total_s']} s, "
-      f"{a['swap']['pswpout']} pages swapped out")
-PY
-[ -s "$work/a/guest/render-job.json" ] || fail "render's results disk did not come back"
-echo "ok: run --connect --suite render ($(($(date +%s) - t1)) s)"
+# An application suite through libvirt (render: its files in the job, the
+# drive a sparse writable volume, its results back) runs in matrix.sh, on the
+# boot of its second matrix.
 
 # bad input: one line, naming what is missing and where
 bad() {     # bad EXPECTED_STATUS PATTERN ARGS...
