@@ -1,18 +1,55 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Run every meson test suite, then print meson's summary and one plain
-# "N passed, N failed, N skipped" line (skipped tests are not passes).
+# Run every meson test suite, then print meson's summaries, a time per suite
+# and one plain "N passed, N failed, N skipped" line (skipped tests are not
+# passes).
+#
+# Two lanes at once, one core each: the guests (suites vm and libvirt: TCG
+# guests, one at a time, a core each) and everything that runs on the host
+# (unit, calibration, device, harness, recipes, workloads, fuzz).  The host
+# tests run while the guests boot and work, instead of after them.  Each
+# lane has its own log (meson-logs/guests.*, host.*); testlog.json is both.
 set -u
 B=${1:-build}
-meson test -C "$B" --print-errorlogs --num-processes 2
-rc=$?
+GUEST_SUITES="vm libvirt"
+
+# one build first: the lanes must not both start ninja
+ninja -C "$B" >/dev/null || { echo "run-tests: the build failed" >&2; exit 1; }
+
+suite_args() {  # suite_args --suite|--no-suite: the guest suites
+    for s in $GUEST_SUITES; do printf ' %s %s' "$1" "$s"; done
+}
+t0=$(date +%s)
+# shellcheck disable=SC2046
+meson test -C "$B" --no-rebuild --print-errorlogs --num-processes 1 \
+    --logbase guests $(suite_args --suite) >"$B/meson-logs/guests.out" 2>&1 &
+guests=$!
+# shellcheck disable=SC2046
+meson test -C "$B" --no-rebuild --print-errorlogs --num-processes 1 \
+    --logbase host $(suite_args --no-suite) >"$B/meson-logs/host.out" 2>&1
+rc_host=$?
+t_host=$(($(date +%s) - t0))
+wait "$guests"
+rc_guests=$?
+t_all=$(($(date +%s) - t0))
+cat "$B/meson-logs/host.out" "$B/meson-logs/guests.out"
+cat "$B/meson-logs/host.json" "$B/meson-logs/guests.json" \
+    >"$B/meson-logs/testlog.json" 2>/dev/null
+echo "run-tests: host lane $t_host s, guest lane to the end $t_all s (wall)"
+rc=0
+[ "$rc_host" = 0 ] && [ "$rc_guests" = 0 ] || rc=1
 /usr/bin/python3 - "$B/meson-logs/testlog.json" <<'PY'
-import json, sys
+import collections, json, sys
 counts = {"passed": 0, "failed": 0, "skipped": 0}
+suites = collections.defaultdict(lambda: [0, 0.0])
 try:
     with open(sys.argv[1]) as f:
         for line in f:
-            r = json.loads(line).get("result", "")
+            t = json.loads(line)
+            r = t.get("result", "")
+            suite = t["name"].split(" / ")[0].split(":")[-1]
+            suites[suite][0] += 1
+            suites[suite][1] += t.get("duration", 0)
             if r == "OK" or r == "EXPECTEDFAIL":
                 counts["passed"] += 1
             elif r == "SKIP":
@@ -21,6 +58,8 @@ try:
                 counts["failed"] += 1
 except OSError as e:
     print(f"run-tests: no test log ({e})")
+for s, (n, d) in sorted(suites.items(), key=lambda kv: -kv[1][1]):
+    print(f"run-tests: suite {s:12} {n:3} tests {d:7.0f} s")
 print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
 PY
 if [ "$rc" = 0 ] && grep -q '"result": "SKIP"' "$B/meson-logs/testlog.json" 2>/dev/null; then
