@@ -278,23 +278,47 @@ static bool precondition(Run *r, Wl *wl, GError **errp)
     }
 }
 
+/* Seconds of one burst cycle of @wl's mix (fio's thinktime_iotime), 0: none */
+static double burst_cycle_s(const Wl *wl)
+{
+    if (!wl->mix || !wl->mix->think_ns) {
+        return 0;
+    }
+    return (wl->mix->think_ns + wl->mix->think_iotime_ns) / 1e9;
+}
+
 static bool run_point(Run *r, Wl *wl, Point *pt, unsigned wi, unsigned pi,
                       GError **errp)
 {
     bool peak = !pt->target_pct;
     double ramp = peak ? r->o.peak_ramp_s : r->o.ramp_s;
     double run = r->o.run_s;
+    double cycle = burst_cycle_s(wl);
     g_autofree char *id = peak ? g_strdup_printf("%s-peak", wl->wl.name) :
                           g_strdup_printf("%s-%d", wl->wl.name,
                                           pt->target_pct);
     uint64_t seed = r->o.seed * 7919 + wi * 131 + pi;
-    g_autofree char *args = fio_args(r, wl, id, ramp, run,
-                                     peak ? 0 : pt->target_iops, seed);
-    /* The device window: from 5 % into fio's measured time to 90 %. */
-    const uint64_t marks[2] = {
+    g_autofree char *args = NULL;
+    /*
+     * The device window: from 5 % into fio's measured time to 90 %.  A
+     * mix with bursts (fio's thinktime_iotime) is measured, as the model
+     * measures it, over whole burst cycles, or a short point would see
+     * only the issuing part of a cycle: ramp and run are rounded up to
+     * whole cycles, the run to at least two, and the window is the whole
+     * cycles that fit from half a cycle into the run.
+     */
+    uint64_t marks[2] = {
         (uint64_t)((ramp + 0.05 * run) * 1e6),
         (uint64_t)(0.85 * run * 1e6),
     };
+
+    if (cycle > 0) {
+        ramp = ceil(ramp / cycle - 1e-9) * cycle;
+        run = MAX(ceil(run / cycle - 1e-9), 2) * cycle;
+        marks[0] = (uint64_t)((ramp + 0.5 * cycle) * 1e6);
+        marks[1] = (uint64_t)((run / cycle - 1) * cycle * 1e6);
+    }
+    args = fio_args(r, wl, id, ramp, run, peak ? 0 : pt->target_iops, seed);
     g_autofree char *json = NULL;
     g_autoptr(JsonNode) stats = NULL;
     bool write = wl->wl.op == NVM_OP_WRITE;
