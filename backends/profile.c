@@ -1163,13 +1163,16 @@ static char *read_profile_file(const char *path, gsize *len, GError **errp)
  */
 static unsigned first_bad_line(const char *text, gsize len)
 {
+    g_autofree char *copy = NULL;
     g_auto(GStrv) lines = NULL;
     bool in_group = false;
 
     if (!g_utf8_validate(text, len, NULL) || memchr(text, 0, len)) {
         return 0;
     }
-    lines = g_strsplit(text, "\n", -1);
+    /* @text holds @len bytes and need not end in a NUL */
+    copy = g_strndup(text, len);
+    lines = g_strsplit(copy, "\n", -1);
     for (unsigned i = 0; lines[i]; i++) {
         const char *l = g_strstrip(lines[i]);
         size_t n = strlen(l);

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 
@@ -333,6 +334,31 @@ static void leading_zero_is_decimal_not_octal(void)
     nvm_profile_free(p);
 }
 
+/*
+ * Found by fuzz-profile: a malformed buffer's error path split it as a
+ * NUL-terminated string, reading past its end.  The buffer here ends at
+ * an inaccessible page, so a read past it faults.
+ */
+static void malformed_buffer_is_read_within_its_length(void)
+{
+    static const char text[] = "[identity]\nthis line has no equals sign";
+    long page = sysconf(_SC_PAGESIZE);
+    char *map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *buf;
+    g_autoptr(GError) err = NULL;
+
+    g_assert_true(map != MAP_FAILED);
+    g_assert_cmpint(mprotect(map + page, page, PROT_NONE), ==, 0);
+    buf = map + page - (sizeof(text) - 1);
+    memcpy(buf, text, sizeof(text) - 1);        /* no NUL */
+    g_assert_null(nvm_profile_load_data("cut.ini", buf, sizeof(text) - 1,
+                                        &err));
+    g_assert_nonnull(err);
+    g_assert_nonnull(strstr(err->message, "line 2"));
+    munmap(map, 2 * page);
+}
+
 /* A base profile holding @ki's key (QLC keys need a QLC drive). */
 static char *base_for(const NvmProfileKeyInfo *ki)
 {
@@ -602,6 +628,8 @@ int main(int argc, char **argv)
                     every_required_key_is_required);
     g_test_add_func("/profile/missing_profile_names_the_path",
                     missing_profile_names_the_path);
+    g_test_add_func("/profile/malformed_buffer_is_read_within_its_length",
+                    malformed_buffer_is_read_within_its_length);
     g_test_add_func("/profile/bad_identify_capabilities_are_rejected",
                     bad_identify_capabilities_are_rejected);
     g_test_add_func("/profile/reviewed_drives_load_with_their_identity",
