@@ -12,7 +12,7 @@
 # BUILD/fuzz/crashes/<target>-<kind>-<sha1>, prints it and fails (exit 1).
 # One summary line per target goes to stdout and to BUILD/fuzz/stats.tsv.
 #
-# FUZZ_TARGETS (default "profile model") picks targets; "qemu" adds QEMU's
+# FUZZ_TARGETS (default "profile model heap") picks targets; "qemu" adds QEMU's
 # generic-fuzz target when BUILD/qemu-fuzz exists (never with --check).
 set -u
 exec 2>&1    # one ordered stream for logs and meson
@@ -27,7 +27,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$BUILD"
 BUILD=$(cd "$BUILD" && pwd)
 FUZZ=$BUILD/fuzz
-TARGETS=${FUZZ_TARGETS:-profile model}
+TARGETS=${FUZZ_TARGETS:-profile model heap}
 CC_FUZZ=${CC_FUZZ:-clang-14}
 
 die() { echo "fuzz.sh: $*" >&2; exit 1; }
@@ -48,7 +48,8 @@ ninja -C "$FUZZ" >"$BUILD/fuzz-build.log" 2>&1 ||
 
 # ---- seeds, generated from profiles/ every run ----
 rm -rf "$FUZZ/seeds"
-mkdir -p "$FUZZ/seeds/profile" "$FUZZ/seeds/model" "$FUZZ/crashes"
+mkdir -p "$FUZZ/seeds/profile" "$FUZZ/seeds/model" "$FUZZ/seeds/heap" \
+    "$FUZZ/crashes"
 cp "$ROOT"/profiles/*.ini "$FUZZ/seeds/profile/"
 # Model programs (see fuzz-model.c): profile index, seed, start time, then
 # stats, a fill, 4K reads, a burst of 64K writes, idle, APST, wear, a flush.
@@ -58,6 +59,11 @@ for p in "$ROOT"/profiles/*.ini; do
         >"$FUZZ/seeds/model/$(basename "$p" .ini)"
     i=$((i + 1))
 done
+
+# Heap programs (see fuzz-heap.c): pushes with 1-byte keys, ties, a pop,
+# a top update, a filter.
+printf '\001\040\005\040\005\050\005\040\003\004\046\010\047\001\040\011\004' \
+    >"$FUZZ/seeds/heap/mixed"
 
 if [ -x /usr/bin/llvm-symbolizer-14 ]; then
     export ASAN_SYMBOLIZER_PATH=/usr/bin/llvm-symbolizer-14
@@ -139,7 +145,7 @@ run_target() {  # name
 
 for t in $TARGETS; do
     case $t in
-        profile|model) run_target "$t" ;;
+        profile|model|heap) run_target "$t" ;;
         qemu)
             if [ "$CHECK" = 1 ]; then
                 echo "fuzz.sh: the QEMU generic-fuzz target is not part of make check" >&2
@@ -147,7 +153,7 @@ for t in $TARGETS; do
                 sh "$ROOT/scripts/qemu-fuzz.sh" "$BUILD" "$SECS" || failed=1
             fi
             ;;
-        *) die "unknown target '$t' (profile, model, qemu)" ;;
+        *) die "unknown target '$t' (profile, model, heap, qemu)" ;;
     esac
 done
 exit $failed
