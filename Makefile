@@ -11,7 +11,7 @@ BUILD := build
 MESON ?= meson
 NINJA ?= ninja
 
-.PHONY: all deps qemu nvmimic guest dbguest nvme-cli-tests check check-sanitizers demo test fuzz install clean distclean help
+.PHONY: all deps qemu nvmimic guest dbguest nvme-cli-tests check check-sanitizers demo test fuzz qemu-fuzz install clean distclean help
 
 all: qemu nvmimic guest
 
@@ -26,6 +26,7 @@ help:
 	@echo "make nvme-cli-tests  fetch nvme-cli's test suite for the conformance test"
 	@echo "make test      run the test suites without the deps/build steps"
 	@echo "make fuzz      run each libFuzzer target on the model for FUZZ_S seconds (default 60)"
+	@echo "make qemu-fuzz build QEMU's generic-fuzz target with the device (build/qemu-fuzz/)"
 	@echo "make check-sanitizers  device and unit suites under ASan+UBSan"
 	@echo "               (a second QEMU build, build/qemu-asan; not in check)"
 	@echo "make install   build, then install under PREFIX (default /usr/local; DESTDIR too):"
@@ -62,10 +63,15 @@ test:
 
 # libFuzzer targets on backends/ (tests/fuzz/), clang + ASan + UBSan in their
 # own build folder build/fuzz; reproducers of crashes in build/fuzz/crashes/.
-# FUZZ_TARGETS="profile model qemu" adds QEMU's generic-fuzz target.
+# With build/qemu-fuzz (make qemu-fuzz) it also runs QEMU's generic-fuzz.
 FUZZ_S ?= 60
 fuzz: deps
 	@sh scripts/fuzz.sh $(BUILD) $(FUZZ_S)
+
+# QEMU with --enable-fuzzing, ASan and UBSan (clang-14): qemu-fuzz-x86_64,
+# which make fuzz then runs too (scripts/qemu-fuzz.sh).  Not part of check.
+qemu-fuzz: deps
+	@QEMU_VARIANT=fuzz sh scripts/qemu-build.sh
 
 # meson install: nvmimic finds everything relative to PREFIX/bin/nvmimic,
 # so the installed tree may move (harness/cli/paths.c).

@@ -17,6 +17,8 @@
 #   (unset)  build/qemu/        the build everything else uses
 #   asan     build/qemu-asan/   AddressSanitizer + UndefinedBehaviorSanitizer
 #                               (make check-sanitizers)
+#   fuzz     build/qemu-fuzz/   clang-14, libFuzzer, ASan + UBSan: the
+#                               qemu-fuzz-x86_64 of make qemu-fuzz / make fuzz
 # A variant is one more case below: its directory, its configure options
 # (CONFIGURE_EXTRA, e.g. --cc=clang) and the ninja target (TARGET).
 set -eu
@@ -40,7 +42,13 @@ case $VARIANT in
         OBJ=$B/qemu-asan
         CONFIGURE_EXTRA="--enable-asan --enable-ubsan"
         ;;
-    *) die "unknown QEMU_VARIANT '$VARIANT' (known: asan; unset for the plain build)" ;;
+    fuzz)
+        OBJ=$B/qemu-fuzz
+        CONFIGURE_EXTRA="--cc=clang-14 --cxx=clang++-14 --enable-fuzzing
+            --enable-asan --enable-ubsan"
+        TARGET=qemu-fuzz-x86_64
+        ;;
+    *) die "unknown QEMU_VARIANT '$VARIANT' (known: asan, fuzz; unset for the plain build)" ;;
 esac
 OBJ_NAME=build/${OBJ#"$B"/}
 mkdir -p "$B"

@@ -1,0 +1,175 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# QEMU's generic-fuzz target on the nvme controller, with and without a
+# profile (never part of make check: it needs its own QEMU build).
+#
+#   sh scripts/qemu-fuzz.sh BUILD SECONDS
+#
+# Needs BUILD/qemu-fuzz/qemu-fuzz-x86_64: clang-14, --enable-fuzzing, ASan and
+# UBSan, x86_64-softmmu only (make qemu-fuzz, i.e. QEMU_VARIANT=fuzz
+# scripts/qemu-build.sh).  Runs two configurations for SECONDS each, on a
+# null-co drive:
+#   baseline   -device nvme (upstream's controller, no profile=)
+#   profile    -device nvme,profile=$FUZZ_PROFILE (default crucial-p2-500g)
+# seeded by tests/fuzz/qemu-seeds.py (queue setup, held completions and
+# clock steps, CC.EN reset and Delete SQ while held, Set/Get Features 0x0c,
+# DSM, the SMART log).  A crash of the profile run is replayed against the
+# baseline configuration: if it crashes there too it is upstream's,
+# otherwise ours.  Reproducers: BUILD/fuzz/crashes/qemu-<config>-*.
+set -u
+exec 2>&1
+
+[ $# = 2 ] || { echo "usage: qemu-fuzz.sh BUILD SECONDS" >&2; exit 2; }
+BUILD=$(cd "$1" && pwd)
+SECS=$2
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+QF=$BUILD/qemu-fuzz/qemu-fuzz-x86_64
+FUZZ=$BUILD/fuzz
+PROFILE=${FUZZ_PROFILE:-crucial-p2-500g}
+CONFIGS=${QEMU_FUZZ_CONFIGS:-baseline profile}
+
+die() { echo "qemu-fuzz: $*" >&2; exit 1; }
+[ -x "$QF" ] || die "$QF not built (make qemu-fuzz)"
+
+cap=$(sed -n 's/^capacity-bytes *= *//p' "$ROOT/profiles/$PROFILE.ini")
+[ -n "$cap" ] || die "no capacity-bytes in profiles/$PROFILE.ini"
+DRIVE="-drive if=none,id=d0,driver=null-co,size=$cap,read-zeroes=on"
+BIOS="-L /usr/share/qemu -L /usr/share/seabios"
+# Upstream QEMU hangs when a request waiting for a DMA bounce buffer is
+# cancelled (Delete SQ, reset): dma_aio_cancel never drops its reference and
+# bdrv_aio_cancel waits forever.  With the default 4 KiB bounce buffer
+# generic-fuzz hits that within minutes in both configurations; a larger one
+# (the same for both) lets it explore the rest.  QEMU_FUZZ_BOUNCE=4096 gives
+# back the default.
+BOUNCE=${QEMU_FUZZ_BOUNCE:-268435456}
+BIOS="$BIOS -global nvme.x-max-bounce-buffer-size=$BOUNCE"
+
+args_for() {
+    case $1 in
+        baseline) echo "$BIOS -M q35 -nodefaults $DRIVE -device nvme,serial=fuzz,drive=d0" ;;
+        profile) echo "$BIOS -M q35 -nodefaults $DRIVE -device nvme,serial=fuzz,drive=d0,profile=$ROOT/profiles/$PROFILE.ini" ;;
+    esac
+}
+
+export QEMU_FUZZ_OBJECTS=nvme
+# QEMU frees little at exit; leaks are not what this run looks for.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+if [ -x /usr/bin/llvm-symbolizer-14 ]; then
+    export ASAN_SYMBOLIZER_PATH=/usr/bin/llvm-symbolizer-14
+fi
+
+mkdir -p "$FUZZ/crashes" "$FUZZ/seeds"
+rm -rf "$FUZZ/seeds/qemu"
+# Seeds address the controller's register region: generic-fuzz numbers the
+# matched regions; the first is BAR0's registers.
+python3 "$ROOT/tests/fuzz/qemu-seeds.py" "$FUZZ/seeds/qemu" 0 ||
+    die "could not write the seeds"
+
+# libFuzzer's -timeout cannot fire inside QEMU (QEMU takes SIGALRM through
+# its signalfd), so a watchdog does its job: a run whose CPU time stands still
+# for STALL_S seconds is stuck (a hang), one past its time budget spins.  It
+# gets SIGABRT, on which libFuzzer saves the input it was running.
+STALL_S=${QEMU_FUZZ_STALL_S:-60}
+
+cpu_ticks() {  # utime + stime of a process, in clock ticks
+    awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null
+}
+
+# Run one configuration for up to $1 seconds; sets rc and hung.
+run_once() {
+    QEMU_FUZZ_ARGS=$args nice -n 10 "$QF" --fuzz-target=generic-fuzz \
+        -max_total_time="$1" -timeout=25 -rss_limit_mb=6144 \
+        -max_len=8192 -print_final_stats=1 -report_slow_units=100000 \
+        -artifact_prefix="$FUZZ/crashes/qemu-$c-" \
+        "$corpus" "$FUZZ/seeds/qemu" >>"$log" 2>&1 &
+    pid=$!
+    hung=0
+    last=-1
+    still=0
+    t0=$(date +%s)
+    while kill -0 "$pid" 2>/dev/null; do
+        sleep 5
+        now=$(cpu_ticks "$pid")
+        [ -n "$now" ] || break
+        if [ "$now" = "$last" ]; then still=$((still + 5)); else still=0; fi
+        last=$now
+        if [ "$still" -ge "$STALL_S" ] ||
+           [ $(( $(date +%s) - t0 )) -gt $(( $1 + 120 )) ]; then
+            echo "qemu-fuzz: $c: no progress for ${still} s: a hang; SIGABRT saves its input" >>"$log"
+            hung=1
+            kill -ABRT "$pid" 2>/dev/null
+            sleep 10
+            kill -KILL "$pid" 2>/dev/null
+            break
+        fi
+    done
+    wait "$pid"
+    rc=$?
+}
+
+failed=0
+for c in $CONFIGS; do
+    args=$(args_for "$c")
+    [ -n "$args" ] || die "unknown configuration '$c' (baseline, profile)"
+    corpus=$FUZZ/corpus/qemu-$c
+    log=$FUZZ/fuzz-qemu-$c.log
+    mkdir -p "$corpus"
+    : >"$log"
+    before=$(ls "$FUZZ/crashes")
+    start=$(date +%s)
+    # After a hang, start again for the rest of the budget.
+    while :; do
+        left=$(( SECS - ($(date +%s) - start) ))
+        [ "$left" -gt 10 ] || break
+        run_once "$left"
+        if [ "$hung" = 1 ]; then
+            for f in $(ls "$FUZZ/crashes"); do
+                case $f in qemu-$c-crash-*)
+                    echo "$before" | grep -qx "$f" ||
+                        mv "$FUZZ/crashes/$f" "$FUZZ/crashes/qemu-$c-hang-${f#qemu-$c-crash-}" ;;
+                esac
+            done
+        elif [ "$rc" != 0 ]; then
+            break       # a crash: stop and report it
+        else
+            break       # the budget is spent
+        fi
+    done
+    secs=$(( $(date +%s) - start ))
+    execs_total=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" |
+                  awk '{ n += $1 } END { print n + 0 }')
+    lastline=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -n 1)
+    cov=$(echo "$lastline" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
+    ft=$(echo "$lastline" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
+    new=$(ls "$FUZZ/crashes" | while read -r f; do
+        echo "$before" | grep -qx "$f" || echo "$f"; done)
+    ncrash=$(echo "$new" | grep -c . || true)
+    echo "qemu-fuzz-$c: ${secs} s, $execs_total execs, cov ${cov:-?}, ft ${ft:-?}, corpus $(ls "$corpus" | wc -l), crashes and hangs $ncrash"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+        "qemu-$c" "$secs" "$execs_total" "${cov:-0}" "${ft:-0}" \
+        "$(ls "$corpus" | wc -l)" "$ncrash" >>"$FUZZ/stats.tsv"
+    if [ "$rc" != 0 ] && [ "$ncrash" = 0 ]; then
+        echo "qemu-fuzz: $c exited $rc without a reproducer:"
+        tail -n 30 "$log"
+        failed=1
+    fi
+    for f in $new; do
+        failed=1
+        echo "qemu-fuzz: $c: reproducer $FUZZ/crashes/$f"
+        grep -A 14 -E "ERROR: libFuzzer|ERROR: AddressSanitizer|runtime error" "$log" |
+            grep -E '(ERROR|runtime error|    #[0-9]+ .* in [a-z_]+ )' |
+            sed 's/ (\/.*//' | head -n 16
+        # Replay alone, in both configurations: whose is it?
+        for r in baseline profile; do
+            QEMU_FUZZ_ARGS=$(args_for $r) timeout -s ABRT 120 "$QF" \
+                --fuzz-target=generic-fuzz -runs=1 "$FUZZ/crashes/$f" \
+                >"$log.replay-$r" 2>&1
+            echo "qemu-fuzz:   replayed alone with $r: exit $?"
+        done
+        echo "qemu-fuzz:   (crashes with baseline: upstream QEMU's; only with profile: nvmimic's;"
+        echo "qemu-fuzz:    neither: it needs the state earlier inputs left, compare its stack)"
+        echo "qemu-fuzz:   replay: QEMU_FUZZ_OBJECTS=nvme QEMU_FUZZ_ARGS='$args' $QF --fuzz-target=generic-fuzz $FUZZ/crashes/$f"
+    done
+done
+exit $failed
