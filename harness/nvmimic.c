@@ -22,6 +22,7 @@ static const NvmCommand *const commands[] = {
     &nvm_cmd_qtest,
     &nvm_cmd_report,
     &nvm_cmd_compare,
+    &nvm_cmd_diff,
     &nvm_cmd_matrix,
     &nvm_cmd_libvirt_xml,
     &nvm_cmd_trace2iolog,

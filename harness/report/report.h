@@ -25,6 +25,15 @@ bool nvm_report_compare(char **dirs, unsigned n_dirs, const char *out_dir,
                         const char *reviews_tsv, GError **errp);
 
 /* The commands (cli/opts.h). */
-extern const NvmCommand nvm_cmd_report, nvm_cmd_compare;
+extern const NvmCommand nvm_cmd_report, nvm_cmd_compare, nvm_cmd_diff;
+
+/*
+ * The regression gate: compare the figures of run @base with run @new (each
+ * a run directory or its results.json) and append a table of those that
+ * changed (@all: of every figure) to @out.  Returns how many moved beyond
+ * @tolerance_pct (0: any change counts), or -1 when a run cannot be read.
+ */
+int nvm_diff_runs(const char *base, const char *new, double tolerance_pct,
+                  bool all, GString *out, GError **errp);
 
 #endif
