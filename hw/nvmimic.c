@@ -33,15 +33,6 @@
 #include "nvmimic-iolog.h"
 #include "trace.h"
 
-/*
- * While a timed command's data transfer is still running past its
- * deadline, and virtual time does not follow the host clock (icount, or
- * qtest stepping it from deadline to deadline), virtual time is only let
- * forward in steps this small, so it cannot jump to the next guest timer
- * meanwhile.
- */
-#define NVMIMIC_GUARD_NS 200
-
 /* SMART Percentage Used saturates at 255 (NVMe 1.4, Figure 194). */
 #define NVMIMIC_WEAR_PCT_MAX 255
 
@@ -105,7 +96,6 @@ struct NvmimicCtrl {
     NvmHeap heap;               /* (deadline_ns, request's seq, request) */
     uint64_t next_seq;
     unsigned overdue;           /* requests in NVMIMIC_REQ_OVERDUE */
-    bool in_timer;              /* nvmimic_timer_cb() is posting */
     uint64_t sq_frees;          /* SQs freed (requests gone) so far */
     NvmimicLate late[NVM_CLASS_COUNT];
     int64_t stats_since_ns;
@@ -148,7 +138,7 @@ static bool heap_entry_live(const NvmHeapItem *e)
             req->nvmimic.state == NVMIMIC_REQ_HELD);
 }
 
-static void nvmimic_arm(NvmimicCtrl *s, int64_t now)
+static void nvmimic_arm(NvmimicCtrl *s)
 {
     int64_t next = INT64_MAX;
 
@@ -157,9 +147,6 @@ static void nvmimic_arm(NvmimicCtrl *s, int64_t now)
     }
     if (s->heap.len) {
         next = (int64_t)nvm_heap_top(&s->heap)->key;
-    }
-    if (s->overdue && nvmimic_time_jumps()) {
-        next = MIN(next, now + NVMIMIC_GUARD_NS);
     }
     if (next == INT64_MAX) {
         timer_del(s->timer);
@@ -235,17 +222,22 @@ static void nvmimic_timer_cb(void *opaque)
             continue;
         }
         if (req->nvmimic.state == NVMIMIC_REQ_INFLIGHT &&
-            qtest_enabled() && !icount_enabled()) {
+            nvmimic_time_jumps()) {
             /*
-             * qtest steps virtual time from deadline to deadline without
-             * running the main loop: finish the data transfer here, so the
-             * completion is posted at its deadline however far the step
-             * goes.  Transfers that end meanwhile are held (see
+             * Virtual time stands still at the deadline until the host has
+             * done the data transfer: the block layer's completions are run
+             * here (the vCPU thread under icount, the main loop under qtest,
+             * with the BQL held), so the completion is posted at its
+             * deadline whatever the host's speed, however far a qtest step
+             * goes.  Without this, the guest's instructions (or the step)
+             * would go on meanwhile and the completion would land where host
+             * scheduling put it.  Transfers that end meanwhile are held (see
              * nvmimic_complete()) and posted in deadline order below.
              */
             uint64_t frees = s->sq_frees;
 
-            s->in_timer = true;
+            trace_nvmimic_wait_data(nvme_cid(req), req->sq->sqid,
+                                    req->nvmimic.deadline_ns);
             while (heap_entry_live(&e) &&
                    req->nvmimic.state == NVMIMIC_REQ_INFLIGHT) {
                 aio_poll(qemu_get_aio_context(), true);
@@ -258,14 +250,13 @@ static void nvmimic_timer_cb(void *opaque)
                     break;
                 }
             }
-            s->in_timer = false;
             if ((s->sq_frees != frees && !nvmimic_req_exists(n, req)) ||
                 !heap_entry_live(&e)) {
                 continue;
             }
         }
         if (req->nvmimic.state == NVMIMIC_REQ_INFLIGHT) {
-            /* the host has not finished the data transfer yet */
+            /* real time: the host has not finished the data transfer yet */
             trace_nvmimic_overdue(nvme_cid(req), req->sq->sqid,
                                   req->nvmimic.deadline_ns);
             req->nvmimic.state = NVMIMIC_REQ_OVERDUE;
@@ -276,7 +267,7 @@ static void nvmimic_timer_cb(void *opaque)
         nvmimic_account(s, req, now);
         nvmimic_post_now(n, req);
     }
-    nvmimic_arm(s, now);
+    nvmimic_arm(s);
 }
 
 /* ---- profile, identity ------------------------------------------------ */
@@ -762,7 +753,12 @@ static uint16_t nvmimic_done(NvmeRequest *req, uint16_t status)
     }
     req->status = NVME_SUCCESS;
     req->nvmimic.state = NVMIMIC_REQ_POSTED;
-    nvme_post_req_completion(req, false);
+    if (icount_enabled()) {
+        /* as nvmimic_complete(): no bottom half under icount */
+        nvmimic_post_now(req->sq->ctrl, req);
+    } else {
+        nvme_post_req_completion(req, false);
+    }
     return NVME_NO_COMPLETE;
 }
 
@@ -1251,7 +1247,7 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
 
     nvm_heap_push(&s->heap, deadline, req->nvmimic.seq, req);
     if (nvm_heap_top(&s->heap)->tie == req->nvmimic.seq) {
-        nvmimic_arm(s, now);
+        nvmimic_arm(s);
     }
 }
 
@@ -1271,15 +1267,29 @@ bool nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
         g_array_set_size(s->uncor, 0);
     }
     if (!s || req->nvmimic.state == NVMIMIC_REQ_UNTIMED) {
-        /* failed or completed before nvmimic_submit(): never timed */
+        /*
+         * Failed, admin, or completed before nvmimic_submit(): never timed.
+         * Under icount it is posted now too, not from a bottom half that
+         * runs wherever host scheduling puts it in the guest's timeline.
+         */
         req->nvmimic.state = NVMIMIC_REQ_POSTED;
-        return false;
+        if (!s || !icount_enabled()) {
+            return false;
+        }
+        nvmimic_post_now(n, req);
+        return true;
     }
     now = nvmimic_now();
 
     switch (req->nvmimic.state) {
     case NVMIMIC_REQ_INFLIGHT:
-        if (now < req->nvmimic.deadline_ns || s->in_timer) {
+        /*
+         * When virtual time jumps, only the timer posts, in deadline order:
+         * a command whose data comes in while the timer waits at a deadline
+         * it shares (nvmimic_timer_cb()) must not jump ahead of the one
+         * waited for, or the order of the CQEs would be the host's.
+         */
+        if (now < req->nvmimic.deadline_ns || nvmimic_time_jumps()) {
             /*
              * The I/O is done; only the completion waits.  Its aiocb is
              * gone, so a queue deletion must not try to cancel it.
@@ -1300,7 +1310,7 @@ bool nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
     }
     req->nvmimic.state = NVMIMIC_REQ_POSTED;
     nvmimic_account(s, req, now);
-    nvmimic_arm(s, now);
+    nvmimic_arm(s);
     if (!nvmimic_time_jumps()) {
         return false;
     }
@@ -1362,7 +1372,7 @@ void nvmimic_sq_freed(NvmeCtrl *n, NvmeSQueue *sq)
         }
         req->nvmimic.state = NVMIMIC_REQ_UNTIMED;
     }
-    nvmimic_arm(s, nvmimic_now());
+    nvmimic_arm(s);
 }
 
 /* ---- Autonomous Power State Transition -------------------------------- */

@@ -60,7 +60,11 @@ void nvmimic_exit(struct NvmeCtrl *n);
  */
 uint16_t nvmimic_cmd(struct NvmeCtrl *n, struct NvmeRequest *req);
 
-/* Process submission queues synchronously from the doorbell write. */
+/*
+ * Process submission queues, admin and I/O, synchronously from the doorbell
+ * write (under icount: a command then reaches the drive at the guest's
+ * instruction that rang, not when a bottom half runs).
+ */
 bool nvmimic_sync_doorbell(struct NvmeCtrl *n);
 /*
  * An I/O command was started (it did not fail at once): ask the model for
