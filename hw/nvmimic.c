@@ -14,7 +14,9 @@
 #include "qemu/osdep.h"
 #include <math.h>
 #include "qapi/error.h"
+#include "qapi/clone-visitor.h"
 #include "qapi/qapi-commands-nvmimic.h"
+#include "qapi/qapi-visit-nvmimic.h"
 #include "qemu/timer.h"
 #include "qemu/cutils.h"
 #include "qemu/main-loop.h"
@@ -32,6 +34,22 @@
 #include "nvmimic-model.h"
 #include "nvmimic-iolog.h"
 #include "trace.h"
+
+/*
+ * The in-band mark: a vendor-specific admin command (no data transfer) that
+ * snapshots the drive's statistics at the virtual instant the guest sends
+ * it.  CDW12 is the mark's number, chosen by the guest; CDW13 bit 0 resets
+ * the statistics after the snapshot; the other bits are reserved (0).
+ * The host reads the snapshots with query-nvmimic-marks and may queue a
+ * state (nvmimic-set-state at-mark) that the mark applies.
+ */
+#define NVMIMIC_ADM_MARK 0xc0
+#define NVMIMIC_MARK_RESET 0x1
+
+/* Marks kept (about 1.5 KiB each); beyond, the oldest are dropped. */
+#define NVMIMIC_MARKS_MAX 4096
+/* States queued for marks not yet seen; one more is refused. */
+#define NVMIMIC_PENDING_MAX 1024
 
 /* SMART Percentage Used saturates at 255 (NVMe 1.4, Figure 194). */
 #define NVMIMIC_WEAR_PCT_MAX 255
@@ -82,6 +100,23 @@ typedef struct NvmimicRange {
     uint64_t end;
 } NvmimicRange;
 
+/* What nvmimic-set-state asks for, applied now or at a mark. */
+typedef struct NvmimicState {
+    bool erase;
+    bool has_fill;
+    double fill_pct;
+    bool has_slc;
+    uint64_t slc_used_bytes;
+    bool has_wear;
+    double wear_pct;
+    bool reset;
+} NvmimicState;
+
+typedef struct NvmimicPending {
+    uint32_t mark;
+    NvmimicState st;
+} NvmimicPending;
+
 typedef struct NvmimicLate {
     uint64_t posted;
     uint64_t late;
@@ -113,6 +148,9 @@ struct NvmimicCtrl {
     uint8_t dst_result[NVMIMIC_SELF_TESTS];
     uint64_t dst_poh[NVMIMIC_SELF_TESTS];
     NvmimicIolog *iolog;        /* nvmimic-trace-start, NULL if none */
+    GPtrArray *marks;           /* NvmimicMark, oldest first */
+    uint64_t marks_dropped;
+    GArray *pending;            /* NvmimicPending, in the order queued */
 };
 
 static int64_t nvmimic_now(void)
@@ -347,6 +385,9 @@ bool nvmimic_realize(NvmeCtrl *n, Error **errp)
     s->model = nvm_model_new(p, n->params.nvmimic_seed);
     nvm_heap_init(&s->heap, 64);
     s->uncor = g_array_new(false, false, sizeof(NvmimicRange));
+    s->marks = g_ptr_array_new_with_free_func(
+        (GDestroyNotify)qapi_free_NvmimicMark);
+    s->pending = g_array_new(false, false, sizeof(NvmimicPending));
     memset(s->dst_result, 0xf, sizeof(s->dst_result));
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, nvmimic_timer_cb, n);
     s->stats_since_ns = nvmimic_now();
@@ -637,6 +678,8 @@ void nvmimic_exit(NvmeCtrl *n)
     timer_free(s->timer);
     nvm_heap_destroy(&s->heap);
     g_array_free(s->uncor, true);
+    g_ptr_array_free(s->marks, true);
+    g_array_free(s->pending, true);
     nvm_model_free(s->model);
     nvm_profile_free(s->profile);
     g_free(s);
@@ -662,6 +705,144 @@ static bool nvmimic_range_ok(NvmeCtrl *n, uint32_t nsid, uint64_t slba,
     }
     nsze = le64_to_cpu(ns->id_ns.nsze);
     return slba < nsze && nlb <= nsze - slba;
+}
+
+/* ---- in-band marks ------------------------------------------------------ */
+
+/* The drive's statistics since the last reset, as query-nvmimic-stats. */
+static NvmimicStats *nvmimic_stats(NvmeCtrl *n, int64_t now)
+{
+    NvmimicCtrl *s = n->nvmimic;
+    NvmimicStats *r;
+    NvmStats st;
+    int i;
+
+    nvm_model_get_stats(s->model, now, &st);
+    r = g_new0(NvmimicStats, 1);
+    r->id = object_get_canonical_path(OBJECT(n));
+    r->profile = g_strdup(s->profile->name);
+    r->model_number = g_strdup(s->profile->model_number);
+    r->interval_ns = now - s->stats_since_ns;
+    r->active_ns = s->first_arrival_ns < 0 ? 0 :
+                   MIN(s->last_deadline_ns, now) - s->first_arrival_ns;
+    for (i = NVM_CLASS_COUNT - 1; i >= 0; i--) {
+        NvmimicClassStats *c = g_new0(NvmimicClassStats, 1);
+        const NvmimicLate *l = &s->late[i];
+
+        c->q_class = g_strdup(nvm_op_name(i));
+        c->count = st.cls[i].count;
+        c->bytes = st.cls[i].bytes;
+        c->mean_us = st.cls[i].mean_us;
+        c->p50_us = st.cls[i].p50_us;
+        c->p99_us = st.cls[i].p99_us;
+        c->p999_us = st.cls[i].p999_us;
+        c->max_us = st.cls[i].max_us;
+        c->posted = l->posted;
+        c->late = l->late;
+        c->late_mean_us = l->late ? l->late_sum_ns / 1000.0 / l->late : 0;
+        c->late_max_us = l->late_max_ns / 1000.0;
+        QAPI_LIST_PREPEND(r->classes, c);
+    }
+    r->fill_pct = st.fill_pct;
+    r->slc_used_bytes = st.slc_used_bytes;
+    r->slc_size_bytes = st.slc_size_bytes;
+    r->write_amplification = st.write_amplification;
+    r->wear_pct = st.wear_pct;
+    r->host_written_bytes = st.host_bytes_written;
+    r->nand_written_bytes = st.nand_bytes_written;
+    r->map_misses = st.map_misses;
+    r->power_state = st.power_state;
+    for (i = s->profile->n_power_states - 1; i >= 0; i--) {
+        QAPI_LIST_PREPEND(r->power_state_ns, st.ps_time_ns[i]);
+    }
+    r->power_exits = st.power_exits;
+    return r;
+}
+
+/*
+ * Everything a set-state command asks for is checked before anything is
+ * applied, so a refused command leaves the drive as it was.  The model
+ * checks the values again when they are applied; only an SLC occupancy
+ * within the valid data but beyond the SLC cache size that a new fill
+ * level leaves can still be refused after that fill level is applied.
+ */
+static bool nvmimic_check_state(NvmimicCtrl *s, const char *id,
+                                const NvmimicState *st, Error **errp)
+{
+    uint64_t cap = s->profile->capacity_bytes;
+    double valid_bytes;
+    NvmStats now;
+
+    if (st->has_fill && !(st->fill_pct >= 0 && st->fill_pct <= 100)) {
+        error_setg(errp, "%s: fill-pct %g is outside 0..100", id,
+                   st->fill_pct);
+        return false;
+    }
+    if (st->has_wear && !(st->wear_pct >= 0 &&
+                          st->wear_pct <= NVMIMIC_WEAR_PCT_MAX)) {
+        error_setg(errp, "%s: wear-pct %g is outside 0..%d", id,
+                   st->wear_pct, NVMIMIC_WEAR_PCT_MAX);
+        return false;
+    }
+    if (!st->has_slc) {
+        return true;
+    }
+    if (st->has_fill) {
+        valid_bytes = st->fill_pct / 100.0 * cap;
+    } else if (st->erase) {
+        valid_bytes = 0;
+    } else {
+        nvm_model_get_stats(s->model, nvmimic_now(), &now);
+        valid_bytes = now.valid_bytes;
+    }
+    if (st->slc_used_bytes > valid_bytes + 0.5) {
+        error_setg(errp, "%s: slc-used-bytes %" PRIu64 " is more than the "
+                   "valid data the drive %s (%.0f bytes)", id,
+                   st->slc_used_bytes,
+                   st->has_fill || st->erase ? "would hold" : "holds",
+                   valid_bytes);
+        return false;
+    }
+    return true;
+}
+
+static void nvmimic_reset_stats(NvmimicCtrl *s, int64_t now)
+{
+    nvm_model_reset_stats(s->model, now);
+    memset(s->late, 0, sizeof(s->late));
+    s->stats_since_ns = now;
+    s->first_arrival_ns = -1;
+    s->last_deadline_ns = 0;
+}
+
+/* Apply a checked state: erase, fill, SLC, wear, then the reset. */
+static bool nvmimic_apply_state(NvmimicCtrl *s, const char *id,
+                                const NvmimicState *st, Error **errp)
+{
+    GError *err = NULL;
+    bool ok = true;
+
+    if (st->erase) {
+        nvm_model_secure_erase(s->model);
+    }
+    if (st->has_fill) {
+        ok = nvm_model_set_fill(s->model, st->fill_pct, &err);
+    }
+    if (ok && st->has_slc) {
+        ok = nvm_model_set_slc_used(s->model, st->slc_used_bytes, &err);
+    }
+    if (ok && st->has_wear) {
+        ok = nvm_model_set_wear(s->model, st->wear_pct, &err);
+    }
+    if (!ok) {
+        error_setg(errp, "%s: %s", id, err->message);
+        g_error_free(err);
+        return false;
+    }
+    if (st->reset) {
+        nvmimic_reset_stats(s, nvmimic_now());
+    }
+    return true;
 }
 
 /* ---- commands answered as the drive would --------------------------- */
@@ -1056,6 +1237,66 @@ static uint16_t nvmimic_admin_cmd(NvmeCtrl *n, NvmeRequest *req)
     }
 }
 
+/*
+ * The mark (NVMIMIC_ADM_MARK): the statistics since the last reset, then
+ * the states the host queued for this mark, then the reset the guest asked
+ * for.  It runs where the command is fetched, which under icount is the
+ * guest's doorbell write itself (nvmimic_sync_doorbell()), so the snapshot
+ * lies at an exact point of the guest's timeline.
+ */
+static uint16_t nvmimic_mark(NvmeCtrl *n, NvmeRequest *req)
+{
+    NvmimicCtrl *s = n->nvmimic;
+    uint32_t mark = le32_to_cpu(req->cmd.cdw12);
+    uint32_t flags = le32_to_cpu(req->cmd.cdw13);
+    g_autofree char *id = NULL;
+    bool reset = flags & NVMIMIC_MARK_RESET;
+    int64_t now;
+    NvmimicMark *m;
+    guint i = 0;
+
+    if (flags & ~NVMIMIC_MARK_RESET) {
+        return NVME_INVALID_FIELD | NVME_DNR;
+    }
+    now = nvmimic_now();
+    m = g_new0(NvmimicMark, 1);
+    m->mark = mark;
+    m->time_ns = now;
+    m->stats = nvmimic_stats(n, now);
+    while (i < s->pending->len) {
+        NvmimicPending *p = &g_array_index(s->pending, NvmimicPending, i);
+        Error *err = NULL;
+
+        if (p->mark != mark) {
+            i++;
+            continue;
+        }
+        if (!id) {
+            id = object_get_canonical_path(OBJECT(n));
+        }
+        m->has_state_applied = true;
+        m->state_applied = nvmimic_apply_state(s, id, &p->st, &err) &&
+                           !m->state_error;
+        if (err && !m->state_error) {
+            m->state_error = g_strdup(error_get_pretty(err));
+        }
+        error_free(err);
+        reset |= p->st.reset;
+        g_array_remove_index(s->pending, i);
+    }
+    if (reset) {
+        nvmimic_reset_stats(s, now);
+    }
+    m->reset = reset;
+    trace_nvmimic_mark(mark, now, reset, m->has_state_applied);
+    if (s->marks->len >= NVMIMIC_MARKS_MAX) {
+        g_ptr_array_remove_index(s->marks, 0);
+        s->marks_dropped++;
+    }
+    g_ptr_array_add(s->marks, m);
+    return nvmimic_done(req, NVME_SUCCESS);
+}
+
 uint16_t nvmimic_cmd(NvmeCtrl *n, NvmeRequest *req)
 {
     NvmimicCtrl *s = n->nvmimic;
@@ -1066,6 +1307,9 @@ uint16_t nvmimic_cmd(NvmeCtrl *n, NvmeRequest *req)
         return 0;
     }
     if (!req->sq->sqid) {
+        if (req->cmd.opcode == NVMIMIC_ADM_MARK) {
+            return nvmimic_mark(n, req);
+        }
         if ((req->cmd.opcode == NVME_ADM_CMD_GET_FEATURES ||
              req->cmd.opcode == NVME_ADM_CMD_SET_FEATURES) &&
             (le32_to_cpu(req->cmd.cdw10) & 0xff) ==
@@ -1495,104 +1739,36 @@ static NvmeCtrl *nvmimic_find(const char *id, Error **errp)
 NvmimicStats *qmp_query_nvmimic_stats(const char *id, Error **errp)
 {
     NvmeCtrl *n = nvmimic_find(id, errp);
-    NvmimicStats *r;
+
+    return n ? nvmimic_stats(n, nvmimic_now()) : NULL;
+}
+
+NvmimicMarks *qmp_query_nvmimic_marks(const char *id, bool has_mark,
+                                      uint32_t mark, Error **errp)
+{
+    NvmeCtrl *n = nvmimic_find(id, errp);
+    NvmimicMarks *r;
     NvmimicCtrl *s;
-    NvmStats st;
-    int64_t now;
     int i;
 
     if (!n) {
         return NULL;
     }
     s = n->nvmimic;
-    now = nvmimic_now();
-    nvm_model_get_stats(s->model, now, &st);
+    r = g_new0(NvmimicMarks, 1);
+    for (i = s->marks->len - 1; i >= 0; i--) {
+        NvmimicMark *m = g_ptr_array_index(s->marks, i);
 
-    r = g_new0(NvmimicStats, 1);
-    r->id = object_get_canonical_path(OBJECT(n));
-    r->profile = g_strdup(s->profile->name);
-    r->model_number = g_strdup(s->profile->model_number);
-    r->interval_ns = now - s->stats_since_ns;
-    r->active_ns = s->first_arrival_ns < 0 ? 0 :
-                   MIN(s->last_deadline_ns, now) - s->first_arrival_ns;
-    for (i = NVM_CLASS_COUNT - 1; i >= 0; i--) {
-        NvmimicClassStats *c = g_new0(NvmimicClassStats, 1);
-        const NvmimicLate *l = &s->late[i];
-
-        c->q_class = g_strdup(nvm_op_name(i));
-        c->count = st.cls[i].count;
-        c->bytes = st.cls[i].bytes;
-        c->mean_us = st.cls[i].mean_us;
-        c->p50_us = st.cls[i].p50_us;
-        c->p99_us = st.cls[i].p99_us;
-        c->p999_us = st.cls[i].p999_us;
-        c->max_us = st.cls[i].max_us;
-        c->posted = l->posted;
-        c->late = l->late;
-        c->late_mean_us = l->late ? l->late_sum_ns / 1000.0 / l->late : 0;
-        c->late_max_us = l->late_max_ns / 1000.0;
-        QAPI_LIST_PREPEND(r->classes, c);
+        if (!has_mark || m->mark == mark) {
+            QAPI_LIST_PREPEND(r->marks, QAPI_CLONE(NvmimicMark, m));
+        }
     }
-    r->fill_pct = st.fill_pct;
-    r->slc_used_bytes = st.slc_used_bytes;
-    r->slc_size_bytes = st.slc_size_bytes;
-    r->write_amplification = st.write_amplification;
-    r->wear_pct = st.wear_pct;
-    r->host_written_bytes = st.host_bytes_written;
-    r->nand_written_bytes = st.nand_bytes_written;
-    r->map_misses = st.map_misses;
-    r->power_state = st.power_state;
-    for (i = s->profile->n_power_states - 1; i >= 0; i--) {
-        QAPI_LIST_PREPEND(r->power_state_ns, st.ps_time_ns[i]);
+    for (i = s->pending->len - 1; i >= 0; i--) {
+        QAPI_LIST_PREPEND(r->pending,
+                          g_array_index(s->pending, NvmimicPending, i).mark);
     }
-    r->power_exits = st.power_exits;
+    r->dropped = s->marks_dropped;
     return r;
-}
-
-/*
- * Everything a set-state command asks for is checked before anything is
- * applied, so a refused command leaves the drive as it was.  The model
- * checks the values again when they are applied; only an SLC occupancy
- * within the valid data but beyond the SLC cache size that a new fill
- * level leaves can still be refused after that fill level is applied.
- */
-static bool nvmimic_check_state(NvmimicCtrl *s, const char *id,
-                                bool erase, bool has_fill, double fill_pct,
-                                bool has_slc, uint64_t slc_used_bytes,
-                                bool has_wear, double wear_pct, Error **errp)
-{
-    uint64_t cap = s->profile->capacity_bytes;
-    double valid_bytes;
-    NvmStats st;
-
-    if (has_fill && !(fill_pct >= 0 && fill_pct <= 100)) {
-        error_setg(errp, "%s: fill-pct %g is outside 0..100", id, fill_pct);
-        return false;
-    }
-    if (has_wear && !(wear_pct >= 0 && wear_pct <= NVMIMIC_WEAR_PCT_MAX)) {
-        error_setg(errp, "%s: wear-pct %g is outside 0..%d", id, wear_pct,
-                   NVMIMIC_WEAR_PCT_MAX);
-        return false;
-    }
-    if (!has_slc) {
-        return true;
-    }
-    if (has_fill) {
-        valid_bytes = fill_pct / 100.0 * cap;
-    } else if (erase) {
-        valid_bytes = 0;
-    } else {
-        nvm_model_get_stats(s->model, nvmimic_now(), &st);
-        valid_bytes = st.valid_bytes;
-    }
-    if (slc_used_bytes > valid_bytes + 0.5) {
-        error_setg(errp, "%s: slc-used-bytes %" PRIu64 " is more than the "
-                   "valid data the drive %s (%.0f bytes)", id,
-                   slc_used_bytes, has_fill || erase ? "would hold" : "holds",
-                   valid_bytes);
-        return false;
-    }
-    return true;
 }
 
 void qmp_nvmimic_set_state(const char *id,
@@ -1601,49 +1777,41 @@ void qmp_nvmimic_set_state(const char *id,
                            bool has_slc_used_bytes, uint64_t slc_used_bytes,
                            bool has_wear_pct, double wear_pct,
                            bool has_reset_stats, bool reset_stats,
+                           bool has_at_mark, uint32_t at_mark,
                            Error **errp)
 {
     NvmeCtrl *n = nvmimic_find(id, errp);
-    bool erase = has_secure_erase && secure_erase;
+    NvmimicState st = {
+        .erase = has_secure_erase && secure_erase,
+        .has_fill = has_fill_pct,
+        .fill_pct = fill_pct,
+        .has_slc = has_slc_used_bytes,
+        .slc_used_bytes = slc_used_bytes,
+        .has_wear = has_wear_pct,
+        .wear_pct = wear_pct,
+        .reset = has_reset_stats && reset_stats,
+    };
     NvmimicCtrl *s;
-    GError *err = NULL;
-    bool ok = true;
 
     if (!n) {
         return;
     }
     s = n->nvmimic;
-    if (!nvmimic_check_state(s, id, erase, has_fill_pct, fill_pct,
-                             has_slc_used_bytes, slc_used_bytes,
-                             has_wear_pct, wear_pct, errp)) {
+    if (!nvmimic_check_state(s, id, &st, errp)) {
         return;
     }
-    if (erase) {
-        nvm_model_secure_erase(s->model);
-    }
-    if (has_fill_pct) {
-        ok = nvm_model_set_fill(s->model, fill_pct, &err);
-    }
-    if (ok && has_slc_used_bytes) {
-        ok = nvm_model_set_slc_used(s->model, slc_used_bytes, &err);
-    }
-    if (ok && has_wear_pct) {
-        ok = nvm_model_set_wear(s->model, wear_pct, &err);
-    }
-    if (!ok) {
-        error_setg(errp, "%s: %s", id, err->message);
-        g_error_free(err);
-        return;
-    }
-    if (has_reset_stats && reset_stats) {
-        int64_t now = nvmimic_now();
+    if (has_at_mark) {
+        NvmimicPending p = { .mark = at_mark, .st = st };
 
-        nvm_model_reset_stats(s->model, now);
-        memset(s->late, 0, sizeof(s->late));
-        s->stats_since_ns = now;
-        s->first_arrival_ns = -1;
-        s->last_deadline_ns = 0;
+        if (s->pending->len >= NVMIMIC_PENDING_MAX) {
+            error_setg(errp, "%s: %u states already wait for their marks",
+                       id, s->pending->len);
+            return;
+        }
+        g_array_append_val(s->pending, p);
+        return;
     }
+    nvmimic_apply_state(s, id, &st, errp);
 }
 
 void qmp_nvmimic_trace_start(const char *id, const char *path,
