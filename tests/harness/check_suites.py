@@ -25,6 +25,22 @@ def check(cond, what):
         bad.append(what)
 
 
+def think_s(jobfile):
+    """Seconds of fio's thinktime in harness/workloads/JOBFILE (0: none)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "..", "harness", "workloads", jobfile)
+    units = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+    for line in open(path):
+        k, _, v = line.strip().partition("=")
+        if k.strip() == "thinktime":
+            v = v.strip()
+            for u in ("us", "ms", "s"):
+                if v.endswith(u):
+                    return float(v[:-len(u)]) * units[u]
+            return float(v) * 1e-6    # fio's default unit
+    return 0.0
+
+
 # docs/results.schema.json (tests/results/validate.py)
 p = subprocess.run(["/usr/bin/python3", os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "results",
@@ -57,12 +73,21 @@ for w in vdi:
     for p in pts:
         tag = f"{n} {p.get('target_pct', 'peak')}"
         check(p["iops"] > 0 and p["host_iops"] > 0, f"{tag}: no I/O")
-        # the device's window lies inside fio's measured time
-        check(abs(p["host_iops"] / p["iops"] - 1) < 0.15,
+        # the device's window lies inside fio's measured time.  The host
+        # opens and closes it (QMP, on the guest's MARK line): under icount
+        # an idle guest's think time passes in no host time, so each end
+        # can slip by up to one think period, which the window's duty
+        # cycle then gains or loses (monday-login: 0.4 s in a 2 s window)
+        slip = think_s(w["mix"]["jobfile"]) / max(p["host_interval_s"] or 0, 1e-3)
+        check(abs(p["host_iops"] / p["iops"] - 1) < 0.15 + slip,
               f"{tag}: guest {p['iops']} vs device {p['host_iops']} IOPS")
-        # the guest sees the device's latency plus its own
-        # (0.95: with bursts the two windows hold different shares of idle)
-        check(p["lat_us"] >= 0.95 * p["host_lat_us"],
+        # the guest sees the device's latency plus its own.  Not the same
+        # I/Os: fio's window is three burst cycles, the device's the two
+        # from half a cycle in, and a 1 s cycle's mean latency at a few
+        # thousand IOPS varies by ~10 % from cycle to cycle (heavy tails:
+        # p99 is 5-10x the mean); 0.9 still catches a device that counts
+        # time the guest never waited.
+        check(p["lat_us"] >= 0.9 * p["host_lat_us"],
               f"{tag}: guest {p['lat_us']} us below device {p['host_lat_us']} us")
         if p.get("target_pct") and not p["host_limited"]:
             check(p["iops"] >= 0.85 * p["target_iops"],
