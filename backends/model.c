@@ -1196,6 +1196,37 @@ void nvm_model_secure_erase(NvmModel *m)
     nvm_update_wa(m, true);
 }
 
+bool nvm_model_set_mapped(NvmModel *m, const NvmLbaRange *ranges, size_t n,
+                          GError **errp)
+{
+    uint64_t cap_lbas = m->capacity_bytes / m->lba_bytes;
+    double valid = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const NvmLbaRange *r = &ranges[i];
+
+        if (!r->nlb || r->slba >= cap_lbas || r->nlb > cap_lbas - r->slba ||
+            (i && r->slba < ranges[i - 1].slba + ranges[i - 1].nlb)) {
+            g_set_error(errp, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "mapped range %zu (LBA %" G_GUINT64_FORMAT ", %"
+                        G_GUINT64_FORMAT " blocks) is empty, beyond the %"
+                        G_GUINT64_FORMAT " LBAs or not after the one before",
+                        i, r->slba, r->nlb, cap_lbas);
+            return false;
+        }
+        valid += (double)r->nlb * m->lba_bytes;
+    }
+    nvm_model_secure_erase(m);
+    if (n) {
+        /* the byte counters hold the ranges as one span of that density */
+        m->span_lo = ranges[0].slba * m->lba_bytes;
+        m->span_hi = (ranges[n - 1].slba + ranges[n - 1].nlb) * m->lba_bytes;
+        m->span_valid = valid;
+    }
+    nvm_update_wa(m, true);
+    return true;
+}
+
 void nvm_model_reset_stats(NvmModel *m, uint64_t now_ns)
 {
     memset(m->cls, 0, sizeof(m->cls));

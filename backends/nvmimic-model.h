@@ -260,6 +260,21 @@ bool nvm_model_set_wear(NvmModel *m, double pct, GError **errp);
 void nvm_model_secure_erase(NvmModel *m);
 void nvm_model_reset_stats(NvmModel *m, uint64_t now_ns);
 
+/* LBAs [slba, slba + nlb), in the profile's LBA size. */
+typedef struct NvmLbaRange {
+    uint64_t slba;
+    uint64_t nlb;
+} NvmLbaRange;
+
+/*
+ * The mapping a host leaves that wrote exactly @ranges (sorted, disjoint,
+ * within the capacity, none empty) long enough ago for the data to sit on
+ * native cells, and deallocated every other LBA: as after a secure erase
+ * and those writes (an image loaded onto the drive).  Wear is kept.
+ */
+bool nvm_model_set_mapped(NvmModel *m, const NvmLbaRange *ranges, size_t n,
+                          GError **errp);
+
 /*
  * Autonomous power state transitions as the guest sets them (Set Features
  * APST): @idle_ms[i] is the idle time before entering state i, 0 = never.

@@ -627,6 +627,72 @@ static void completions_never_precede_submission(void)
     nvm_profile_free(p);
 }
 
+/*
+ * An image loaded onto the drive: reads of its blocks go to NAND, reads
+ * elsewhere find nothing mapped; the valid data is the image's.
+ */
+static void mapped_ranges_are_read_from_nand_the_rest_is_not(void)
+{
+    NvmProfile *p = load("crucial-p5-2tb");
+    NvmModel *m = nvm_model_new(p, 1);
+    uint64_t gib_lbas = (1ULL << 30) / p->lba_bytes;
+    uint64_t cap_lbas = p->capacity_bytes / p->lba_bytes;
+    NvmLbaRange img[] = { { 0, gib_lbas }, { gib_lbas, gib_lbas } };
+    NvmLbaRange bad[][2] = {
+        { { 0, 0 }, { 8, 8 } },                 /* empty */
+        { { 0, 16 }, { 8, 8 } },                /* overlapping */
+        { { 16, 8 }, { 0, 8 } },                /* unsorted */
+        { { cap_lbas - 8, 16 }, { 0, 0 } },     /* beyond the capacity */
+    };
+    uint64_t t = 0, in_ns = 0, out_ns = 0;
+    GError *err = NULL;
+    NvmStats st;
+    int i;
+
+    g_assert_true(nvm_model_set_wear(m, 3, NULL));
+    g_assert_true(nvm_model_set_mapped(m, img, G_N_ELEMENTS(img), &err));
+    g_assert_no_error(err);
+    nvm_model_get_stats(m, 0, &st);
+    g_assert_cmpuint(st.valid_bytes, ==, 2ULL << 30);
+    g_assert_cmpuint(st.slc_used_bytes, ==, 0);
+    g_assert_cmpfloat(fabs(st.wear_pct - 3), <, 0.01);
+    for (i = 0; i < 64; i++) {
+        NvmCmd in = { .op = NVM_OP_READ, .nlb = 8,
+                      .slba = (uint64_t)i * (2 * gib_lbas / 64) };
+        NvmCmd out = { .op = NVM_OP_READ, .nlb = 8,
+                       .slba = 4 * gib_lbas + (uint64_t)i * 4096 };
+        uint64_t d;
+
+        t += 1000000;
+        d = nvm_model_submit(m, &in, t);
+        in_ns += d - t;
+        t = d + 1000000;
+        d = nvm_model_submit(m, &out, t);
+        out_ns += d - t;
+        t = d;
+    }
+    g_test_message("image read %.1f us, elsewhere %.1f us", in_ns / 64e3,
+                   out_ns / 64e3);
+    /* every read of the image pays tR; none elsewhere does (both pay the
+     * same wake-up after their idle gap) */
+    g_assert_cmpfloat((in_ns - out_ns) / 64.0, >,
+                      0.9 * p->read_us_native * 1e3);
+    for (i = 0; i < (int)G_N_ELEMENTS(bad); i++) {
+        g_assert_false(nvm_model_set_mapped(m, bad[i], 2, &err));
+        g_assert_nonnull(err);
+        g_test_message("refused: %s", err->message);
+        g_clear_error(&err);
+    }
+    /* a refused call changes nothing */
+    nvm_model_get_stats(m, t, &st);
+    g_assert_cmpuint(st.valid_bytes, ==, 2ULL << 30);
+    g_assert_true(nvm_model_set_mapped(m, NULL, 0, &err));
+    nvm_model_get_stats(m, t, &st);
+    g_assert_cmpuint(st.valid_bytes, ==, 0);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -664,5 +730,7 @@ int main(int argc, char **argv)
                     "folding", nand_bytes_written_never_decrease_across_folding);
     g_test_add_func("/model/completions_never_precede_submission",
                     completions_never_precede_submission);
+    g_test_add_func("/model/mapped_ranges_are_read_from_nand_the_rest_is_not",
+                    mapped_ranges_are_read_from_nand_the_rest_is_not);
     return g_test_run();
 }
