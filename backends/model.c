@@ -1227,6 +1227,16 @@ bool nvm_model_set_mapped(NvmModel *m, const NvmLbaRange *ranges, size_t n,
     return true;
 }
 
+void nvm_model_state_at(NvmModel *m, uint64_t now_ns)
+{
+    if (now_ns > m->busy_until) {
+        m->busy_until = now_ns;
+    }
+    if (now_ns > m->fold_clock) {
+        m->fold_clock = now_ns;
+    }
+}
+
 void nvm_model_reset_stats(NvmModel *m, uint64_t now_ns)
 {
     memset(m->cls, 0, sizeof(m->cls));

@@ -258,6 +258,13 @@ bool nvm_model_set_fill(NvmModel *m, double pct, GError **errp);
 bool nvm_model_set_slc_used(NvmModel *m, uint64_t bytes, GError **errp);
 bool nvm_model_set_wear(NvmModel *m, double pct, GError **errp);
 void nvm_model_secure_erase(NvmModel *m);
+/*
+ * The state injected by the calls above holds from @now_ns: the drive was
+ * busy until then (a fill ends with it writing, the tests follow at once),
+ * so the idle time before it is not time spent folding SLC or in a low
+ * power state.
+ */
+void nvm_model_state_at(NvmModel *m, uint64_t now_ns);
 void nvm_model_reset_stats(NvmModel *m, uint64_t now_ns);
 
 /* LBAs [slba, slba + nlb), in the profile's LBA size. */

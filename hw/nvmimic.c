@@ -839,6 +839,10 @@ static bool nvmimic_apply_state(NvmimicCtrl *s, const char *id,
         g_error_free(err);
         return false;
     }
+    if (st->erase || st->has_fill || st->has_slc) {
+        /* the new state holds from now, not from the last I/O */
+        nvm_model_state_at(s->model, nvmimic_now());
+    }
     if (st->reset) {
         nvmimic_reset_stats(s, nvmimic_now());
     }

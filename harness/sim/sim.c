@@ -28,6 +28,7 @@ void nvm_sim_review_state_hook(NvmModel *m, const NvmProfile *p,
         /* The fill ends with the SLC cache full; the tests follow at once. */
         nvm_model_set_fill(m, 100.0, NULL);
         nvm_model_set_slc_used(m, p->slc_static_bytes, NULL);
+        nvm_model_state_at(m, *now_ns);
         if (hooked) {
             hook->set_state(hook->opaque, false, 100.0,
                             (int64_t)p->slc_static_bytes, *now_ns);
@@ -35,6 +36,7 @@ void nvm_sim_review_state_hook(NvmModel *m, const NvmProfile *p,
     } else {
         /* Secure erase, then the span is written once before the tests. */
         nvm_model_secure_erase(m);
+        nvm_model_state_at(m, *now_ns);
         if (hooked) {
             hook->set_state(hook->opaque, true, -1, -1, *now_ns);
         }

@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 
 #include "curve.h"
+#include "sim.h"
 
 static NvmProfile *load(const char *name)
 {
@@ -164,6 +165,45 @@ static void idle_folding_restores_slc_write_rate(void)
     g_assert_cmpfloat(g_array_index(r, double, r->len - 1), <, slow * 1.5);
     g_array_free(r, TRUE);
     nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+/*
+ * A drive filled by state injection after a long idle writes as one
+ * filled at once: the idle before the injection is not folding time (a
+ * guest run sets the review state minutes after its previous workload).
+ */
+static void state_injected_after_idle_is_not_folded_by_that_idle(void)
+{
+    NvmProfile *p = load("crucial-p2-500g");
+    NvmWorkload wl[NVM_FOUR_CORNERS];
+    double peak[2];
+
+    nvm_four_corners(wl, false);
+    for (int idle = 0; idle < 2; idle++) {
+        NvmModel *m = nvm_model_new(p, 1);
+        uint64_t now = 0, span;
+        NvmRunResult r;
+        NvmRunSpec spec = {
+            .wl = &wl[2], .lba_bytes = p->lba_bytes,
+            .warmup_ns = 100000000, .duration_ns = 500000000,
+        };
+
+        nvm_sim_review_state(m, p, &span, &now);
+        spec.span_bytes = span;
+        if (idle) {
+            nvm_curve_run(m, &spec, 3, &now, &r);   /* reads, then idle */
+            now += 30 * 1000000000ULL;
+        }
+        nvm_sim_review_state(m, p, &span, &now);
+        spec.wl = &wl[3];
+        nvm_curve_run(m, &spec, 7, &now, &r);
+        peak[idle] = r.iops;
+        nvm_model_free(m);
+    }
+    g_test_message("64K write peak: fresh %.0f IOPS, after reads and 30 s "
+                   "idle %.0f IOPS", peak[0], peak[1]);
+    g_assert_cmpfloat(fabs(peak[1] - peak[0]), <, 0.02 * peak[0]);
     nvm_profile_free(p);
 }
 
@@ -699,6 +739,9 @@ int main(int argc, char **argv)
     g_test_add_func("/model/slc_cache_exhausted_drops_to_native_rate_at_"
                     "cache_size",
                     slc_cache_exhausted_drops_to_native_rate_at_cache_size);
+    g_test_add_func("/model/state_injected_after_idle_is_not_folded_by_"
+                    "that_idle",
+                    state_injected_after_idle_is_not_folded_by_that_idle);
     g_test_add_func("/model/idle_folding_restores_slc_write_rate",
                     idle_folding_restores_slc_write_rate);
     g_test_add_func("/model/fuller_drive_gives_lower_random_write_peak",
