@@ -15,6 +15,7 @@
 typedef struct Job {
     uint64_t next_ns;           /* next submission */
     uint64_t arrival_ns;        /* next Poisson arrival (open loop) */
+    uint64_t rng;               /* its own addresses and arrivals */
 } Job;
 
 uint64_t nvm_run_submit(NvmModel *m, const NvmRunHook *hook,
@@ -78,7 +79,6 @@ void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
     unsigned n = wl->threads ? wl->threads : 1;
     Job *jobs = g_new0(Job, n);
     NvmHeap h;
-    uint64_t rng = seed;
     uint64_t t0 = *now_ns;
     uint64_t measure_ns = t0 + spec->warmup_ns;
     uint64_t end_ns = measure_ns + spec->duration_ns;
@@ -98,8 +98,15 @@ void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
     }
     nvm_heap_init(&h, n);
     for (unsigned i = 0; i < n; i++) {
+        /*
+         * Each job draws from its own stream, so what it does does not
+         * depend on how its I/Os interleave with the others' (the guest's
+         * load generator, vm-images/nvmimic-load.c, draws the same).
+         */
+        jobs[i].rng = nvm_rng_stream(seed, i);
         if (mean_gap_ns > 0) {
-            jobs[i].arrival_ns = t0 + (uint64_t)(-log(nvm_rng_01(&rng)) *
+            jobs[i].arrival_ns = t0 + (uint64_t)(-log(nvm_rng_01(
+                                                 &jobs[i].rng)) *
                                                  mean_gap_ns);
             jobs[i].next_ns = jobs[i].arrival_ns;
         } else {
@@ -128,13 +135,13 @@ void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
             blk = seq_next;
             seq_next = seq_next + 1 == nblocks ? 0 : seq_next + 1;
         } else {
-            blk = nvm_rng_u64(&rng) % nblocks;
+            blk = nvm_rng_u64(&j->rng) % nblocks;
         }
         cmd.slba = (spec->span_start_bytes + blk * wl->block_bytes) / lba;
         cmd.nlb = wl->block_bytes / lba;
         done = nvm_run_submit(m, spec->hook, &cmd, t);
         if (mean_gap_ns > 0) {
-            j->arrival_ns += (uint64_t)(-log(nvm_rng_01(&rng)) *
+            j->arrival_ns += (uint64_t)(-log(nvm_rng_01(&j->rng)) *
                                         mean_gap_ns);
             j->next_ns = j->arrival_ns > done ? j->arrival_ns : done;
         } else {

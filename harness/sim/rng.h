@@ -17,6 +17,14 @@ static inline uint64_t nvm_rng_u64(uint64_t *s)
     return z ^ (z >> 31);
 }
 
+/* The starting state of stream @i of @seed (one per job or thread). */
+static inline uint64_t nvm_rng_stream(uint64_t seed, unsigned i)
+{
+    uint64_t s = seed ^ (0xd1b54a32d192ed03ULL * ((uint64_t)i + 1));
+
+    return nvm_rng_u64(&s);
+}
+
 /* Uniform in (0, 1): never 0, so -log() of it is finite. */
 static inline double nvm_rng_01(uint64_t *s)
 {
