@@ -20,6 +20,9 @@
 #
 # options:
 #   --icount          simulated time: -icount shift=0,sleep=off (implies TCG)
+#   --icount-shift N  simulated time with -icount shift=N: each guest instruction
+#                     lasts 2^N ns (N from -3, QEMU patched by qemu/patches/0003, to
+#                     10); --icount is --icount-shift 0
 #   --accel A         auto (default: KVM if a probe guest boots under it, else TCG), kvm, tcg
 #   --mem SIZE        guest memory (default 512M)
 #   --smp N           virtual CPUs (default 1)
@@ -52,11 +55,12 @@ set -eu
 me=run-guest
 die() { echo "$me: $*" >&2; exit 2; }
 
-icount=0 accel=${NVMIMIC_ACCEL:-auto} mem=512M smp=1 append_extra= results_size=256M verbose=0
+icount=0 icount_shift=0 accel=${NVMIMIC_ACCEL:-auto} mem=512M smp=1 append_extra= results_size=256M verbose=0
 stats_dev= stats_state=
 while [ $# -gt 0 ]; do
     case $1 in
         --icount) icount=1; shift ;;
+        --icount-shift) icount=1; icount_shift=${2:?--icount-shift needs a value}; shift 2 ;;
         --accel) accel=${2:?--accel needs a value}; shift 2 ;;
         --accel=*) accel=${1#*=}; shift ;;
         --mem) mem=${2:?}; shift 2 ;;
@@ -151,7 +155,11 @@ if [ "$accel" = kvm ]; then
 else
     accel_args=(-machine q35,accel=tcg)
 fi
-[ "$icount" = 1 ] && accel_args+=(-icount shift=0,sleep=off)
+case $icount_shift in
+    -[1-3]|[0-9]|10) ;;
+    *) die "--icount-shift $icount_shift: from -3 to 10" ;;
+esac
+[ "$icount" = 1 ] && accel_args+=(-icount "shift=$icount_shift,sleep=off")
 echo "$accel$([ "$icount" = 1 ] && echo ' icount')" >"$results/accel"
 
 # --- the channel ------------------------------------------------------------------------
