@@ -199,7 +199,7 @@ static inline double nvm_jitter(NvmModel *m)
 /* ------------------------------------------------------------------ */
 /* Histogram: 8 sub-buckets per power of two of nanoseconds. */
 
-static inline unsigned nvm_hist_bucket(uint64_t ns)
+unsigned nvm_hist_bucket(uint64_t ns)
 {
     unsigned msb, b;
 

@@ -326,6 +326,8 @@ typedef struct NvmStats {
 /* Statistics up to @now_ns (the model is not changed). */
 void nvm_model_get_stats(const NvmModel *m, uint64_t now_ns, NvmStats *st);
 uint64_t nvm_hist_bucket_upper_ns(unsigned bucket);
+/* The bucket @ns falls in (for histograms of other times, in ns). */
+unsigned nvm_hist_bucket(uint64_t ns);
 double nvm_hist_percentile_us(const uint64_t *hist, uint64_t count, double q);
 
 #endif

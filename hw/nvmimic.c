@@ -122,6 +122,9 @@ typedef struct NvmimicLate {
     uint64_t late;
     uint64_t late_sum_ns;
     uint64_t late_max_ns;
+    /* posted minus scheduled time of every posted completion (0: on
+     * time), in the model's histogram buckets */
+    uint64_t hist[NVM_HIST_BUCKETS];
 } NvmimicLate;
 
 struct NvmimicCtrl {
@@ -200,6 +203,8 @@ static void nvmimic_account(NvmimicCtrl *s, NvmeRequest *req, int64_t now)
     trace_nvmimic_post(nvme_cid(req), req->sq->sqid,
                        now - req->nvmimic.deadline_ns);
     l->posted++;
+    l->hist[nvm_hist_bucket(now > req->nvmimic.deadline_ns ?
+                            now - req->nvmimic.deadline_ns : 0)]++;
     if (now > req->nvmimic.deadline_ns) {
         uint64_t d = now - req->nvmimic.deadline_ns;
 
@@ -741,6 +746,8 @@ static NvmimicStats *nvmimic_stats(NvmeCtrl *n, int64_t now)
         c->late = l->late;
         c->late_mean_us = l->late ? l->late_sum_ns / 1000.0 / l->late : 0;
         c->late_max_us = l->late_max_ns / 1000.0;
+        c->late_p50_us = nvm_hist_percentile_us(l->hist, l->posted, 0.50);
+        c->late_p99_us = nvm_hist_percentile_us(l->hist, l->posted, 0.99);
         QAPI_LIST_PREPEND(r->classes, c);
     }
     r->fill_pct = st.fill_pct;
