@@ -28,7 +28,7 @@ static bool sim_write_out(const Opts *o, const NvmResults *res)
         return false;
     }
     if (!nvm_results_save(res, o->out, &err) ||
-        !nvm_report_render(o->out, tsv, &err)) {
+        !nvm_report_render(o->out, tsv, NULL, &err)) {
         fprintf(stderr, "nvmimic sim: %s\n", err->message);
         return false;
     }

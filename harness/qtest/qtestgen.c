@@ -471,7 +471,7 @@ static bool write_results(const Ctx *c, const NvmResults *r, GError **errp)
         return false;
     }
     return nvm_results_save(r, c->o.out, errp) &&
-           nvm_report_render(c->o.out, tsv, errp);
+           nvm_report_render(c->o.out, tsv, NULL, errp);
 }
 
 static void table_point(const char *load, double target, double iops,

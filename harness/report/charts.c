@@ -245,7 +245,38 @@ static double work_xmax(const NvmResWork *w)
     return m;
 }
 
-bool rep_chart_one(const NvmResults *r, const NvmResWork *w, GError **errp)
+/* report --baseline: the baseline's guest and device curves, in grey. */
+static void gp_baseline(GString *data, GString *plot, const RepBaseline *base,
+                        const NvmResWork *w)
+{
+    const NvmResWork *b = NULL;
+
+    for (guint i = 0; i < base->run->works->len; i++) {
+        const NvmResWork *x = g_ptr_array_index(base->run->works, i);
+
+        if (!strcmp(x->name, w->name)) {
+            b = x;
+        }
+    }
+    if (!b) {
+        return;
+    }
+    if (rep_count_pts(b->curve, true, -1)) {
+        rep_gp_block(data, "bdevice", b->curve, true, -1);
+        g_string_append_printf(plot, ", $bdevice using 1:2 with linespoints "
+                               "dt 3 lw 1.5 pt 1 ps 0.9 lc rgb '%s' "
+                               "title 'baseline device'", C_BASE_DEVICE);
+    }
+    if (rep_count_pts(b->curve, false, -1)) {
+        rep_gp_block(data, "bguest", b->curve, false, -1);
+        g_string_append_printf(plot, ", $bguest using 1:2 with linespoints "
+                               "dt (4,3) lw 2.5 pt 6 ps 1.2 lc rgb '%s' "
+                               "title 'baseline guest'", C_BASE_GUEST);
+    }
+}
+
+bool rep_chart_one(const NvmResults *r, const NvmResWork *w,
+                   const RepBaseline *baseline, GError **errp)
 {
     g_autoptr(GString) s = g_string_new(NULL);
     g_autoptr(GString) data = g_string_new(NULL);
@@ -310,6 +341,9 @@ bool rep_chart_one(const NvmResults *r, const NvmResWork *w, GError **errp)
                                    first->lat_us, right ? "right" : "left",
                                    right ? "-1.4" : "1.4");
         }
+    }
+    if (baseline) {
+        gp_baseline(data, plot, baseline, w);
     }
     rep_gp_review(data, plot, labels, w, C_REVIEW, "", 0);
     if (!plot->len) {

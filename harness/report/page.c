@@ -449,7 +449,26 @@ char *rep_now_string(void)
     return g_date_time_format(now, "%Y-%m-%d %H:%M %Z");
 }
 
-static bool write_html(const NvmResults *r, GError **errp)
+/* report --baseline: what moved since the baseline run. */
+static void h_baseline(GString *s, const RepBaseline *base)
+{
+    g_string_append_printf(s, "<section id=\"baseline\"><h2>Since the "
+                           "baseline %s</h2><p>Baseline: <code>",
+                           base->moved ? "<span class=\"badge warn\">"
+                           "changed</span>" : "<span class=\"badge ok\">"
+                           "unchanged</span>");
+    rep_h_esc(s, base->run->dir);
+    g_string_append_printf(s, "</code>. Its curves are drawn beside this "
+                           "run's (grey). %d figure%s moved; in simulated "
+                           "time any move is the stack's, not the host's "
+                           "(<code>nvmimic diff</code>):</p>\n<pre>",
+                           base->moved, base->moved == 1 ? "" : "s");
+    rep_h_esc(s, base->diff);
+    g_string_append(s, "</pre></section>\n");
+}
+
+static bool write_html(const NvmResults *r, const RepBaseline *base,
+                       GError **errp)
 {
     g_autofree char *path = g_build_filename(r->dir, "report.html", NULL);
     g_autofree char *title = g_strdup_printf("nvmimic report: %s",
@@ -523,6 +542,9 @@ static bool write_html(const NvmResults *r, GError **errp)
         }
         g_string_append(s, "</p></section>\n");
     }
+    if (base) {
+        h_baseline(s, base);
+    }
     if (r->works->len) {
         h_summary(s, r);
     } else if (!r->apps->len) {
@@ -548,15 +570,30 @@ static bool write_html(const NvmResults *r, GError **errp)
 }
 
 bool nvm_report_render(const char *dir, const char *reviews_tsv,
-                       GError **errp)
+                       const char *baseline, GError **errp)
 {
     g_autoptr(NvmResults) r = nvm_results_load(dir, reviews_tsv, errp);
+    g_autoptr(NvmResults) brun = NULL;
+    g_autoptr(GString) bdiff = g_string_new(NULL);
+    RepBaseline b = { 0 };
 
     if (!r || !nvm_results_save_csv(r, r->dir, errp)) {
         return false;
     }
+    if (baseline) {
+        brun = nvm_results_load(baseline, reviews_tsv, errp);
+        b.moved = brun ? nvm_diff_runs(baseline, dir, 0, false, bdiff, errp)
+                       : -1;
+        if (b.moved < 0) {
+            g_prefix_error(errp, "--baseline: ");
+            return false;
+        }
+        b.run = brun;
+        b.diff = bdiff->str;
+    }
     for (guint i = 0; i < r->works->len; i++) {
-        if (!rep_chart_one(r, g_ptr_array_index(r->works, i), errp)) {
+        if (!rep_chart_one(r, g_ptr_array_index(r->works, i),
+                           baseline ? &b : NULL, errp)) {
             return false;
         }
     }
@@ -565,5 +602,5 @@ bool nvm_report_render(const char *dir, const char *reviews_tsv,
             return false;
         }
     }
-    return write_html(r, errp);
+    return write_html(r, baseline ? &b : NULL, errp);
 }

@@ -20,6 +20,13 @@
 enum { DEV_READ = NVM_OP_READ, DEV_WRITE = NVM_OP_WRITE,
        DEV_FLUSH = NVM_OP_FLUSH, N_DEV };
 
+/* report --baseline: a run drawn beside this one, and what moved since */
+typedef struct RepBaseline {
+    NvmResults *run;
+    char *diff;                 /* nvmimic diff BASE DIR's table */
+    int moved;                  /* figures that moved since it */
+} RepBaseline;
+
 /* charts.c */
 #define GP_W 1000
 #define GP_H 620
@@ -32,6 +39,8 @@ extern const char *const rep_palette[N_PALETTE];
 #define C_DEVICE "#2e8b57"
 #define C_REVIEW "#c0392b"
 #define C_LIMITED "#9a9a9a"
+#define C_BASE_GUEST "#7f8c9b"
+#define C_BASE_DEVICE "#a9c4b3"
 void rep_gp_str(GString *s, const char *v);
 void rep_gp_frame(GString *s, const char *title);
 void rep_gp_outputs(GString *s, const char *base, const char *plot);
@@ -43,7 +52,8 @@ void rep_gp_block(GString *data, const char *name, GArray *c, bool host,
                   int want_limited);
 unsigned rep_count_pts(GArray *c, bool host, int want_limited);
 char *rep_work_subtitle(const NvmResWork *w);
-bool rep_chart_one(const NvmResults *r, const NvmResWork *w, GError **errp);
+bool rep_chart_one(const NvmResults *r, const NvmResWork *w,
+                   const RepBaseline *base, GError **errp);
 unsigned rep_str_index(GPtrArray *a, const char *v);
 bool rep_chart_app(const NvmResults *r, NvmResApp *a, GError **errp);
 

@@ -13,6 +13,7 @@
 
 typedef struct ReportOpts {
     const char *out;
+    const char *baseline;
     const char *reviews;
     const char *profile_dir;
 } ReportOpts;
@@ -44,7 +45,7 @@ static int report_main(const NvmCommand *cmd, int argc, char **argv)
             printf("%s\n", p);
         }
     } else {
-        ok = nvm_report_render(dirs->pdata[0], tsv, &err);
+        ok = nvm_report_render(dirs->pdata[0], tsv, o.baseline, &err);
         if (ok) {
             g_autofree char *p = g_build_filename(dirs->pdata[0],
                                                   "report.html", NULL);
@@ -80,6 +81,9 @@ static int compare_cmd_main(int argc, char **argv)
             "(default $NVMIMIC_PROFILE_DIR, else nvmimic's own)")
 
 static const NvmOpt report_opts[] = {
+    NVM_OPT("baseline", NVM_OPT_STR, O(baseline), "BASE",
+            "draw run BASE's curves beside DIR's, and list the figures\n"
+            "that moved since BASE (as nvmimic diff BASE DIR)"),
     REVIEWS_OPT,
     PROFILE_DIR_OPT,
     NVM_OPT_END,
@@ -87,7 +91,7 @@ static const NvmOpt report_opts[] = {
 
 const NvmCommand nvm_cmd_report = {
     .name = "report",
-    .synopsis = "DIR [--reviews FILE]",
+    .synopsis = "DIR [--baseline BASE] [--reviews FILE]",
     .summary = "Re-render a run's directory from its results.json: "
                "results.csv, charts, report.html.",
     .description =

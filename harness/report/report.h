@@ -16,9 +16,11 @@
 /*
  * Re-render everything in @dir from @dir/results.json.  @reviews_tsv (may be
  * NULL or missing) supplies the review's peak where results.json has none.
+ * @baseline (or NULL): a run whose curves are drawn beside this run's, with
+ * the figures that moved since it (nvm_diff_runs()) in the page.
  */
 bool nvm_report_render(const char *dir, const char *reviews_tsv,
-                       GError **errp);
+                       const char *baseline, GError **errp);
 
 /* Runs in @dirs side by side: @out_dir/compare.html and compare-*.png/svg. */
 bool nvm_report_compare(char **dirs, unsigned n_dirs, const char *out_dir,

@@ -6,7 +6,7 @@
 
 CHECK is one of png, svg, csv, html, chromium, sim-only, minimal, compare,
 bad-input, golden, apps, apps-only, apps-tolerant, apps-chromium,
-apps-compare.  Each check renders into its own WORKDIR/CHECK so they can run
+apps-compare, baseline.  Each check renders into its own WORKDIR/CHECK so they can run
 in parallel.  Exit 0 pass, 1 fail, 77 skip.
 
 The apps checks read fixture-apps.json (VDI workload, sql, render and seq
@@ -749,12 +749,59 @@ def t_apps_compare(nvmimic, fixture, work):
     print("ok compare: applications table %d rows" % len(table))
 
 
+def t_baseline(nvmimic, fixture, work):
+    """report --baseline: the baseline's guest and device curves beside the
+    run's in each chart, and a section with what moved since it."""
+    shutil.rmtree(work, ignore_errors=True)
+    base = os.path.join(work, "base")
+    new = os.path.join(work, "new")
+    os.makedirs(base)
+    os.makedirs(new)
+    with open(fixture) as f:
+        doc = json.load(f)
+    with open(os.path.join(base, "results.json"), "w") as f:
+        json.dump(doc, f)
+    wl = doc["workloads"][0]
+    wl["curve"][0]["lat_us"] = round(wl["curve"][0]["lat_us"] * 1.1, 2)
+    with open(os.path.join(new, "results.json"), "w") as f:
+        json.dump(doc, f)
+    p = run([nvmimic, "report", new, "--baseline", base])
+    check(p.stdout.strip() == os.path.join(new, "report.html"),
+          "report printed %r" % p.stdout)
+    text = open(os.path.join(new, "report.html"), encoding="utf-8").read()
+    words, raw = section_text(text, "baseline")
+    check("changed" in words and "1 figure moved" in words,
+          "baseline section: %r" % words[:300])
+    check(re.search(re.escape(wl["name"]) + r" +10 % +lat_us", raw),
+          "the moved figure is not in the baseline section")
+    for w in doc["workloads"]:
+        series = svg_series(os.path.join(new, w["name"] + ".svg"))
+        uses, _ = data_points(find_series(series, "baseline guest"))
+        check(uses == len([p for p in w["curve"] if p.get("iops")]),
+              "%s: baseline guest series has %d markers" % (w["name"], uses))
+        find_series(series, "baseline device")
+        find_series(series, "guest (fio")
+    # the same run as its own baseline: nothing moved
+    run([nvmimic, "report", base, "--baseline", base])
+    words, _ = section_text(open(os.path.join(base, "report.html"),
+                                 encoding="utf-8").read(), "baseline")
+    check("unchanged" in words and "0 figures moved" in words,
+          "self baseline: %r" % words[:200])
+    p = run([nvmimic, "report", new, "--baseline",
+             os.path.join(work, "none")], ok=False)
+    check(p.returncode == 1 and "--baseline" in p.stderr and
+          p.stderr.count("\n") == 1, "missing baseline: %d %r"
+          % (p.returncode, p.stderr))
+    print("ok report --baseline: curves beside, 1 moved figure listed")
+
+
 CHECKS = {"png": t_png, "svg": t_svg, "csv": t_csv, "html": t_html,
           "chromium": t_chromium, "sim-only": t_sim_only,
           "minimal": t_minimal, "compare": t_compare,
           "bad-input": t_bad_input, "golden": t_golden, "apps": t_apps,
           "apps-only": t_apps_only, "apps-tolerant": t_apps_tolerant,
-          "apps-chromium": t_apps_chromium, "apps-compare": t_apps_compare}
+          "apps-chromium": t_apps_chromium, "apps-compare": t_apps_compare,
+          "baseline": t_baseline}
 
 
 def main():
