@@ -25,7 +25,11 @@ void nvm_sim_review_state_hook(NvmModel *m, const NvmProfile *p,
     span -= span % (1024 * 1024);
     *span_bytes = span;
     if (p->review_state == NVM_REVIEW_FILLED) {
-        /* The fill ends with the SLC cache full; the tests follow at once. */
+        /*
+         * The fill ends with the SLC cache full; the span has been
+         * rewritten at random by the earlier tests (each corner runs 13
+         * points), so GC is at its steady state.
+         */
         nvm_model_set_fill(m, 100.0, NULL);
         nvm_model_set_slc_used(m, p->slc_static_bytes, NULL);
         nvm_model_state_at(m, *now_ns);
@@ -33,6 +37,8 @@ void nvm_sim_review_state_hook(NvmModel *m, const NvmProfile *p,
             hook->set_state(hook->opaque, false, 100.0,
                             (int64_t)p->slc_static_bytes, *now_ns);
         }
+        /* (not told to @hook: the device has no such state injection) */
+        nvm_model_set_steady_random(m, 0, span, NULL);
     } else {
         /* Secure erase, then the span is written once before the tests. */
         nvm_model_secure_erase(m);
@@ -42,6 +48,8 @@ void nvm_sim_review_state_hook(NvmModel *m, const NvmProfile *p,
         }
         nvm_curve_precondition_hook(m, 0, span, p->lba_bytes, now_ns, hook);
     }
+    /* a review's point lasts minutes: the map cache has seen the span */
+    nvm_model_warm_map(m, 0, span);
     nvm_run_reset_stats(m, hook, *now_ns);
 }
 

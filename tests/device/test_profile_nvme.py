@@ -60,6 +60,14 @@ class Profile:
         cp.optionxform = str          # GKeyFile keys are case-sensitive
         with open(self.path) as f:    # a missing profile fails the test
             cp.read_file(f)
+        # The parts the drive names ([parts] nand, controller) hold the
+        # rest of its keys (a key is set by exactly one file).
+        if cp.has_section('parts'):
+            for kind, part in cp.items('parts'):
+                path = os.path.join(PROFILE_DIR, 'parts', kind,
+                                    part.strip() + '.ini')
+                with open(path) as f:
+                    cp.read_file(f)
         self.cp = cp
 
     def str(self, section, key):
