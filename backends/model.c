@@ -1755,11 +1755,10 @@ bool nvm_model_set_mapped(NvmModel *m, const NvmLbaRange *ranges, size_t n,
 
 void nvm_model_state_at(NvmModel *m, uint64_t now_ns)
 {
+    /* background work (folding, GC) and power states count idle time
+     * from busy_until (nvm_bg_idle, nvm_account_idle) */
     if (now_ns > m->busy_until) {
         m->busy_until = now_ns;
-    }
-    if (now_ns > m->fold_clock) {
-        m->fold_clock = now_ns;
     }
 }
 
