@@ -1582,7 +1582,7 @@ static bool compose_add(Compose *c, GKeyFile *kf, const char *file,
                 return false;
             }
             if (kind == KP_DRIVE && has_parts && home != KP_DRIVE &&
-                c->part_name[home]) {
+                c->part_name[home] && find_key(*g, *k)) {
                 set_err(errp, f, *g, *k, "belongs in the %s part (%s)",
                         part_names[home], c->part_name[home]);
                 return false;

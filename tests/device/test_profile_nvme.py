@@ -344,9 +344,9 @@ class ProfileNvme(ProfileTest):
             text = f.read()
         cases = [
             # (description, edit, words the message must contain)
-            ('pcie-lanes not a number',
-             lambda t: _replace_key(t, 'pcie-lanes', 'four'),
-             ['pcie-lanes', 'four']),
+            ('endurance-tbw not a number',
+             lambda t: _replace_key(t, 'endurance-tbw', 'four'),
+             ['endurance-tbw', 'four']),
             ('missing model-number',
              lambda t: _replace_key(t, 'model-number', None),
              ['model-number', 'missing']),
@@ -707,7 +707,11 @@ class ProfileNvme(ProfileTest):
               % (n, erased_us, erased['write-amplification'], full_us,
                  full['write-amplification']))
         self.assertGreater(full_us, 1.2 * erased_us)
-        self.assertGreater(full['write-amplification'], 1.5)
+        # A fill leaves the spare area in free blocks: GC starts only once
+        # the host has written them (tests/unit/test-model.c's
+        # gc_brings_latency_spikes_as_the_drive_fills), so 8 MiB on a full
+        # drive go straight to native cells without GC, as on an erased one.
+        self.assertLess(full['write-amplification'], 1.1)
         self.assertLess(erased['write-amplification'], 1.1)
         self.assertAlmostEqual(self.cls(full, 'write')['mean-us'], full_us,
                                delta=0.005 * full_us)
@@ -1150,12 +1154,17 @@ class ProfileNvme(ProfileTest):
 
 def _replace_key(text, key, value):
     out = []
+    found = False
     for line in text.splitlines():
         if line.split('=', 1)[0].strip() == key and not line.startswith('#'):
+            found = True
             if value is None:
                 continue
             line = '%s = %s' % (key, value)
         out.append(line)
+    # a key that is not in the file (e.g. one that moved to a part file)
+    # would leave the profile valid and the test asserting nothing
+    assert found, 'no key %s in the profile' % key
     return '\n'.join(out) + '\n'
 
 
