@@ -132,6 +132,10 @@ typedef struct NvmimicState {
     double wear_pct;
     bool has_thermal;
     bool thermal;
+    bool has_steady;            /* the random-write steady state of ... */
+    uint64_t steady_bytes;      /* ... the first steady_bytes */
+    bool has_warm;              /* the map cache warm over ... */
+    uint64_t warm_bytes;        /* ... the first warm_bytes */
     bool reset;
 } NvmimicState;
 
@@ -831,6 +835,12 @@ static bool nvmimic_check_state(NvmimicCtrl *s, const char *id,
                    st->wear_pct, NVMIMIC_WEAR_PCT_MAX);
         return false;
     }
+    if ((st->has_steady && st->steady_bytes > cap) ||
+        (st->has_warm && st->warm_bytes > cap)) {
+        error_setg(errp, "%s: steady-random-bytes or warm-map-bytes is "
+                   "beyond the drive's %" PRIu64 " bytes", id, cap);
+        return false;
+    }
     if (!st->has_slc) {
         return true;
     }
@@ -882,14 +892,21 @@ static bool nvmimic_apply_state(NvmeCtrl *n, const char *id,
     if (ok && st->has_wear) {
         ok = nvm_model_set_wear(s->model, st->wear_pct, &err);
     }
+    if (ok && st->has_steady) {
+        ok = nvm_model_set_steady_random(s->model, 0, st->steady_bytes, &err);
+    }
     if (!ok) {
         error_setg(errp, "%s: %s", id, err->message);
         g_error_free(err);
         return false;
     }
-    if (st->erase || st->has_fill || st->has_slc) {
+    if (st->erase || st->has_fill || st->has_slc ||
+        st->has_steady) {
         /* the new state holds from now, not from the last I/O */
         nvm_model_state_at(s->model, nvmimic_now());
+    }
+    if (st->has_warm) {
+        nvm_model_warm_map(s->model, 0, st->warm_bytes);
     }
     if (st->has_thermal) {
         nvm_model_set_thermal(s->model, st->thermal);
@@ -1982,6 +1999,9 @@ void qmp_nvmimic_set_state(const char *id,
                            bool has_reset_stats, bool reset_stats,
                            bool has_at_mark, uint32_t at_mark,
                            bool has_thermal, bool thermal,
+                           bool has_steady_random_bytes,
+                           uint64_t steady_random_bytes,
+                           bool has_warm_map_bytes, uint64_t warm_map_bytes,
                            Error **errp)
 {
     NvmeCtrl *n = nvmimic_find(id, errp);
@@ -1995,6 +2015,10 @@ void qmp_nvmimic_set_state(const char *id,
         .wear_pct = wear_pct,
         .has_thermal = has_thermal,
         .thermal = thermal,
+        .has_steady = has_steady_random_bytes,
+        .steady_bytes = steady_random_bytes,
+        .has_warm = has_warm_map_bytes,
+        .warm_bytes = warm_map_bytes,
         .reset = has_reset_stats && reset_stats,
     };
     NvmimicCtrl *s;

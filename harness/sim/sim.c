@@ -21,6 +21,7 @@ void nvm_sim_review_state_hook(NvmModel *m, const NvmProfile *p,
     uint64_t span = (uint64_t)(p->capacity_bytes * p->review_span_pct /
                                100.0);
     bool hooked = hook && hook->set_state;
+    uint64_t steady = 0;
 
     span -= span % (1024 * 1024);
     *span_bytes = span;
@@ -37,8 +38,8 @@ void nvm_sim_review_state_hook(NvmModel *m, const NvmProfile *p,
             hook->set_state(hook->opaque, false, 100.0,
                             (int64_t)p->slc_static_bytes, *now_ns);
         }
-        /* (not told to @hook: the device has no such state injection) */
         nvm_model_set_steady_random(m, 0, span, NULL);
+        steady = span;
     } else {
         /* Secure erase, then the span is written once before the tests. */
         nvm_model_secure_erase(m);
@@ -50,6 +51,9 @@ void nvm_sim_review_state_hook(NvmModel *m, const NvmProfile *p,
     }
     /* a review's point lasts minutes: the map cache has seen the span */
     nvm_model_warm_map(m, 0, span);
+    if (hook && hook->review) {
+        hook->review(hook->opaque, steady, span, *now_ns);
+    }
     nvm_run_reset_stats(m, hook, *now_ns);
 }
 
