@@ -98,14 +98,14 @@ uint64_t fuzz_submit(FuzzDriver *d, NvmOp op, uint64_t slba, uint32_t nlb)
 {
     NvmCmd c = { .op = op, .slba = slba, .nlb = nlb };
     uint64_t cap = d->p->capacity_bytes;
-    uint64_t off = slba * d->p->lba_bytes;
+    uint64_t cap_lbas = cap / d->p->lba_bytes;
+    /* an LBA past the end wraps in LBAs, as the model does (no overflow) */
+    uint64_t off = (slba >= cap_lbas ? slba % cap_lbas : slba) *
+                   d->p->lba_bytes;
     uint64_t bytes = (uint64_t)nlb * d->p->lba_bytes;
     uint64_t done;
     unsigned cls = op < NVM_CLASS_COUNT ? op : NVM_OP_FLUSH;
 
-    if (off >= cap) {
-        off %= cap;
-    }
     if (off + bytes > cap) {
         bytes = cap - off;
     }
