@@ -21,8 +21,7 @@
 
 #include "fuzz-common.h"
 
-/* beside the shipped drives, so that the seeds find their part files */
-#define PATH NVMIMIC_PROFILE_DIR "/fuzz.ini"
+#define PATH "fuzz.ini"
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
