@@ -233,6 +233,13 @@ bool nvm_lv_guest_running(NvmLvGuest *g, GError **err)
                         "dropped domain %s: %s", g->uri, g->name, lv_msg());
             return false;
         }
+        /* "being shut down" passes: a domain destroyed from outside goes
+         * through it on its way to shut off (destroyed), which is retried
+         * elsewhere; give it the same 5 s to settle. */
+        if (state == VIR_DOMAIN_SHUTDOWN && i < 50) {
+            g_usleep(100 * 1000);
+            continue;
+        }
         if (state != VIR_DOMAIN_RUNNING && state != VIR_DOMAIN_BLOCKED) {
             break;
         }
