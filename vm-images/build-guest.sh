@@ -141,10 +141,11 @@ rm -f "$STAGE/.ldd"
 # Some libraries (librados → ceph/) live outside the default search path.
 printf '%s\n' /usr/lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu/ceph >etc/ld.so.conf
 
-# Kernel modules: nvme and virtio-blk (the job/results channel) plus everything
+# Kernel modules: nvme, virtio-blk (the job/results channel) and qemu_fw_cfg (the
+# job in simulated time, see guest-init) plus everything
 # modules.dep says they need, in load order.  The crypto helpers are optional soft
 # providers for crc-t10dif / crc64-rocksoft (spares the kernel a modprobe call).
-WANT="crct10dif_generic crc64_rocksoft_generic nvme virtio_pci virtio_blk"
+WANT="crct10dif_generic crc64_rocksoft_generic nvme virtio_pci virtio_blk qemu_fw_cfg"
 DEP=$KMOD/modules.dep
 modpath() {                                 # modpath NAME: relative path from modules.dep
     awk -F: -v n="$1" '

@@ -19,10 +19,16 @@
 #                -drive file=disk.raw,if=none,id=nvm,format=raw -device nvme,drive=nvm,serial=nvm0
 #
 # options:
-#   --icount          simulated time: -icount shift=0,sleep=off (implies TCG)
+#   --icount          simulated time: -icount shift=0,sleep=off (implies TCG); the
+#                     guest's clock starts at 2025-01-01 00:00 UTC and follows virtual
+#                     time (-rtc clock=vm), not the host's date; the kernel skips its
+#                     EDD probe (edd=off), which reads every disk through the BIOS
 #   --icount-shift N  simulated time with -icount shift=N: each guest instruction
 #                     lasts 2^N ns (N from -3, QEMU patched by qemu/patches/0003, to
 #                     10); --icount is --icount-shift 0
+#   --fw-job          also hand the job over through fw_cfg (opt/nvmimic/job.tar): the
+#                     initramfs guest then reads it from there and touches no virtio
+#                     disk until the job has run (their I/O completes at host speed)
 #   --accel A         auto (default: KVM if a probe guest boots under it, else TCG), kvm, tcg
 #   --mem SIZE        guest memory (default 512M)
 #   --smp N           virtual CPUs (default 1)
@@ -55,12 +61,13 @@ set -eu
 me=run-guest
 die() { echo "$me: $*" >&2; exit 2; }
 
-icount=0 icount_shift=0 accel=${NVMIMIC_ACCEL:-auto} mem=512M smp=1 append_extra= results_size=256M verbose=0
+icount=0 icount_shift=0 fwjob=0 accel=${NVMIMIC_ACCEL:-auto} mem=512M smp=1 append_extra= results_size=256M verbose=0
 stats_dev= stats_state=
 while [ $# -gt 0 ]; do
     case $1 in
         --icount) icount=1; shift ;;
         --icount-shift) icount=1; icount_shift=${2:?--icount-shift needs a value}; shift 2 ;;
+        --fw-job) fwjob=1; shift ;;
         --accel) accel=${2:?--accel needs a value}; shift 2 ;;
         --accel=*) accel=${1#*=}; shift ;;
         --mem) mem=${2:?}; shift 2 ;;
@@ -159,15 +166,22 @@ case $icount_shift in
     -[1-3]|[0-9]|10) ;;
     *) die "--icount-shift $icount_shift: from -3 to 10" ;;
 esac
-[ "$icount" = 1 ] && accel_args+=(-icount "shift=$icount_shift,sleep=off")
+[ "$icount" = 1 ] && accel_args+=(-icount "shift=$icount_shift,sleep=off" -rtc base=2025-01-01T00:00:00,clock=vm)
 echo "$accel$([ "$icount" = 1 ] && echo ' icount')" >"$results/accel"
 
 # --- the channel ------------------------------------------------------------------------
 tar -cf "$work/job.tar" -C "$job" . || die "cannot archive the job directory '$job'"
 truncate -s "$results_size" "$work/results.img" || die "cannot create the results disk"
+job_args=()
+[ "$fwjob" = 1 ] && job_args=(-fw_cfg "name=opt/nvmimic/job.tar,file=$work/job.tar")
 
 # --- boot -------------------------------------------------------------------------------
 append="console=ttyS0 panic=-1 $append_extra"
+# Simulated time: the kernel's EDD probe reads every BIOS disk's MBR through
+# SeaBIOS before the kernel starts; a virtio disk's read completes at host
+# speed, so the guest's clock (and KASLR's seed from it) would start at a
+# host-dependent point.
+[ "$icount" = 1 ] && append="edd=off $append"
 stats_args=()
 if [ -n "$stats_dev" ]; then
     stats_args=(-no-shutdown -qmp "unix:$work/qmp.sock,server=on,wait=off")
@@ -184,7 +198,7 @@ timeout -k 5 "$timeout_s" "$qemu" "${firmware[@]}" "${accel_args[@]}" \
     -device virtio-blk-pci,drive=nvmimic-job,serial=nvmimic-job \
     -drive "file=$work/results.img,if=none,id=nvmimic-results,format=raw" \
     -device virtio-blk-pci,drive=nvmimic-results,serial=nvmimic-results \
-    "${stats_args[@]}" "$@" </dev/null >"$results/qemu.log" 2>&1 &
+    "${job_args[@]}" "${stats_args[@]}" "$@" </dev/null >"$results/qemu.log" 2>&1 &
 qpid=$!
 if [ -n "$stats_dev" ]; then
     "$(dirname "$0")/qmp-stats.py" "$work/qmp.sock" "$stats_dev" \

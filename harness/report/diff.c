@@ -358,7 +358,7 @@ static void note_inputs(GString *out, const DRun *a, const DRun *b)
     static const char *const keys[] = {
         "profile", "run_mode", "seed", "quick", "duration_s", "ramp_s",
         "threads_mode", "span_bytes", "guest_append", "guest_pre",
-        "fio_opts", NULL,
+        "fio_opts", "backing", NULL,
     };
 
     for (const char *const *k = keys; *k; k++) {

@@ -307,6 +307,10 @@ void nvm_results_free(NvmResults *r)
     g_free(r->date);
     g_free(r->accel);
     g_free(r->precondition);
+    g_free(r->guest_append);
+    g_free(r->guest_pre);
+    g_free(r->fio_opts);
+    g_free(r->backing);
     g_free(r->error);
     g_free(r->failed_point);
     g_free(r->label);
@@ -552,6 +556,10 @@ static NvmResults *results_read(JsonObject *o, const char *path,
     }
     r->accel = jstr(o, "accel");
     r->precondition = jstr(o, "precondition");
+    r->guest_append = jstr(o, "guest_append");
+    r->guest_pre = jstr(o, "guest_pre");
+    r->fio_opts = jstr(o, "fio_opts");
+    r->backing = jstr(o, "backing");
     r->error = jstr(o, "error");
     r->failed_point = jstr(o, "failed_point");
     r->wall_s = jnum(o, "wall_s");

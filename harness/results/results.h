@@ -164,6 +164,9 @@ typedef struct NvmResults {
     double sim_duration_s;
     double span_bytes;
     char *precondition;
+    /* the stack under test (run --guest-append, --guest-pre, --fio-opts,
+     * --backing); NULL: not given */
+    char *guest_append, *guest_pre, *fio_opts, *backing;
     char *started;              /* ISO-8601 */
     char *date;                 /* for display: started, or the file's */
     double wall_s;

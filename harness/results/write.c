@@ -332,6 +332,10 @@ static JsonNode *results_node(const NvmResults *r)
         whole(b, "span_bytes", isnan(r->span_bytes) ? 0 :
                                (gint64)r->span_bytes);
         str(b, "precondition", r->precondition);
+        str(b, "guest_append", r->guest_append);
+        str(b, "guest_pre", r->guest_pre);
+        str(b, "fio_opts", r->fio_opts);
+        str(b, "backing", r->backing);
         str(b, "started", r->started);
         num(b, "wall_s", r->wall_s, 1);
         boolean(b, "complete", r->complete > 0);

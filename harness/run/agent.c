@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nvmimic run: the guest agent's protocol (vm-images/agent.sh on the
- * control serial port) and the device's QMP around it.  The host sends
- * "RUN|SH ID START_US STOP_US ARGS"; the agent answers "MARK ID start",
- * "MARK ID stop", then "RESULT ID RC", the command's output and "END ID".
- * The device statistics are reset at the start mark and read at the stop
- * mark, so they cover the same window as the guest's own figures.
+ * control serial port) and the device's QMP.  The agent runs the suite's
+ * plan (plan.c) and answers each command with "MARK ID start", "MARK ID
+ * stop" (progress), then "RESULT ID RC", the command's output and "END ID".
+ * The device's window over a command lies between two in-band marks the
+ * guest sent itself, so it covers the same stretch of the guest's timeline
+ * as the guest's own figures, whatever the host's speed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,25 +73,21 @@ bool run_wait_hello(Run *r, GError **errp)
 }
 
 /*
- * Run one command in the guest.  The device statistics are reset at the
- * "start" mark (the agent's own, or the command's) and read at "stop" into
- * *stats, or (@c->whole) around the whole command.  The command's JSON goes
- * to *json; when it fails, the last lines of its log to *tail.
+ * The result of one command of the plan (the agent runs it from /job/plan):
+ * its device window (@stats, when not NULL) is the snapshot at the in-band
+ * mark that closed it, read over QMP once the command is over.  The
+ * command's JSON goes to *json; when it fails, the last lines of its log
+ * to *tail.
  */
 bool run_guest_cmd(Run *r, const GuestCmd *c, JsonNode **stats,
                    char **json, char **tail, GError **errp)
 {
-    g_autofree char *cmd = g_strdup_printf("%s %s %" G_GUINT64_FORMAT " %"
-                                           G_GUINT64_FORMAT " %s", c->verb,
-                                           c->id, c->marks_us[0],
-                                           c->marks_us[1], c->args);
     g_autofree char *resprefix = g_strdup_printf("RESULT %s ", c->id);
     g_autofree char *endline = g_strdup_printf("END %s", c->id);
     g_autofree char *markstart = g_strdup_printf("MARK %s start", c->id);
-    g_autofree char *markstop = g_strdup_printf("MARK %s stop", c->id);
     gint64 start = g_get_monotonic_time();
     GString *js = NULL;
-    bool in_result = false, started = c->whole;
+    bool in_result = false, started = c->window == WIN_WHOLE;
     int rc = -1;
 
     *json = NULL;
@@ -99,10 +96,6 @@ bool run_guest_cmd(Run *r, const GuestCmd *c, JsonNode **stats,
     }
     if (stats) {
         *stats = NULL;
-    }
-    if (!run_qmp_state(r, "\"reset-stats\": true", errp) ||
-        !nvm_line_send(r->ctl, cmd, errp)) {
-        return false;
     }
     for (;;) {
         g_autofree char *line = NULL;
@@ -127,15 +120,11 @@ bool run_guest_cmd(Run *r, const GuestCmd *c, JsonNode **stats,
                 js = g_string_new(NULL);
                 in_result = true;
             } else if (!strcmp(line, markstart)) {
-                if (!run_qmp_state(r, "\"reset-stats\": true", errp)) {
-                    break;
-                }
                 started = true;
-            } else if (!strcmp(line, markstop) && stats && !*stats) {
-                *stats = run_qmp_stats(r, errp);
-                if (!*stats) {
-                    break;
-                }
+            } else if (g_str_has_prefix(line, "ERROR ")) {
+                g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
+                            "the guest agent: %s", line + 6);
+                break;
             }
             continue;
         }
@@ -158,8 +147,9 @@ bool run_guest_cmd(Run *r, const GuestCmd *c, JsonNode **stats,
                         "killed", c->timeout_s);
             break;
         }
-        if (st == NVM_LINE_TIMEOUT && !in_result && c->pt && started &&
-            !(stats && *stats)) {
+        if (st == NVM_LINE_TIMEOUT && !in_result && c->pt && started) {
+            /* the drive's figures so far: a query changes nothing the
+             * guest sees (the model's statistics are read, not advanced) */
             JsonNode *n = run_qmp_stats(r, NULL);
 
             if (n) {
@@ -183,13 +173,6 @@ bool run_guest_cmd(Run *r, const GuestCmd *c, JsonNode **stats,
         }
         return false;
     }
-    if (c->whole && stats && !*stats) {
-        *stats = run_qmp_stats(r, errp);
-        if (!*stats) {
-            g_string_free(js, TRUE);
-            return false;
-        }
-    }
     if (rc != 0) {
         g_autofree char *text = g_string_free(js, FALSE);
         g_auto(GStrv) lines = g_strsplit(g_strstrip(text), "\n", -1);
@@ -205,10 +188,11 @@ bool run_guest_cmd(Run *r, const GuestCmd *c, JsonNode **stats,
         return false;
     }
     *json = g_string_free(js, FALSE);
-    if (stats && !*stats) {
-        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
-                    "%s ended before its stop mark", c->id);
-        return false;
+    if (stats) {
+        *stats = run_mark_stats(r, c, errp);
+        if (!*stats) {
+            return false;
+        }
     }
     return true;
 }

@@ -41,21 +41,46 @@ void run_app_free(App *a)
     g_free(a);
 }
 
+/* One seq step's result: fio's figures and the device's over its I/O. */
+static bool seq_done(Run *r, PlanStep *ps, JsonNode *stats, const char *json,
+                     GError **errp)
+{
+    App *a = ps->opaque;
+    AppStep *st = ps->opaque2;
+
+    if (!run_parse_fio(json, st->rw, &st->guest, errp)) {
+        return false;
+    }
+    st->name = g_strdup(ps->c.id);
+    st->device = json_node_copy(stats);
+    a->n_steps++;
+    printf("%s seq %s QD %u: %.2f GB/s, lat %.0f us (device %.0f us)\n",
+           r->p->name, st->rw, st->qd, st->guest.mbps / 1e3, st->guest.lat_us,
+           run_dev_lat(st->device, st->rw, "mean-us"));
+    fflush(stdout);
+    run_save_results(r);
+    return true;
+}
+
 /* seq: 1 MiB sequential write then read at QD 8 and 32. */
-bool run_seq(Run *r, App *a, GError **errp)
+static void plan_seq(Run *r, App *a, Plan *p)
 {
     static const unsigned qds[] = { 8, 32 };
     static const char *const rws[] = { "write", "read" };
+    unsigned n = 0;
 
     for (unsigned q = 0; q < G_N_ELEMENTS(qds); q++) {
         for (unsigned k = 0; k < G_N_ELEMENTS(rws); k++) {
-            AppStep *st = &a->steps[a->n_steps];
-            g_autofree char *json = NULL;
+            AppStep *st = &a->steps[n++];
+            g_autofree char *name = g_strdup_printf("seq-%s-qd%u", rws[k],
+                                                    qds[q]);
             g_autofree char *args = NULL;
             /* the device's interval: from the first I/O to fio's end */
-            GuestCmd c = { .verb = "SH", .label = "seq", .marks_us = { 1, 0 } };
+            GuestCmd c = {
+                .verb = "SH", .id = name, .label = "seq",
+                .window = WIN_TIMED, .marks_us = { 1, 0 },
+            };
 
-            st->name = g_strdup_printf("seq-%s-qd%u", rws[k], qds[q]);
             st->rw = rws[k];
             st->qd = qds[q];
             st->bytes = r->o.seq_bytes;
@@ -65,49 +90,23 @@ bool run_seq(Run *r, App *a, GError **errp)
                                    "--lat_percentiles=1 "
                                    "--percentile_list=50:99:99.9 "
                                    "--output=$RESULTS/%s.json", st->bytes,
-                                   st->qd, st->rw, st->name);
-            c.id = st->name;
+                                   st->qd, st->rw, name);
             c.args = args;
             /* TCG moves ~50 MB of 1 MiB I/Os per wall second here */
             c.timeout_s = 120 + st->bytes / 5e6;
-            if (!run_guest_cmd(r, &c, &st->device, &json, &a->log_tail, errp) ||
-                !run_parse_fio(json, st->rw, &st->guest, errp)) {
-                g_free(st->name);
-                st->name = NULL;
-                return false;
-            }
-            a->n_steps++;
-            printf("%s seq %s QD %u: %.2f GB/s, lat %.0f us (device %.0f "
-                   "us)\n", r->p->name, st->rw, st->qd, st->guest.mbps / 1e3,
-                   st->guest.lat_us,
-                   run_dev_lat(st->device, st->rw, "mean-us"));
-            fflush(stdout);
-            run_save_results(r);
+            run_plan_cmd(p, &c, "seq", seq_done, a, st);
         }
     }
-    return true;
 }
 
-/* render: swap on the drive, load / unpack / repack; seconds. */
-bool run_render(Run *r, App *a, GError **errp)
+/* render's result: seconds per phase; the device over the whole job. */
+static bool render_done(Run *r, PlanStep *ps, JsonNode *stats,
+                        const char *json, GError **errp)
 {
-    g_autofree char *json = NULL;
+    App *a = ps->opaque;
     JsonObject *o, *res;
-    /* swap for the working array beyond RAM, with room to spare */
-    unsigned swap_mb = MAX(1024, (unsigned)(r->o.render_mem_mib *
-                                            r->o.render_ram_factor * 2));
-    g_autofree char *args = g_strdup_printf(
-        "SWAP_MB=%u; RAM_FACTOR=%g; printf 'SWAP_MB=%u\\nRAM_FACTOR=%g\\n' "
-        ">render.conf && sh ./render.sh", swap_mb, r->o.render_ram_factor,
-        swap_mb, r->o.render_ram_factor);
-    GuestCmd c = {
-        .verb = "SH", .id = "render-job", .label = "render", .args = args,
-        .whole = true, .timeout_s = 3600,
-    };
 
-    if (!run_guest_cmd(r, &c, &a->device, &json, &a->log_tail, errp)) {
-        return false;
-    }
+    a->device = json_node_copy(stats);
     a->result = run_parse_json(json, "render", errp);
     if (!a->result) {
         return false;
@@ -130,26 +129,32 @@ bool run_render(Run *r, App *a, GError **errp)
     return true;
 }
 
-/* sql: TPC-C on PostgreSQL in the database guest. */
-bool run_sql(Run *r, App *a, GError **errp)
+/* render: swap on the drive, load / unpack / repack; seconds. */
+static void plan_render(Run *r, App *a, Plan *p)
 {
-    g_autofree char *json = NULL;
+    /* swap for the working array beyond RAM, with room to spare */
+    unsigned swap_mb = MAX(1024, (unsigned)(r->o.render_mem_mib *
+                                            r->o.render_ram_factor * 2));
     g_autofree char *args = g_strdup_printf(
-        "sh ./tpcc/tpcc.sh -w %u -u %u -P %u -S %u -k %g --device "
-        "/dev/nvme0n1 -o $RESULTS/tpcc all && cp $RESULTS/tpcc/report.json "
-        "$RESULTS/tpcc.json", r->o.sql_w, r->o.sql_users, r->o.sql_pre_s,
-        r->o.sql_sample_s, r->o.sql_think);
+        "SWAP_MB=%u; RAM_FACTOR=%g; printf 'SWAP_MB=%u\\nRAM_FACTOR=%g\\n' "
+        ">render.conf && sh ./render.sh", swap_mb, r->o.render_ram_factor,
+        swap_mb, r->o.render_ram_factor);
     GuestCmd c = {
-        .verb = "SH", .id = "tpcc", .label = "sql", .args = args,
-        /* loading takes minutes a warehouse under TCG */
-        .timeout_s = 900 + 900.0 * r->o.sql_w +
-                     10.0 * (r->o.sql_pre_s + r->o.sql_sample_s),
+        .verb = "SH", .id = "render-job", .label = "render", .args = args,
+        .window = WIN_WHOLE, .timeout_s = 3600,
     };
+
+    run_plan_cmd(p, &c, "render", render_done, a, NULL);
+}
+
+/* sql's result: TPC-C's figures; the device over the measured sample. */
+static bool sql_done(Run *r, PlanStep *ps, JsonNode *stats, const char *json,
+                     GError **errp)
+{
+    App *a = ps->opaque;
     JsonObject *o, *ov;
 
-    if (!run_guest_cmd(r, &c, &a->device, &json, &a->log_tail, errp)) {
-        return false;
-    }
+    a->device = json_node_copy(stats);
     a->result = run_parse_json(json, "tpcc", errp);
     if (!a->result) {
         return false;
@@ -166,4 +171,41 @@ bool run_sql(Run *r, App *a, GError **errp)
            run_dev_lat(a->device, "write", "mean-us"));
     fflush(stdout);
     return true;
+}
+
+/* sql: TPC-C on PostgreSQL in the database guest; tpcc.sh marks the
+ * sample itself ($NVMIMIC_MARK_CMD). */
+static void plan_sql(Run *r, App *a, Plan *p)
+{
+    g_autofree char *args = g_strdup_printf(
+        "sh ./tpcc/tpcc.sh -w %u -u %u -P %u -S %u -k %g --device "
+        "/dev/nvme0n1 -o $RESULTS/tpcc all && cp $RESULTS/tpcc/report.json "
+        "$RESULTS/tpcc.json", r->o.sql_w, r->o.sql_users, r->o.sql_pre_s,
+        r->o.sql_sample_s, r->o.sql_think);
+    GuestCmd c = {
+        .verb = "SH", .id = "tpcc", .label = "sql", .args = args,
+        .window = WIN_CMD,
+        /* loading takes minutes a warehouse under TCG */
+        .timeout_s = 900 + 900.0 * r->o.sql_w +
+                     10.0 * (r->o.sql_pre_s + r->o.sql_sample_s),
+    };
+
+    run_plan_cmd(p, &c, "sql", sql_done, a, NULL);
+}
+
+/* An application suite's plan: a new, erased drive, then its commands. */
+void run_plan_app(Run *r, App *a, Plan *p)
+{
+    run_plan_mark(p, run_suite_names[a->suite], run_suite_names[a->suite],
+                  "\"secure-erase\": true, \"reset-stats\": true", true);
+    switch (a->suite) {
+    case S_SEQ:
+        plan_seq(r, a, p);
+        break;
+    case S_RENDER:
+        plan_render(r, a, p);
+        break;
+    default:
+        plan_sql(r, a, p);
+    }
 }

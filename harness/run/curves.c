@@ -4,7 +4,8 @@
  * workload: the review's preconditioning, an unthrottled peak at the
  * workload's outstanding count, then Poisson rates of 10..120 % of the peak
  * the guest measured, each point a fio run in the guest with the device's
- * statistics over the same window, compared with the model's curve.
+ * statistics over the same window, compared with the model's curve.  The
+ * whole suite is one plan (plan.c) the guest runs by itself.
  */
 #include <math.h>
 #include <stdio.h>
@@ -170,9 +171,17 @@ bool run_setup(Run *r, GError **errp)
     return true;
 }
 
+/*
+ * fio's arguments for a point.  @rate_pct: 0 for the unthrottled peak, else
+ * the point's share of the peak the guest measured with command @peak_id:
+ * the agent works the rate out from that command's JSON (@RATE:...@, see
+ * vm-images/agent.sh) with the same arithmetic as nvm_curve_rate() and the
+ * per-job split below, so the host needs to tell the guest nothing between
+ * the points.
+ */
 static char *fio_args(const Run *r, const Wl *wl, const char *name,
-                      double ramp_s, double run_s, double rate_iops,
-                      uint64_t seed)
+                      double ramp_s, double run_s, int rate_pct,
+                      const char *peak_id, uint64_t seed)
 {
     const NvmWorkload *w = &wl->wl;
     GString *s = g_string_new(NULL);
@@ -192,13 +201,16 @@ static char *fio_args(const Run *r, const Wl *wl, const char *name,
                                "--unified_rw_reporting=mixed",
                                r->span_bytes, seed, ramp_s * 1e3,
                                run_s * 1e3);
-        if (rate_iops > 0) {
+        if (rate_pct > 0) {
             /* fio limits reads and writes apart: split in the mix's ratio */
-            double per = rate_iops / wl->mix->numjobs;
-
-            g_string_append_printf(s, " --rate_iops=%.0f,%.0f "
-                                   "--rate_process=poisson",
-                                   MAX(1, per * rd), MAX(1, per * (1 - rd)));
+            g_string_append_printf(s, " --rate_iops=@RATE:%s:mixed:%d:%u:"
+                                   "%.17g@,@RATE:%s:mixed:%d:%u:%.17g@ "
+                                   "--rate_process=poisson", peak_id,
+                                   rate_pct, wl->mix->numjobs, rd, peak_id,
+                                   rate_pct, wl->mix->numjobs, 1 - rd);
+        }
+        if (r->o.fio_opts) {
+            g_string_append_printf(s, " %s", r->o.fio_opts);
         }
         g_string_append_printf(s, " /job/%s", wl->jobfile);
         (void)name;
@@ -218,11 +230,15 @@ static char *fio_args(const Run *r, const Wl *wl, const char *name,
                            "--percentile_list=50:99:99.9",
                            name, rw, w->block_bytes, wl->iodepth, wl->jobs,
                            r->span_bytes, seed, ramp_s * 1e3, run_s * 1e3);
-    if (rate_iops > 0) {
-        double per = rate_iops / wl->jobs;
-
-        g_string_append_printf(s, " --rate_iops=%.0f --rate_process=poisson",
-                               per < 1 ? 1 : per);
+    if (rate_pct > 0) {
+        g_string_append_printf(s, " --rate_iops=@RATE:%s:%s:%d:%u:1@ "
+                               "--rate_process=poisson", peak_id,
+                               w->op == NVM_OP_WRITE ? "write" : "read",
+                               rate_pct, wl->jobs);
+    }
+    if (r->o.fio_opts) {
+        /* after ours, so they win (fio takes the last of an option) */
+        g_string_append_printf(s, " %s", r->o.fio_opts);
     }
     return g_string_free(s, FALSE);
 }
@@ -239,42 +255,37 @@ static double point_timeout(const Run *r, double virt_s, double rate_iops)
     return 120 + 3 * ios / 1500;
 }
 
-/* Put the drive into the review's starting state for one workload. */
-static bool precondition(Run *r, Wl *wl, GError **errp)
+/*
+ * The review's starting state for one workload, in the plan: a mark where
+ * the drive takes it (queued before the guest starts), and for a drive
+ * reviewed erased, the span written once by fio in the guest.
+ */
+static void plan_precondition(Run *r, Wl *wl, Plan *p)
 {
+    g_autofree char *id = g_strdup_printf("%s-precondition", wl->wl.name);
+    g_autofree char *what = g_strdup_printf("%s precondition", wl->wl.name);
+
     if (r->p->review_state == NVM_REVIEW_FILLED) {
-        return run_qmp_state(r, "\"fill-pct\": 100, \"slc-used-bytes\": %"
-                             G_GUINT64_FORMAT ", \"reset-stats\": true", errp,
-                             r->p->slc_static_bytes);
+        g_autofree char *state = g_strdup_printf(
+            "\"fill-pct\": 100, \"slc-used-bytes\": %" G_GUINT64_FORMAT
+            ", \"reset-stats\": true", r->p->slc_static_bytes);
+
+        run_plan_mark(p, id, what, state, true);
     } else {
-        g_autofree char *json = NULL;
-        g_autofree char *id = g_strdup_printf("%s-precondition", wl->wl.name);
-        GuestCmd c = { .verb = "RUN", .label = wl->wl.name };
+        GuestCmd c = { .verb = "RUN", .id = id, .label = wl->wl.name };
         g_autofree char *args = g_strdup_printf(
             "--name=precondition --filename=/dev/nvme0n1 --direct=1 "
             "--ioengine=libaio --rw=write --bs=1m --iodepth=8 --offset=0 "
             "--size=%" G_GUINT64_FORMAT, r->span_bytes);
-        double ios = r->span_bytes / 1048576.0;
+        PlanStep *st;
 
-        if (!run_qmp_state(r, "\"secure-erase\": true", errp)) {
-            return false;
-        }
-        if (r->tty) {
-            printf("\r\033[K%s %s: writing the %.1f GB span once after the "
-                   "secure erase", r->p->name, wl->wl.name,
-                   r->span_bytes / 1e9);
-            fflush(stdout);
-        }
-        c.id = id;
+        run_plan_mark(p, id, what, "\"secure-erase\": true", true);
         c.args = args;
-        c.timeout_s = 120 + ios / 100;
-        if (!run_guest_cmd(r, &c, NULL, &json, NULL, errp)) {
-            return false;
-        }
-        if (r->tty) {
-            printf("\r\033[K");
-        }
-        return run_qmp_state(r, "\"reset-stats\": true", errp);
+        c.timeout_s = 120 + r->span_bytes / 1048576.0 / 100;
+        st = run_plan_cmd(p, &c, what, NULL, NULL, NULL);
+        st->progress = g_strdup_printf("%s %s: writing the %.1f GB span once "
+                                       "after the secure erase", r->p->name,
+                                       wl->wl.name, r->span_bytes / 1e9);
     }
 }
 
@@ -287,8 +298,37 @@ static double burst_cycle_s(const Wl *wl)
     return (wl->mix->think_ns + wl->mix->think_iotime_ns) / 1e9;
 }
 
-static bool run_point(Run *r, Wl *wl, Point *pt, unsigned wi, unsigned pi,
-                      GError **errp)
+/* A point's result: fio's figures, the device's over its window. */
+static bool point_done(Run *r, PlanStep *st, JsonNode *stats,
+                       const char *json, GError **errp)
+{
+    Wl *wl = st->opaque;
+    Point *pt = st->opaque2;
+    bool write = wl->wl.op == NVM_OP_WRITE;
+    double total = st->c.total_s;
+
+    pt->have_host = run_parse_stats(stats, write, wl->mix != NULL, &pt->host,
+                                    &pt->host_late, &pt->host_interval_s);
+    if (!run_parse_fio(json, wl->mix ? "mixed" : write ? "write" : "read",
+                       &pt->guest, errp)) {
+        return false;
+    }
+    if (pt == &wl->peak) {
+        /* the rates the guest now runs the curve at (fio_args) */
+        for (unsigned i = 0; i < wl->n_curve; i++) {
+            wl->curve[i].target_iops = nvm_curve_rate(wl->peak.guest.iops,
+                                                      wl->curve[i].target_pct);
+        }
+    }
+    run_judge_point(wl, pt);
+    pt->done = true;
+    run_progress(r, wl->wl.name, pt, total, total, pt->guest.iops, true);
+    run_save_results(r);
+    return true;
+}
+
+static void plan_point(Run *r, Wl *wl, Point *pt, unsigned wi, unsigned pi,
+                       Plan *p)
 {
     bool peak = !pt->target_pct;
     double ramp = peak ? r->o.peak_ramp_s : r->o.ramp_s;
@@ -297,6 +337,10 @@ static bool run_point(Run *r, Wl *wl, Point *pt, unsigned wi, unsigned pi,
     g_autofree char *id = peak ? g_strdup_printf("%s-peak", wl->wl.name) :
                           g_strdup_printf("%s-%d", wl->wl.name,
                                           pt->target_pct);
+    g_autofree char *peak_id = g_strdup_printf("%s-peak", wl->wl.name);
+    g_autofree char *what = peak ? g_strdup_printf("%s peak", wl->wl.name) :
+                            g_strdup_printf("%s %d %%", wl->wl.name,
+                                            pt->target_pct);
     uint64_t seed = r->o.seed * 7919 + wi * 131 + pi;
     g_autofree char *args = NULL;
     /*
@@ -320,35 +364,24 @@ static bool run_point(Run *r, Wl *wl, Point *pt, unsigned wi, unsigned pi,
         marks[0] = (uint64_t)((ramp + 0.5 * cycle) * 1e6);
         marks[1] = (uint64_t)((run / cycle - 1) * cycle * 1e6);
     }
-    args = fio_args(r, wl, id, ramp, run, peak ? 0 : pt->target_iops, seed);
-    g_autofree char *json = NULL;
-    g_autoptr(JsonNode) stats = NULL;
-    bool write = wl->wl.op == NVM_OP_WRITE;
+    args = fio_args(r, wl, id, ramp, run, pt->target_pct, peak_id, seed);
     GuestCmd c = {
         .verb = "RUN", .id = id, .label = wl->wl.name, .args = args,
-        .marks_us = { marks[0], marks[1] }, .total_s = ramp + run,
-        .timeout_s = point_timeout(r, ramp + run, peak ? 0 : pt->target_iops),
-        .pt = pt, .write = write, .mixed = wl->mix != NULL,
+        .window = WIN_TIMED,
+        .marks_us = { marks[0], marks[1] },
+        .total_s = ramp + run,
+        /* the rate is the guest's to work out: allow the peak's */
+        .timeout_s = point_timeout(r, ramp + run, 0),
+        .pt = pt, .write = wl->wl.op == NVM_OP_WRITE,
+        .mixed = wl->mix != NULL,
     };
 
-    if (!run_guest_cmd(r, &c, &stats, &json, NULL, errp)) {
-        return false;
-    }
-    pt->have_host = run_parse_stats(stats, write, wl->mix != NULL, &pt->host,
-                                    &pt->host_late, &pt->host_interval_s);
-    if (!run_parse_fio(json, wl->mix ? "mixed" : write ? "write" : "read",
-                       &pt->guest, errp)) {
-        return false;
-    }
-    run_judge_point(wl, pt);
-    pt->done = true;
-    run_progress(r, wl->wl.name, pt, ramp + run, ramp + run, pt->guest.iops,
-                 true);
-    return true;
+    run_plan_cmd(p, &c, what, point_done, wl, pt);
 }
 
-/* The peak and curve points of every workload of @suite. */
-bool run_curves(Run *r, int suite, char **cur, GError **errp)
+/* The plan of @suite's curves: per workload the preconditioning, the peak,
+ * then the points of the curve. */
+void run_plan_curves(Run *r, int suite, Plan *p)
 {
     for (unsigned w = 0; w < r->n_wls; w++) {
         Wl *wl = &r->wls[w];
@@ -356,31 +389,12 @@ bool run_curves(Run *r, int suite, char **cur, GError **errp)
         if (wl->suite != suite) {
             continue;
         }
-        g_free(*cur);
-        *cur = g_strdup_printf("%s precondition", wl->wl.name);
-        if (!precondition(r, wl, errp)) {
-            return false;
-        }
-        g_free(*cur);
-        *cur = g_strdup_printf("%s peak", wl->wl.name);
-        if (!run_point(r, wl, &wl->peak, w, 0, errp)) {
-            return false;
-        }
-        run_save_results(r);
+        plan_precondition(r, wl, p);
+        plan_point(r, wl, &wl->peak, w, 0, p);
         for (unsigned i = 0; i < wl->n_curve; i++) {
-            Point *pt = &wl->curve[i];
-
-            pt->target_iops = nvm_curve_rate(wl->peak.guest.iops,
-                                             pt->target_pct);
-            g_free(*cur);
-            *cur = g_strdup_printf("%s %d %%", wl->wl.name, pt->target_pct);
-            if (!run_point(r, wl, pt, w, i + 1, errp)) {
-                return false;
-            }
-            run_save_results(r);
+            plan_point(r, wl, &wl->curve[i], w, i + 1, p);
         }
     }
-    return true;
 }
 
 void run_print_table(const Run *r)

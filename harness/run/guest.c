@@ -20,6 +20,7 @@
 
 void run_kill_guest(Run *r)
 {
+    r->mon.exec = NULL;         /* its QMP goes with it */
     if (r->lv) {
         nvm_lv_guest_free(r->lv);       /* destroy, undefine */
         r->lv = NULL;
@@ -161,9 +162,10 @@ static bool make_backing(Run *r, const char *path, GError **errp)
     return true;
 }
 
-/* The job directory of the current suite: the agent as run.sh, and the
- * suite's files (GuestCfg.files; directories are copied whole). */
-static char *make_jobdir(Run *r, GError **errp)
+/* The job directory of the current suite: the agent as run.sh, the
+ * suite's plan (@plan_text, as /job/plan) and files (GuestCfg.files;
+ * directories are copied whole). */
+static char *make_jobdir(Run *r, const char *plan_text, GError **errp)
 {
     g_autofree char *jobdir = g_strdup_printf("%s/job-%s", r->tmp,
                                               run_suite_names[r->cfg.suite]);
@@ -171,12 +173,14 @@ static char *make_jobdir(Run *r, GError **errp)
         g_strdup(g_getenv("NVMIMIC_AGENT")) :
         g_build_filename(nvm_path_vm_images(), "agent.sh", NULL);
     g_autofree char *runsh = g_build_filename(jobdir, "run.sh", NULL);
+    g_autofree char *planf = g_build_filename(jobdir, "plan", NULL);
     g_autofree char *text = NULL;
     gsize len;
 
     g_mkdir_with_parents(jobdir, 0755);
     if (!g_file_get_contents(agent, &text, &len, errp) ||
-        !g_file_set_contents(runsh, text, len, errp)) {
+        !g_file_set_contents(runsh, text, len, errp) ||
+        !g_file_set_contents(planf, plan_text, -1, errp)) {
         return NULL;
     }
     for (unsigned i = 0; r->cfg.files && i + 1 < r->cfg.files->len; i += 2) {
@@ -202,9 +206,12 @@ static char *make_jobdir(Run *r, GError **errp)
     return g_steal_pointer(&jobdir);
 }
 
-static bool start_guest_lv(Run *r, GError **errp)
+static bool start_guest_lv(Run *r, const Plan *plan, GError **errp)
 {
-    g_autofree char *jobdir = make_jobdir(r, errp);
+    /* the agent goes on with the control port after the plan: QUIT comes
+     * from run_stop_guest() once the last result is read */
+    g_autofree char *plan_text = run_plan_text(plan, false);
+    g_autofree char *jobdir = make_jobdir(r, plan_text, errp);
     g_autofree char *jobtar = g_strdup_printf("%s.tar", jobdir);
     g_autofree char *backing = g_build_filename(r->tmp, "drive.raw", NULL);
     g_autoptr(NvmLvSpec) s = nvm_lv_spec_new();
@@ -263,9 +270,11 @@ static bool start_guest_lv(Run *r, GError **errp)
     s->vcpus = r->cfg.smp;
     s->kernel = g_build_filename(r->cfg.guest_dir, "vmlinuz", NULL);
     s->initrd = g_build_filename(r->cfg.guest_dir, "initramfs.cpio.gz", NULL);
-    s->append = g_strdup_printf("console=ttyS0 panic=-1%s%s",
+    s->append = g_strdup_printf("console=ttyS0 panic=-1%s%s%s%s",
                                 r->cfg.append ? " " : "",
-                                r->cfg.append ? r->cfg.append : "");
+                                r->cfg.append ? r->cfg.append : "",
+                                r->o.guest_append ? " " : "",
+                                r->o.guest_append ? r->o.guest_append : "");
     /* the database guest's root: uploaded, so a copy of the run's own */
     s->boot_disk = g_strdup(r->cfg.boot_disk);
     d = g_new0(NvmLvDisk, 1);
@@ -314,18 +323,34 @@ static bool start_guest_lv(Run *r, GError **errp)
     if (!r->ctl) {
         return false;
     }
+    /*
+     * The domain runs already (libvirt resumes it once its serial ports are
+     * open): the states are queued while the guest boots, seconds before
+     * its first mark.
+     */
+    if (!run_plan_queue_states(r, plan, errp)) {
+        return false;
+    }
     return run_wait_hello(r, errp);
 }
 
-bool run_start_guest(Run *r, GError **errp)
+/*
+ * Boot the current suite's guest on @plan.  QEMU starts paused; the plan's
+ * states are queued, then it runs.  The agent's serial port is a file QEMU
+ * appends to (the guest never waits for the host to read it); with
+ * -no-shutdown QEMU outlives the guest's power-off until the host has read
+ * the last marks (run_stop_guest()).
+ */
+bool run_start_guest(Run *r, const Plan *plan, GError **errp)
 {
     if (r->o.connect) {
-        return start_guest_lv(r, errp);
+        return start_guest_lv(r, plan, errp);
     }
-    g_autofree char *jobdir = make_jobdir(r, errp);
+    g_autofree char *plan_text = run_plan_text(plan, true);
+    g_autofree char *jobdir = make_jobdir(r, plan_text, errp);
     g_autofree char *runguest = g_build_filename(nvm_path_vm_images(),
                                                  "run-guest.sh", NULL);
-    g_autofree char *ctl = g_build_filename(r->tmp, "ctl.sock", NULL);
+    g_autofree char *ctl = g_build_filename(r->tmp, "agent.log", NULL);
     g_autofree char *qmp = g_build_filename(r->tmp, "qmp.sock", NULL);
     const char *gdir = r->gdir;
     g_autofree char *log = g_strdup_printf("%s.log", r->gdir);
@@ -333,8 +358,13 @@ bool run_start_guest(Run *r, GError **errp)
     g_autofree char *smp = g_strdup_printf("%u", r->cfg.smp);
     g_autofree char *bootdrive = r->cfg.boot_disk ? g_strdup_printf(
         "file=%s,if=virtio,format=raw,snapshot=on", r->cfg.boot_disk) : NULL;
-    g_autofree char *chardev = g_strdup_printf(
-        "socket,id=nvmctl,path=%s,server=on,wait=off", ctl);
+    g_autofree char *chardev = g_strdup_printf("file,id=nvmctl,path=%s",
+                                               ctl);
+    g_autofree char *seed = g_strdup_printf("%" G_GUINT64_FORMAT, r->o.seed);
+    g_autofree char *append = r->cfg.append || r->o.guest_append ?
+        g_strdup_printf("%s%s%s", r->cfg.append ? r->cfg.append : "",
+                        r->cfg.append && r->o.guest_append ? " " : "",
+                        r->o.guest_append ? r->o.guest_append : "") : NULL;
     g_autofree char *qmparg = g_strdup_printf("unix:%s,server=on,wait=off",
                                               qmp);
     g_autofree char *blockdev = r->cfg.backed ? g_strdup_printf(
@@ -362,6 +392,7 @@ bool run_start_guest(Run *r, GError **errp)
     argv[a++] = runguest;
     if (simtime) {
         argv[a++] = "--icount";
+        argv[a++] = "--fw-job";
     } else {
         argv[a++] = "--accel";
         argv[a++] = "auto";
@@ -370,9 +401,9 @@ bool run_start_guest(Run *r, GError **errp)
     argv[a++] = r->cfg.mem;
     argv[a++] = "--smp";
     argv[a++] = smp;
-    if (r->cfg.append) {
+    if (append) {
         argv[a++] = "--append";
-        argv[a++] = r->cfg.append;
+        argv[a++] = append;
     }
     argv[a++] = r->o.qemu;
     argv[a++] = r->cfg.guest_dir;
@@ -383,6 +414,11 @@ bool run_start_guest(Run *r, GError **errp)
     argv[a++] = chardev;
     argv[a++] = "-serial";
     argv[a++] = "chardev:nvmctl";
+    argv[a++] = "-S";
+    argv[a++] = "-no-shutdown";
+    /* the guest's random numbers (the kernel's seed from the boot loader) */
+    argv[a++] = "-seed";
+    argv[a++] = seed;
     argv[a++] = "-qmp";
     argv[a++] = qmparg;
     argv[a++] = "-blockdev";
@@ -451,9 +487,18 @@ bool run_start_guest(Run *r, GError **errp)
     }
     r->mon.exec = mon_qmp_socket;
     r->mon.h = r->qmp;
-    r->ctl = nvm_line_connect(ctl, 30000, errp);
-    if (!r->ctl) {
+    r->ctl = nvm_line_open_file(ctl, errp);
+    if (!r->ctl || !run_plan_queue_states(r, plan, errp)) {
         return false;
+    }
+    {
+        JsonNode *n = nvm_qmp_exec(r->qmp, "cont", NULL, 10000, errp);
+
+        if (!n) {
+            g_prefix_error(errp, "starting the guest: ");
+            return false;
+        }
+        json_node_unref(n);
     }
     {
         g_autofree char *accel = NULL;
@@ -523,6 +568,7 @@ bool run_cfg_for(Run *r, int suite, GError **errp)
     c->smp = 1;
     c->guest_dir = g_strdup(r->o.guest_dir);
     c->files = g_ptr_array_new_with_free_func(g_free);
+    c->backed = r->o.backing_file;
     g_free(r->gdir);
     r->gdir = g_strdup(run_guest_dir_name(r, suite));
     switch (suite) {
@@ -587,19 +633,49 @@ bool run_cfg_for(Run *r, int suite, GError **errp)
     return true;
 }
 
-/* Ask the agent to leave; the guest writes its results and powers off.
- * True when it did within a minute (its logs are then in r->gdir). */
+/* Has the guest powered off (QEMU, kept by -no-shutdown, says so)? */
+static bool guest_shut_down(Run *r)
+{
+    g_autoptr(JsonNode) n = nvm_qmp_exec(r->qmp, "query-status", NULL, 2000,
+                                         NULL);
+    JsonObject *o = n && JSON_NODE_HOLDS_OBJECT(n) ?
+                    json_node_get_object(n) : NULL;
+
+    return o && json_object_has_member(o, "status") &&
+           !g_strcmp0(json_object_get_string_member(o, "status"), "shutdown");
+}
+
+/*
+ * The guest leaves: after its plan (which ends with QUIT) the agent exits
+ * and the guest writes its results and powers off; a libvirt guest's agent
+ * is told QUIT now.  True when it did within a minute (its logs are then in
+ * r->gdir).
+ */
 bool run_stop_guest(Run *r)
 {
     bool off = false;
 
-    if (!r->ctl || !nvm_line_send(r->ctl, "QUIT", NULL)) {
-        return false;
-    }
     if (r->lv) {
+        if (!r->ctl || !nvm_line_send(r->ctl, "QUIT", NULL)) {
+            return false;
+        }
         off = nvm_lv_guest_wait_off(r->lv, 60000);
         run_lv_collect(r, off);
         return off;
+    }
+    for (int i = 0; i < 600 && r->child > 0 && r->qmp; i++) {
+        if (guest_shut_down(r)) {
+            /* QEMU quits; run-guest.sh unpacks the results disk */
+            JsonNode *n = nvm_qmp_exec(r->qmp, "quit", NULL, 2000, NULL);
+
+            if (n) {
+                json_node_unref(n);
+            }
+            nvm_qmp_close(r->qmp);
+            r->qmp = NULL;
+            break;
+        }
+        g_usleep(100 * 1000);
     }
     for (int i = 0; i < 600 && r->child > 0; i++) {
         int st;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Line-oriented unix socket client with timeouts (poll), used for the guest
- * agent's control port and for QMP.
+ * agent's control port and for QMP; and the same reader on a growing file.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -16,6 +17,7 @@ struct NvmLineSock {
     int fd;
     GString *buf;
     bool eof;
+    bool file;                  /* a regular file that grows: no poll() */
     NvmLineSendFn send;         /* NULL: send() on fd */
     GDestroyNotify release;
     void *opaque;
@@ -69,6 +71,21 @@ NvmLineSock *nvm_line_connect(const char *path, int timeout_ms, GError **errp)
     return NULL;
 }
 
+NvmLineSock *nvm_line_open_file(const char *path, GError **errp)
+{
+    int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
+    NvmLineSock *s;
+
+    if (fd < 0) {
+        g_set_error(errp, G_FILE_ERROR, g_file_error_from_errno(errno),
+                    "cannot open %s: %s", path, g_strerror(errno));
+        return NULL;
+    }
+    s = nvm_line_new_fd(fd, NULL, NULL, NULL);
+    s->file = true;
+    return s;
+}
+
 void nvm_line_close(NvmLineSock *s)
 {
     if (!s) {
@@ -89,6 +106,11 @@ bool nvm_line_send(NvmLineSock *s, const char *line, GError **errp)
 
     if (s->send) {
         return s->send(s->opaque, msg, len, errp);
+    }
+    if (s->file) {
+        g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_BADF,
+                    "the channel is a file: nothing can be sent");
+        return false;
     }
     while (off < len) {
         ssize_t n = send(s->fd, msg + off, len - off, MSG_NOSIGNAL);
@@ -140,6 +162,22 @@ NvmLineStatus nvm_line_read(NvmLineSock *s, int timeout_ms, char **line)
             return NVM_LINE_EOF;
         }
         left = (deadline - g_get_monotonic_time()) / 1000;
+        if (s->file) {
+            n = read(s->fd, chunk, sizeof(chunk));
+            if (n < 0) {
+                return errno == EINTR ? NVM_LINE_INTR : NVM_LINE_ERROR;
+            }
+            if (n > 0) {
+                g_string_append_len(s->buf, chunk, n);
+                continue;
+            }
+            if (left <= 0) {
+                return NVM_LINE_TIMEOUT;
+            }
+            /* nothing new: look again shortly (a file cannot be polled) */
+            g_usleep(MIN(left, 20) * 1000);
+            continue;
+        }
         rc = poll(&pfd, 1, left > 0 ? (int)left : 0);
         if (rc < 0) {
             return errno == EINTR ? NVM_LINE_INTR : NVM_LINE_ERROR;

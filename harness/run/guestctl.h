@@ -2,7 +2,8 @@
 /*
  * Line-oriented client of a unix stream socket: the guest agent's serial
  * port (a QEMU socket chardev, or a libvirt console stream fed into a socket
- * pair) and the transport under the QMP client.
+ * pair) and the transport under the QMP client; or a reader of a file that
+ * grows (the agent's serial port as a QEMU file chardev).
  */
 #ifndef NVMIMIC_GUESTCTL_H
 #define NVMIMIC_GUESTCTL_H
@@ -26,6 +27,12 @@ typedef bool (*NvmLineSendFn)(void *opaque, const char *buf, size_t len,
                               GError **errp);
 NvmLineSock *nvm_line_new_fd(int fd, NvmLineSendFn send,
                              GDestroyNotify release, void *opaque);
+/*
+ * Lines appended to the file @path (created if missing) by someone else,
+ * e.g. QEMU's file chardev: the guest's writes never wait for us.  Read
+ * only; nvm_line_read() never reports EOF on it.
+ */
+NvmLineSock *nvm_line_open_file(const char *path, GError **errp);
 void nvm_line_close(NvmLineSock *s);
 bool nvm_line_send(NvmLineSock *s, const char *line, GError **errp);
 

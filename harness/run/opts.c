@@ -56,6 +56,16 @@ int run_resolve_opts(Run *r, int argc, char **argv)
     if (o->seq_mib) {
         o->seq_bytes = (uint64_t)o->seq_mib << 20;
     }
+    if (o->guest_append && strpbrk(o->guest_append, "\n\r")) {
+        return run_usage("--guest-append: one line, without line breaks");
+    }
+    if (o->guest_pre && strpbrk(o->guest_pre, "\n\r")) {
+        return run_usage("--guest-pre: one line, without line breaks");
+    }
+    if (o->fio_opts && strpbrk(o->fio_opts, "\n\r")) {
+        return run_usage("--fio-opts: one line, without line breaks");
+    }
+    o->backing_file = o->backing && !strcmp(o->backing, "file");
     if (o->render_mem_mib && o->render_mem_mib < 128) {
         return run_usage("--render-mem-mib %u: the guest needs at least "
                          "128 MiB", o->render_mem_mib);
@@ -134,6 +144,16 @@ int run_resolve_opts(Run *r, int argc, char **argv)
         g_autofree char *rel = g_build_filename(o->profile_dir, f, NULL);
 
         r->profile_path = g_canonicalize_filename(rel, NULL);
+    }
+    if (o->baseline) {
+        g_autofree char *rj = g_build_filename(o->baseline, "results.json",
+                                               NULL);
+
+        if (!g_file_test(rj, G_FILE_TEST_EXISTS)) {
+            fprintf(stderr, "nvmimic run: --baseline %s: no results.json "
+                    "there\n", o->baseline);
+            return 2;
+        }
     }
     if (o->connect) {
         g_autoptr(GError) ue = NULL;
@@ -312,6 +332,29 @@ static const NvmOpt run_opts[] = {
             "with --connect: the storage pool on the host the guest's\n"
             "files go to (default: one the run makes under\n"
             "/var/lib/libvirt/nvmimic and removes)"),
+    NVM_OPT("guest-append", NVM_OPT_STR, O(guest_append), "ARGS",
+            "the stack under test: added to the guest kernel's command\n"
+            "line, e.g. 'nvme.poll_queues=1' (one line)"),
+    NVM_OPT("guest-pre", NVM_OPT_STR, O(guest_pre), "CMD",
+            "the stack under test: a shell command the guest runs before\n"
+            "each suite, e.g. 'echo mq-deadline\n"
+            ">/sys/block/nvme0n1/queue/scheduler' (one line)"),
+    NVM_OPT("fio-opts", NVM_OPT_STR, O(fio_opts), "OPTS",
+            "the stack under test: fio options added to every point of\n"
+            "the curves (after nvmimic's, so they win; before a VDI job\n"
+            "file, as its [global] options), e.g. '--ioengine=io_uring'"),
+    NVM_OPT("backing", NVM_OPT_CHOICE, O(backing), NULL,
+            "the drive's data: null-co (default; nothing is kept; render\n"
+            "and sql always use a file) or a sparse file in the run's\n"
+            "temporary directory", .choices = "null|file"),
+    NVM_OPT("baseline", NVM_OPT_STR, O(baseline), "DIR",
+            "the regression gate: after the run, compare it with the run\n"
+            "in DIR as nvmimic diff does (DIR/diff.txt); exit status 1\n"
+            "when a figure moved beyond --tolerance"),
+    NVM_OPT("tolerance", NVM_OPT_DOUBLE, O(tolerance_pct), "PCT",
+            "with --baseline: a figure may move this many percent\n"
+            "(default 0: in simulated time any change is a change)",
+            .min = 0, .max = 1e9),
     NVM_OPT_END,
 };
 

@@ -180,6 +180,11 @@ static NvmResults *run_results(const Run *r)
     m->sim_duration_s = r->sim_duration_s;
     m->span_bytes = (double)r->span_bytes;
     m->precondition = g_strdup(r->precondition);
+    /* the stack under test: the same inputs give the same figures */
+    m->guest_append = g_strdup(r->o.guest_append);
+    m->guest_pre = g_strdup(r->o.guest_pre);
+    m->fio_opts = g_strdup(r->o.fio_opts);
+    m->backing = g_strdup(r->o.backing_file ? "file" : NULL);
     m->started = g_strdup(r->started);
     m->wall_s = (g_get_monotonic_time() - r->t0) / 1e6;
     m->complete = r->complete;

@@ -70,6 +70,16 @@ typedef struct RunOpts {
     uint64_t seq_bytes;
     unsigned render_mem_mib;
     double render_ram_factor;
+    /* the stack under test */
+    const char *guest_append;   /* more kernel command line */
+    const char *guest_pre;      /* a shell command before each suite */
+    const char *fio_opts;       /* more fio options for every point */
+    const char *backing;        /* --backing null|file, NULL: null */
+    bool backing_file;          /* --backing file: every suite's drive on a
+                                 * sparse file, not null-co */
+    /* the regression gate */
+    const char *baseline;       /* a run to compare with, or NULL */
+    double tolerance_pct;
 } RunOpts;
 
 /* The device's QMP monitor: QEMU's socket, or libvirt's passthrough. */
@@ -190,19 +200,60 @@ typedef struct Run {
     bool tty;
 } Run;
 
-/* One command for the guest agent (vm-images/agent.sh), agent.c. */
+/*
+ * One command for the guest agent (vm-images/agent.sh), agent.c.  Its
+ * device window is the drive's statistics between two in-band marks the
+ * guest sends (mark, mark + 1; query-nvmimic-marks).
+ */
+typedef enum {
+    WIN_NONE,                   /* no device window */
+    WIN_TIMED,                  /* marks_us after the command's first I/O */
+    WIN_WHOLE,                  /* around the whole command */
+    WIN_CMD,                    /* the command marks itself ($NVMIMIC_MARK_CMD) */
+} GuestWindow;
+
 typedef struct GuestCmd {
     const char *verb;           /* RUN: fio's arguments; SH: a shell command */
     const char *id;
     const char *label;          /* the workload, for progress lines */
     const char *args;
-    uint64_t marks_us[2];       /* the agent's timed marks; 0 0: none */
-    bool whole;                 /* device statistics around the command */
+    GuestWindow window;
+    uint64_t marks_us[2];       /* WIN_TIMED: start, then stop (0: at the end) */
+    unsigned mark;              /* the window's first mark (plan.c sets it) */
     double total_s;             /* virtual seconds it should take */
     double timeout_s;           /* wall seconds it may take */
     Point *pt;                  /* progress lines for this point, or NULL */
     bool write, mixed;          /* the point's device class */
 } GuestCmd;
+
+/*
+ * A suite's plan (plan.c): everything its guest runs, written into the job
+ * before the guest boots, so no host input reaches the guest while it
+ * measures.  Steps are commands (their results come back in order) and
+ * marks, where the drive takes a state the host queued before the guest
+ * started (nvmimic-set-state at-mark): the review's preconditioning.
+ */
+typedef struct PlanStep PlanStep;
+/* A command's result: @stats its device window (or NULL), @json its JSON. */
+typedef bool (*PlanDoneFn)(Run *r, PlanStep *st, JsonNode *stats,
+                           const char *json, GError **errp);
+
+struct PlanStep {
+    bool is_mark;
+    GuestCmd c;                 /* a command; for a mark: id and mark */
+    char *what;                 /* the run's failed_point if it fails */
+    char *progress;             /* said on a terminal while it runs, or NULL */
+    char *state;                /* a mark: nvmimic-set-state's arguments */
+    PlanDoneFn done;
+    void *opaque, *opaque2;     /* for @done: the workload and point, ... */
+    char *strs[4];              /* the strings @c points into */
+};
+
+typedef struct Plan {
+    GPtrArray *steps;           /* PlanStep */
+    unsigned next_mark;
+    App *app;                   /* an application suite's, or NULL */
+} Plan;
 
 /* Ctrl-C or SIGTERM arrived: the run stops at the next check. */
 extern volatile sig_atomic_t run_interrupted;
@@ -236,7 +287,7 @@ void run_device_from_qmp(JsonNode *n, NvmResDev *d);
 const char *run_guest_dir_name(const Run *r, int suite);
 bool run_cfg_for(Run *r, int suite, GError **errp);
 void run_cfg_clear(GuestCfg *c);
-bool run_start_guest(Run *r, GError **errp);
+bool run_start_guest(Run *r, const Plan *plan, GError **errp);
 bool run_stop_guest(Run *r);
 void run_kill_guest(Run *r);
 bool run_guest_alive(Run *r, char **why);
@@ -250,9 +301,25 @@ bool run_wait_hello(Run *r, GError **errp);
 bool run_guest_cmd(Run *r, const GuestCmd *c, JsonNode **stats, char **json,
                    char **tail, GError **errp);
 
+/* plan.c */
+Plan *run_plan_new(App *app);
+void run_plan_free(Plan *p);
+/* Add a command (@c's strings are copied) or a mark with a state to
+ * queue (@state: nvmimic-set-state's arguments, or NULL); ids are one
+ * word, @what is the step's name for a failure. */
+PlanStep *run_plan_cmd(Plan *p, const GuestCmd *c, const char *what,
+                       PlanDoneFn done, void *opaque, void *opaque2);
+PlanStep *run_plan_mark(Plan *p, const char *id, const char *what,
+                        const char *state, bool reset);
+char *run_plan_text(const Plan *p, bool quit);
+/* the device's window over @c, from its closing in-band mark */
+JsonNode *run_mark_stats(Run *r, const GuestCmd *c, GError **errp);
+bool run_plan_queue_states(Run *r, const Plan *p, GError **errp);
+bool run_plan_exec(Run *r, Plan *p, char **cur, GError **errp);
+
 /* curves.c */
 bool run_setup(Run *r, GError **errp);
-bool run_curves(Run *r, int suite, char **cur, GError **errp);
+void run_plan_curves(Run *r, int suite, Plan *p);
 void run_progress(Run *r, const char *wl, const Point *pt, double el,
                   double total, double iops, bool final);
 void run_print_table(const Run *r);
@@ -260,8 +327,6 @@ void run_print_table(const Run *r);
 /* apps.c */
 App *run_app_new(Run *r, int suite);
 void run_app_free(App *a);
-bool run_seq(Run *r, App *a, GError **errp);
-bool run_render(Run *r, App *a, GError **errp);
-bool run_sql(Run *r, App *a, GError **errp);
+void run_plan_app(Run *r, App *a, Plan *p);
 
 #endif

@@ -38,6 +38,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report.h"
 #include "run-int.h"
 
 const char *const run_suite_names[] = { "four-corners", "vdi", "sql", "render",
@@ -65,12 +66,37 @@ bool run_has_suite(const Run *r, int suite)
     return false;
 }
 
+/* The drive's in-band marks, every statistics snapshot the guest took, in
+ * DIR/guest[-SUITE]/marks.json (query-nvmimic-marks). */
+static void save_marks(Run *r)
+{
+    g_autoptr(JsonNode) n = r->mon.exec && (r->qmp || r->lv) ?
+        r->mon.exec(r->mon.h, "query-nvmimic-marks", "{\"id\": \"nvm0\"}",
+                    10000, NULL) : NULL;
+    g_autoptr(JsonGenerator) g = NULL;
+    g_autofree char *path = NULL;
+    g_autofree char *text = NULL;
+
+    if (!n) {
+        return;
+    }
+    g = json_generator_new();
+    json_generator_set_root(g, n);
+    json_generator_set_pretty(g, TRUE);
+    json_generator_set_indent(g, 1);
+    text = json_generator_to_data(g, NULL);
+    g_mkdir_with_parents(r->gdir, 0755);
+    path = g_build_filename(r->gdir, "marks.json", NULL);
+    g_file_set_contents(path, text, -1, NULL);
+}
+
 /* One suite in its own guest.  False when it failed (r->error says why). */
 static bool run_suite(Run *r, int suite)
 {
     g_autoptr(GError) err = NULL;
     g_autofree char *cur = g_strdup_printf("%s boot", run_suite_names[suite]);
     App *a = suite >= S_SQL ? run_app_new(r, suite) : NULL;
+    Plan *plan = run_plan_new(a);
     gint64 t0 = g_get_monotonic_time();
     bool ok = false, graceful = false;
 
@@ -82,24 +108,28 @@ static bool run_suite(Run *r, int suite)
         fflush(stdout);
     }
     run_save_results(r);
-    if (!run_start_guest(r, &err)) {
+    /* The guest's whole plan: the pre-steps, then the suite (the
+     * application suites start from a new, erased drive). */
+    if (r->o.guest_pre) {
+        GuestCmd c = {
+            .verb = "SH", .id = "guest-pre", .label = "guest-pre",
+            .args = r->o.guest_pre, .timeout_s = 600,
+        };
+
+        run_plan_cmd(plan, &c, "guest-pre", NULL, NULL, NULL);
+    }
+    if (a) {
+        run_plan_app(r, a, plan);
+    } else {
+        run_plan_curves(r, suite, plan);
+    }
+    if (!run_start_guest(r, plan, &err)) {
         goto out;
     }
-    if (!a) {
-        ok = run_curves(r, suite, &cur, &err);
-        goto out;
-    }
-    /* The application suites start from a new, erased drive. */
-    g_free(cur);
-    cur = g_strdup(run_suite_names[suite]);
-    if (!run_qmp_state(r, "\"secure-erase\": true, \"reset-stats\": true",
-                       &err)) {
-        goto out;
-    }
-    ok = suite == S_SEQ ? run_seq(r, a, &err) :
-         suite == S_RENDER ? run_render(r, a, &err) : run_sql(r, a, &err);
+    ok = run_plan_exec(r, plan, &cur, &err);
+    save_marks(r);
     /* a command that failed in a live guest: let it hand back its logs */
-    graceful = !ok && a->log_tail;
+    graceful = !ok && a && a->log_tail;
 
 out:
     if (ok || graceful) {
@@ -112,6 +142,19 @@ out:
     run_kill_guest(r);
     nvm_line_close(r->ctl);
     r->ctl = NULL;
+    run_plan_free(plan);
+    {
+        /* the agent's side of the channel, next to the console */
+        g_autofree char *src = g_build_filename(r->tmp, "agent.log", NULL);
+        g_autofree char *dst = g_build_filename(r->gdir, "agent.log", NULL);
+        g_autofree char *text = NULL;
+        gsize len;
+
+        if (g_file_get_contents(src, &text, &len, NULL)) {
+            g_file_set_contents(dst, text, len, NULL);
+            unlink(src);
+        }
+    }
     /* a QMP call that met the domain destroyed from outside: exit 3 too */
     r->host_lost |= !ok && g_error_matches(err, NVM_LV_ERROR,
                                            NVM_LV_ERROR_HOST);
@@ -137,6 +180,27 @@ out:
     }
     run_save_results(r);
     return ok;
+}
+
+/* --baseline: the run against its baseline, as nvmimic diff; DIR/diff.txt.
+ * The number of figures that moved beyond the tolerance, -1 on error. */
+static int gate(Run *r)
+{
+    g_autoptr(GError) err = NULL;
+    g_autoptr(GString) out = g_string_new(NULL);
+    g_autofree char *path = g_build_filename(r->dir, "diff.txt", NULL);
+    int n = nvm_diff_runs(r->o.baseline, r->dir, r->o.tolerance_pct, false,
+                          out, &err);
+
+    if (n < 0) {
+        fprintf(stderr, "nvmimic run: --baseline: %s\n", err->message);
+        return 1;
+    }
+    fputs(out->str, stdout);
+    if (!g_file_set_contents(path, out->str, out->len, &err)) {
+        fprintf(stderr, "nvmimic run: %s\n", err->message);
+    }
+    return n;
 }
 
 void run_fail_point(Run *r, const char *what, const char *msg)
@@ -246,6 +310,11 @@ int run_main(int argc, char **argv)
             /* leftovers in /tmp are harmless */
         }
     }
+    if (o->baseline && !run_interrupted) {
+        rc = gate(r);
+    } else {
+        rc = -1;
+    }
     for (unsigned i = 0; i < S_N; i++) {
         run_app_free(r->apps[i]);
     }
@@ -261,5 +330,11 @@ int run_main(int argc, char **argv)
     g_free(r->precondition_text);
     g_free(r->accel);
     nvm_profile_free(r->p);
-    return run_interrupted ? 130 : r->error ? (r->host_lost ? 3 : 1) : 0;
+    if (run_interrupted) {
+        return 130;
+    }
+    if (r->error) {
+        return r->host_lost ? 3 : 1;
+    }
+    return rc > 0 ? 1 : 0;
 }

@@ -12,7 +12,7 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/nvmimic-appf.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 fail() { echo "run_app_failure: FAIL $*"; exit 1; }
 
-sed 's/^            NVMIMIC_MARK_FD=3 NVMIMIC_MARK_ID=\$id sh -c "\$args"/            [ -n "$n_sh" ] \&\& args="echo the disk caught fire >\&2; exit 7"; n_sh=1; &/' \
+sed 's/^            NVMIMIC_MARK_FD=3 NVMIMIC_MARK_ID=\$id /            [ -n "$n_sh" ] \&\& args="echo the disk caught fire >\&2; exit 7"; n_sh=1; &/' \
     "$agent" >"$out/fail-agent.sh"
 grep -q 'n_sh=1' "$out/fail-agent.sh" || fail "could not make the failing agent"
 set +e

@@ -108,10 +108,14 @@ do_load() {
          "$($PSQL -tAc 'SELECT pg_size_pretty(pg_database_size(current_database()))')"
 }
 
-# Under nvmimic run's guest agent (vm-images/agent.sh): tell the host when the
-# sample starts and ends, so the device's statistics cover the same interval.
+# Under nvmimic run's guest agent (vm-images/agent.sh): the drive's in-band
+# marks where the sample starts and ends, so the device's statistics cover the
+# same stretch of the guest's timeline; and a progress line for the host.
 mark() {
     [ -n "${NVMIMIC_MARK_FD:-}" ] || return 0
+    if [ -n "${NVMIMIC_MARK_CMD:-}" ] && ! $NVMIMIC_MARK_CMD "$1"; then
+        echo "tpcc: the drive's in-band mark ($1) failed" >&2
+    fi
     printf 'MARK %s %s\n' "$NVMIMIC_MARK_ID" "$1" >&"$NVMIMIC_MARK_FD"
 }
 
