@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# ci_gate.sh GATE_SH: the CI recipe's script (docs/ci/gate.sh, what the
+# Dockerfile and the pipelines run) on this host, the tree already built
+# (GATE_BUILD=0, GATE_BUILD_DIR from meson): a guest-kernel change (the
+# candidate boots with nvme.use_threaded_interrupts=1, completions handled
+# in a kernel thread) is gated against the baseline (the stock command
+# line): exit 1, the table of the figures that moved with their deltas,
+# DIR/diff.txt, and report.html with the baseline's curves beside.
+set -eu
+gate=$1
+out=$(mktemp -d "${TMPDIR:-/tmp}/nvmimic-gate.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+fail() { echo "ci_gate: FAIL $*"; exit 1; }
+
+set +e
+GATE_BUILD=0 GATE_OUT=$out GATE_WORKLOADS=64k-seq-read GATE_POINTS=50 \
+    GATE_RUN_ARGS="--quick --run-s 0.3" \
+    GATE_NEW_APPEND=nvme.use_threaded_interrupts=1 \
+    sh "$gate" >"$out/gate.log" 2>&1
+rc=$?
+set -e
+cat "$out/gate.log"
+[ "$rc" = 1 ] || fail "gate.sh exited $rc, want 1 (a moved figure)"
+grep -q '^gate: FAIL: exit 1' "$out/gate.log" || fail "no FAIL line"
+grep -q 'input guest_append: null -> "nvme.use_threaded_interrupts=1"' "$out/gate.log" ||
+    fail "the diff does not name the change"
+# a guest latency row of the table, with its delta
+grep -Eq '^64k-seq-read +(peak|50 %) +lat_us +[0-9.]+ +[0-9.]+ +[-+][0-9.]+ +[-+][0-9.]+ % +\*$' \
+    "$out/gate.log" || fail "no guest latency row in the table"
+[ -s "$out/new/diff.txt" ] || fail "no diff.txt beside the run"
+grep -q 'Since the baseline' "$out/new/report.html" &&
+    grep -q "title 'baseline guest'" "$out/new/report.html" 2>/dev/null ||
+    grep -q 'Since the baseline' "$out/new/report.html" || fail "the report has no baseline section"
+[ -s "$out/new/64k-seq-read.svg" ] && grep -q 'baseline guest' "$out/new/64k-seq-read.svg" ||
+    fail "the chart does not draw the baseline's curve"
+echo "ci_gate: OK"
