@@ -97,7 +97,8 @@ BUILD_PKGS="build-essential pkg-config ninja-build dpkg-dev flex bison
 # sanitizer runtimes, llvm-symbolizer for readable stack traces.
 BUILD_PKGS="$BUILD_PKGS clang-14 libclang-rt-14-dev llvm-14"
 # Guest image (kernel is unpacked, not installed) and run time.
-GUEST_PKGS="busybox-static fio nvme-cli seabios qemu-system-data ipxe-qemu"
+# liburing-dev: vm-images/nvmimic-load (the guest's load generator) links it.
+GUEST_PKGS="busybox-static fio nvme-cli liburing-dev seabios qemu-system-data ipxe-qemu"
 # libvirt (tests/libvirt, nvmimic libvirt-xml) and the Ubuntu / Windows guest
 # recipes in vm-images/ (NoCloud seed, FAT results disk, XML/YAML checks).
 GUEST_PKGS="$GUEST_PKGS libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients libxml2-utils"

@@ -6,7 +6,8 @@
 # Output:
 #   OUTDIR/vmlinuz             Debian's kernel (linux-image-amd64's current dependency)
 #   OUTDIR/initramfs.cpio.gz   busybox + fio + nvme-cli + their libraries, the modules for
-#                              nvme and virtio-blk, and vm-images/guest-init as /init
+#                              nvme and virtio-blk, vm-images/guest-init as /init, and
+#                              nvmimic-load (vm-images/nvmimic-load.c, compiled here)
 #   OUTDIR/kernel-version      the kernel release, e.g. 6.1.0-57-amd64
 #   OUTDIR/cache/              the kernel .deb (reused when offline)
 #
@@ -24,11 +25,12 @@ say() { echo "$me: $*"; }
 OUT=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 INIT=$HERE/guest-init
+LOADGEN=$HERE/nvmimic-load.c
 
-for tool in apt-get apt-cache dpkg-deb dpkg-query ldd cpio gzip busybox; do
+for tool in apt-get apt-cache dpkg-deb dpkg-query ldd cpio gzip busybox cc; do
     command -v "$tool" >/dev/null 2>&1 || die "'$tool' not found (run 'make deps')"
 done
-for pkg in busybox-static fio nvme-cli; do
+for pkg in busybox-static fio nvme-cli liburing-dev; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' ||
         die "Debian package '$pkg' is not installed (run 'make deps')"
 done
@@ -69,8 +71,8 @@ fi
 # --- 2. Up to date? ------------------------------------------------------------------
 stamp=$( {
     echo "kernel $(basename "$KDEB")"
-    dpkg-query -W -f='${Package} ${Version}\n' busybox-static fio nvme-cli libc6
-    cat "$0" "$INIT"
+    dpkg-query -W -f='${Package} ${Version}\n' busybox-static fio nvme-cli libc6 liburing-dev
+    cat "$0" "$INIT" "$LOADGEN" "$HERE/../harness/sim/rng.h"
 } | cksum)
 if [ -f "$OUT/.stamp" ] && [ "$(cat "$OUT/.stamp")" = "$stamp" ] &&
    [ -f "$OUT/vmlinuz" ] && [ -f "$OUT/initramfs.cpio.gz" ]; then
@@ -129,7 +131,11 @@ copy_file() {                               # copy_file HOSTPATH: same path in t
 rm -f usr/bin/fio usr/sbin/nvme
 copy_file "$FIO"
 copy_file "$NVME"
-for bin in "$FIO" "$NVME"; do
+# nvmimic run's load generator for the four corners (liburing linked in)
+cc -O2 -std=gnu11 -Wall -I"$HERE/../harness/sim" -o usr/bin/nvmimic-load "$LOADGEN" \
+    -Wl,-Bstatic -luring -Wl,-Bdynamic -lm ||
+    die "cannot compile $LOADGEN (needs liburing-dev: run 'make deps')"
+for bin in "$FIO" "$NVME" usr/bin/nvmimic-load; do
     ldd "$bin" >"$STAGE/.ldd" 2>&1 || die "ldd $bin failed: $(head -n 1 "$STAGE/.ldd")"
     if grep -q 'not found' "$STAGE/.ldd"; then
         die "$bin: missing library: $(grep 'not found' "$STAGE/.ldd" | head -n 1)"

@@ -1,0 +1,640 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvmimic-load: the four-corners method of nvmimic sim, in the guest.
+ *
+ * One process drives N "threads" (vdbench's outstanding I/Os) on a block
+ * device through io_uring, with the device registered and one registered
+ * buffer per thread.  Each thread keeps at most one I/O in flight, as
+ * harness/sim/curve.c drives the model:
+ *
+ *   closed loop (the peak)  a thread submits again as soon as its I/O
+ *                           completes;
+ *   open loop (a rate R)    each thread has its own Poisson arrivals at
+ *                           R / N per second; an arrival that finds its
+ *                           thread busy waits for the thread's I/O.
+ *
+ * With --points the whole curve runs in one go, as nvmimic sim runs it:
+ * (--precondition: the span written once, 128 KiB at 8 outstanding), the
+ * peak, then each percentage of the peak measured here, every phase right
+ * after the previous one, so the drive never idles between them.
+ *
+ * fio cannot produce the open-loop process: a rate-limited job that is
+ * ahead of its schedule waits for every I/O in flight before it sleeps
+ * (io_u_quiesce() in fio's rate_ddir()), which bunches arrivals near
+ * saturation; and its cost per I/O on one simulated CPU is ~4 times this
+ * program's.
+ *
+ * Random addresses are uniform over the span in block-size steps;
+ * sequential ones are one stream the threads share, from the span's start
+ * in each phase.  Each thread draws its addresses and arrivals from its
+ * own stream of harness/sim/rng.h, as the model's driver does, so with the
+ * same seeds (--seeds: one per phase) the guest issues the same I/Os at
+ * the same offsets from each phase's start as nvmimic sim.  Latency runs from submission to the completion the
+ * thread sees.  A phase counts the I/Os submitted in its measured time
+ * (after its ramp), each with its latency, as the model's statistics do.
+ *
+ * Marks (--marks): "MARK ID/K start" when phase K's measured time begins
+ * and "MARK ID/K stop" when it ends, K = 0 the peak, 1.. the points, on
+ * file descriptor $NVMIMIC_MARK_FD with ID = $NVMIMIC_MARK_ID (the guest
+ * agent's, vm-images/agent.sh).  Output: fio's JSON layout for what
+ * nvmimic run reads, one "jobs" entry per phase ("read" or "write":
+ * iops, bw_bytes, lat_ns.mean, lat_ns.percentile."50.000000", ...).
+ *
+ * usage: nvmimic-load --dev DEV --rw randread|randwrite|read|write --bs B
+ *            --threads N --span BYTES [--offset BYTES] [--seed N]
+ *            [--rate IOPS | --points PCT,PCT,...] [--seeds S,S,...]
+ *            [--precondition]
+ *            [--peak-ramp-ms MS] --ramp-ms MS --run-ms MS [--poll]
+ *            [--marks] [--output FILE]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <liburing.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rng.h"                /* harness/sim/rng.h: the model's numbers */
+
+#define MAX_THREADS 4096
+#define MAX_POINTS 64
+#define PRE_BS (128 * 1024)
+#define PRE_THREADS 8
+/* latency histogram: 2^SUB_BITS linear buckets per power of two of ns */
+#define SUB_BITS 6
+#define HIST_BUCKETS ((64 - SUB_BITS + 1) << SUB_BITS)
+
+typedef struct Thread {
+    uint64_t rng;               /* its own addresses and arrivals */
+    uint64_t next_ns;           /* next arrival (open loop) */
+    uint64_t submit_ns;         /* of the I/O in flight */
+    bool busy;
+    bool counted;               /* the I/O in flight is in the window */
+} Thread;
+
+typedef struct Opts {
+    const char *dev, *rw, *output;
+    uint32_t bs;
+    unsigned threads;
+    uint64_t span, offset, seed;
+    double rate;
+    int points[MAX_POINTS];
+    unsigned n_points;
+    uint64_t seeds[1 + MAX_POINTS];     /* per phase (--seeds), or 0 */
+    unsigned n_seeds;
+    bool precondition;
+    double peak_ramp_ms, ramp_ms, run_ms;
+    bool poll, marks;
+} Opts;
+
+/* What one phase measured. */
+typedef struct Phase {
+    int pct;                    /* 0: the peak */
+    double target_iops;
+    uint64_t ios, lat_sum, lat_min, lat_max;
+    uint64_t hist[HIST_BUCKETS];
+} Phase;
+
+typedef struct Ctx {
+    Opts o;
+    struct io_uring ring;
+    struct iovec *iov;
+    Thread *th;
+    bool write, random;
+    int mark_fd;
+    const char *mark_id;
+} Ctx;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+static unsigned hist_bucket(uint64_t ns)
+{
+    unsigned msb;
+
+    if (ns < (1u << SUB_BITS)) {
+        return (unsigned)ns;
+    }
+    msb = 63 - __builtin_clzll(ns);
+    return ((msb - SUB_BITS + 1) << SUB_BITS) |
+           (unsigned)((ns >> (msb - SUB_BITS)) & ((1u << SUB_BITS) - 1));
+}
+
+/* the middle of bucket @b, in ns */
+static double hist_value(unsigned b)
+{
+    unsigned e = b >> SUB_BITS, m = b & ((1u << SUB_BITS) - 1);
+    double w;
+
+    if (!e) {
+        return m;
+    }
+    w = ldexp(1.0, (int)e - 1);
+    return ldexp(1.0, (int)e + SUB_BITS - 1) + m * w + w / 2;
+}
+
+static double hist_pct(const uint64_t *h, uint64_t n, double q)
+{
+    uint64_t want = (uint64_t)ceil(q * n), seen = 0;
+
+    for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+        seen += h[b];
+        if (seen >= want && h[b]) {
+            return hist_value(b);
+        }
+    }
+    return 0;
+}
+
+static void die(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "nvmimic-load: ");
+    fprintf(stderr, fmt, a, b);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+static void usage(void)
+{
+    fputs("usage: nvmimic-load --dev DEV --rw randread|randwrite|read|write "
+          "--bs B --threads N --span BYTES [--offset BYTES] [--seed N] "
+          "[--rate IOPS | --points PCT,...] [--seeds S,...] [--precondition] "
+          "[--peak-ramp-ms MS] --ramp-ms MS --run-ms MS [--poll] [--marks] "
+          "[--output FILE]\n", stderr);
+    exit(2);
+}
+
+static uint64_t num(const char *opt, const char *s)
+{
+    char *end;
+    unsigned long long v;
+
+    errno = 0;
+    v = strtoull(s, &end, 0);
+    if (errno || end == s || *end || *s == '-') {
+        fprintf(stderr, "nvmimic-load: %s '%s' is not a number\n", opt, s);
+        exit(2);
+    }
+    return v;
+}
+
+static double dnum(const char *opt, const char *s)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= 0) || isinf(v)) {
+        fprintf(stderr, "nvmimic-load: %s '%s' is not a number >= 0\n", opt,
+                s);
+        exit(2);
+    }
+    return v;
+}
+
+static void parse(int argc, char **argv, Opts *o)
+{
+    static const struct option longopts[] = {
+        { "dev", 1, NULL, 'd' }, { "rw", 1, NULL, 'w' },
+        { "bs", 1, NULL, 'b' }, { "threads", 1, NULL, 't' },
+        { "span", 1, NULL, 's' }, { "offset", 1, NULL, 'o' },
+        { "rate", 1, NULL, 'r' }, { "points", 1, NULL, 'P' },
+        { "precondition", 0, NULL, 'C' }, { "peak-ramp-ms", 1, NULL, 'K' },
+        { "ramp-ms", 1, NULL, 'R' }, { "run-ms", 1, NULL, 'T' },
+        { "seed", 1, NULL, 'S' }, { "poll", 0, NULL, 'p' },
+        { "marks", 0, NULL, 'M' }, { "output", 1, NULL, 'O' },
+        { "seeds", 1, NULL, 'E' },
+        { NULL, 0, NULL, 0 },
+    };
+    char *list, *tok, *save;
+    int c;
+
+    memset(o, 0, sizeof(*o));
+    o->seed = 1;
+    o->peak_ramp_ms = -1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': o->dev = optarg; break;
+        case 'w': o->rw = optarg; break;
+        case 'b': o->bs = (uint32_t)num("--bs", optarg); break;
+        case 't': o->threads = (unsigned)num("--threads", optarg); break;
+        case 's': o->span = num("--span", optarg); break;
+        case 'o': o->offset = num("--offset", optarg); break;
+        case 'r': o->rate = dnum("--rate", optarg); break;
+        case 'P':
+            list = strdup(optarg);
+            for (tok = strtok_r(list, ",", &save); tok;
+                 tok = strtok_r(NULL, ",", &save)) {
+                if (o->n_points == MAX_POINTS) {
+                    usage();
+                }
+                o->points[o->n_points] = (int)num("--points", tok);
+                if (o->points[o->n_points] <= 0) {
+                    usage();
+                }
+                o->n_points++;
+            }
+            free(list);
+            if (!o->n_points) {
+                usage();
+            }
+            break;
+        case 'E':
+            list = strdup(optarg);
+            for (tok = strtok_r(list, ",", &save); tok;
+                 tok = strtok_r(NULL, ",", &save)) {
+                if (o->n_seeds == 1 + MAX_POINTS) {
+                    usage();
+                }
+                o->seeds[o->n_seeds++] = num("--seeds", tok);
+            }
+            free(list);
+            break;
+        case 'C': o->precondition = true; break;
+        case 'K': o->peak_ramp_ms = dnum("--peak-ramp-ms", optarg); break;
+        case 'R': o->ramp_ms = dnum("--ramp-ms", optarg); break;
+        case 'T': o->run_ms = dnum("--run-ms", optarg); break;
+        case 'S': o->seed = num("--seed", optarg); break;
+        case 'p': o->poll = true; break;
+        case 'M': o->marks = true; break;
+        case 'O': o->output = optarg; break;
+        default: usage();
+        }
+    }
+    if (optind != argc || !o->dev || !o->rw || !o->bs || !o->threads ||
+        o->threads > MAX_THREADS || !o->run_ms || o->bs % 512 ||
+        o->span < o->bs || (o->rate > 0 && o->n_points) ||
+        (o->precondition && o->span < PRE_BS)) {
+        usage();
+    }
+    if (o->peak_ramp_ms < 0) {
+        o->peak_ramp_ms = o->ramp_ms;
+    }
+    if (strcmp(o->rw, "randread") && strcmp(o->rw, "randwrite") &&
+        strcmp(o->rw, "read") && strcmp(o->rw, "write")) {
+        fprintf(stderr, "nvmimic-load: --rw '%s' (randread, randwrite, read, "
+                "write)\n", o->rw);
+        exit(2);
+    }
+}
+
+/* Phase @k's seed: --seeds' (nvmimic run passes nvmimic sim's), else one
+ * derived from --seed. */
+static uint64_t phase_seed(const Opts *o, unsigned k)
+{
+    return k < o->n_seeds ? o->seeds[k] : o->seed * 131 + k;
+}
+
+static void mark(Ctx *x, unsigned k, const char *what)
+{
+    char line[128];
+    int n;
+
+    if (x->mark_fd < 0) {
+        return;
+    }
+    n = snprintf(line, sizeof(line), "MARK %s/%u %s\n", x->mark_id, k, what);
+    if (write(x->mark_fd, line, (size_t)n) != n) {
+        die("cannot write marks: %s%s", strerror(errno), "");
+    }
+}
+
+/* Reap completions; returns how many.  @ph (may be NULL) gets the
+ * latencies of I/Os counted in its window. */
+static unsigned reap(Ctx *x, Phase *ph, bool closed, unsigned *inflight,
+                     uint64_t now)
+{
+    struct io_uring_cqe *cqe;
+    unsigned head, n = 0;
+
+    if (*inflight && x->o.poll) {
+        io_uring_submit_and_wait(&x->ring, 0);  /* IOPOLL: poll the queue */
+    }
+    io_uring_for_each_cqe(&x->ring, head, cqe) {
+        Thread *t = &x->th[cqe->user_data];
+
+        if (cqe->res < 0 || (uint64_t)cqe->res != x->iov[cqe->user_data].iov_len) {
+            die("I/O failed: %s%s", cqe->res < 0 ? strerror(-cqe->res)
+                                                 : "short transfer", "");
+        }
+        n++;
+        t->busy = false;
+        (*inflight)--;
+        if (ph && t->counted) {
+            uint64_t lat = now - t->submit_ns;
+
+            ph->ios++;
+            ph->lat_sum += lat;
+            ph->lat_min = lat < ph->lat_min ? lat : ph->lat_min;
+            ph->lat_max = lat > ph->lat_max ? lat : ph->lat_max;
+            ph->hist[hist_bucket(lat)]++;
+        }
+        if (closed) {
+            t->next_ns = now;
+        }
+    }
+    io_uring_cq_advance(&x->ring, n);
+    return n;
+}
+
+/* Wait for something to happen: a completion, or the time @soonest. */
+static void idle(Ctx *x, unsigned inflight, uint64_t soonest, uint64_t now)
+{
+    if (!inflight) {
+        struct timespec ts = {
+            .tv_sec = soonest / 1000000000u,
+            .tv_nsec = soonest % 1000000000u,
+        };
+
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+    } else if (!x->o.poll) {
+        struct io_uring_cqe *cqe;
+        struct __kernel_timespec kts;
+        uint64_t wait = soonest > now ? soonest - now : 0;
+
+        if (soonest == UINT64_MAX) {
+            io_uring_wait_cqe(&x->ring, &cqe);
+        } else if (wait) {
+            kts.tv_sec = wait / 1000000000u;
+            kts.tv_nsec = wait % 1000000000u;
+            io_uring_wait_cqe_timeout(&x->ring, &cqe, &kts);
+        }
+    }
+}
+
+/*
+ * One phase: @rate IOPS (0: closed loop) over @threads threads, ramp then
+ * run; marks around the measured time when @k >= 0.
+ */
+static void run_phase(Ctx *x, Phase *ph, int k, unsigned threads, bool write,
+                      bool random, uint32_t bs, double rate, double ramp_ms,
+                      double run_ms, uint64_t seed)
+{
+    uint64_t t0 = now_ns(), seq = 0;
+    uint64_t measure_ns = t0 + (uint64_t)(ramp_ms * 1e6);
+    uint64_t end_ns = measure_ns + (uint64_t)(run_ms * 1e6);
+    uint64_t nblocks = x->o.span / bs;
+    /* as harness/sim/curve.c computes it, to the last bit */
+    double gap_ns = rate > 0 ? 1e9 / (rate / threads) : 0;
+    unsigned inflight = 0;
+    bool started = false, stopped = false;
+
+    ph->lat_min = UINT64_MAX;
+    for (unsigned i = 0; i < threads; i++) {
+        Thread *t = &x->th[i];
+
+        t->busy = false;
+        t->rng = nvm_rng_stream(seed, i);
+        t->next_ns = gap_ns ? t0 + (uint64_t)(-log(nvm_rng_01(&t->rng)) *
+                                              gap_ns) : t0;
+    }
+    for (;;) {
+        uint64_t now = now_ns(), soonest = UINT64_MAX;
+        unsigned queued = 0;
+
+        reap(x, ph, !gap_ns, &inflight, now);
+        if (k >= 0 && !started && now >= measure_ns) {
+            mark(x, (unsigned)k, "start");
+            started = true;
+        }
+        if (k >= 0 && !stopped && now >= end_ns) {
+            mark(x, (unsigned)k, "stop");
+            stopped = true;
+        }
+        for (unsigned i = 0; i < threads; i++) {
+            Thread *t = &x->th[i];
+            struct io_uring_sqe *sqe;
+            uint64_t blk, off;
+
+            if (t->busy) {
+                continue;
+            }
+            /* as the model's driver: nothing is submitted at or after the
+             * end, however far behind a thread's arrivals are */
+            if (t->next_ns > now || now >= end_ns) {
+                soonest = t->next_ns < soonest ? t->next_ns : soonest;
+                continue;
+            }
+            sqe = io_uring_get_sqe(&x->ring);
+            if (!sqe) {
+                break;
+            }
+            if (random) {
+                blk = nvm_rng_u64(&t->rng) % nblocks;
+            } else {
+                blk = seq;
+                seq = seq + 1 == nblocks ? 0 : seq + 1;
+            }
+            off = x->o.offset + blk * bs;
+            x->iov[i].iov_len = bs;
+            if (write) {
+                io_uring_prep_write_fixed(sqe, 0, x->iov[i].iov_base, bs,
+                                          off, (int)i);
+            } else {
+                io_uring_prep_read_fixed(sqe, 0, x->iov[i].iov_base, bs, off,
+                                         (int)i);
+            }
+            sqe->flags |= IOSQE_FIXED_FILE;
+            sqe->user_data = i;
+            t->busy = true;
+            t->submit_ns = now;
+            t->counted = now >= measure_ns;
+            if (gap_ns) {
+                t->next_ns += (uint64_t)(-log(nvm_rng_01(&t->rng)) *
+                                         gap_ns);
+            }
+            queued++;
+            inflight++;
+        }
+        if (queued) {
+            io_uring_submit(&x->ring);
+            continue;
+        }
+        if (!inflight && (now >= end_ns || soonest >= end_ns)) {
+            break;
+        }
+        /* past the end: only the last completions are awaited */
+        idle(x, inflight, now >= end_ns ? UINT64_MAX :
+                          soonest < end_ns ? soonest : end_ns, now);
+    }
+    if (k >= 0 && !stopped) {
+        mark(x, (unsigned)k, "stop");
+    }
+}
+
+/* The span written once, sequentially, 128 KiB at 8 outstanding, as
+ * nvm_curve_precondition() writes it to the model. */
+static void precondition(Ctx *x)
+{
+    uint64_t off = 0, end = x->o.span - x->o.span % PRE_BS;
+    unsigned inflight = 0;
+
+    for (unsigned i = 0; i < PRE_THREADS; i++) {
+        x->th[i].busy = false;
+    }
+    while (off < end || inflight) {
+        unsigned queued = 0;
+
+        reap(x, NULL, false, &inflight, 0);
+        for (unsigned i = 0; i < PRE_THREADS && off < end; i++) {
+            struct io_uring_sqe *sqe;
+
+            if (x->th[i].busy || !(sqe = io_uring_get_sqe(&x->ring))) {
+                continue;
+            }
+            x->iov[i].iov_len = PRE_BS;
+            io_uring_prep_write_fixed(sqe, 0, x->iov[i].iov_base, PRE_BS,
+                                      x->o.offset + off, (int)i);
+            sqe->flags |= IOSQE_FIXED_FILE;
+            sqe->user_data = i;
+            x->th[i].busy = true;
+            off += PRE_BS;
+            queued++;
+            inflight++;
+        }
+        if (queued) {
+            io_uring_submit(&x->ring);
+        } else {
+            idle(x, inflight, UINT64_MAX, 0);
+        }
+    }
+}
+
+static void json_phase(FILE *f, const Ctx *x, const Phase *ph, bool first)
+{
+    double secs = x->o.run_ms / 1e3;
+    const char *dd = x->write ? "write" : "read";
+
+    fprintf(f, "%s\n  {\"jobname\": \"%s\", \"target_pct\": %d, "
+            "\"target_iops\": %.1f, \"threads\": %u, \"%s\": "
+            "{\"total_ios\": %" PRIu64 ", \"io_bytes\": %" PRIu64 ", "
+            "\"iops\": %.17g, \"bw_bytes\": %.0f, \"lat_ns\": {\"min\": %"
+            PRIu64 ", \"max\": %" PRIu64 ", \"mean\": %.3f, \"percentile\": "
+            "{\"50.000000\": %.0f, \"99.000000\": %.0f, \"99.900000\": "
+            "%.0f}}}, \"%s\": {\"total_ios\": 0}}", first ? "" : ",",
+            ph->target_iops > 0 ? "rate" : "peak", ph->pct, ph->target_iops,
+            x->o.threads, dd, ph->ios, ph->ios * x->o.bs, ph->ios / secs,
+            ph->ios * x->o.bs / secs, ph->ios ? ph->lat_min : 0, ph->lat_max,
+            ph->ios ? (double)ph->lat_sum / ph->ios : 0,
+            hist_pct(ph->hist, ph->ios, 0.50), hist_pct(ph->hist, ph->ios,
+                                                         0.99),
+            hist_pct(ph->hist, ph->ios, 0.999), x->write ? "read" : "write");
+}
+
+int main(int argc, char **argv)
+{
+    static Ctx ctx;
+    Ctx *x = &ctx;
+    Opts *o = &x->o;
+    Phase *ph;
+    unsigned n_ph, entries = 1, nbuf;
+    uint32_t buf_bytes;
+    const char *mfd;
+    int fd, ret;
+    FILE *out;
+
+    parse(argc, argv, o);
+    x->write = !strcmp(o->rw, "write") || !strcmp(o->rw, "randwrite");
+    x->random = !strncmp(o->rw, "rand", 4);
+    x->mark_fd = -1;
+    mfd = getenv("NVMIMIC_MARK_FD");
+    x->mark_id = getenv("NVMIMIC_MARK_ID");
+    if (o->marks) {
+        if (!mfd || !x->mark_id) {
+            die("--marks needs NVMIMIC_MARK_FD and NVMIMIC_MARK_ID%s%s", "",
+                "");
+        }
+        x->mark_fd = (int)num("NVMIMIC_MARK_FD", mfd);
+    }
+    /* sleep to the ns: a timer may fire up to the slack late (50 us) */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+
+    fd = open(o->dev, (x->write || o->precondition ? O_RDWR : O_RDONLY) |
+                      O_DIRECT);
+    if (fd < 0) {
+        die("%s: %s", o->dev, strerror(errno));
+    }
+    nbuf = o->threads > PRE_THREADS ? o->threads : PRE_THREADS;
+    while (entries < nbuf) {
+        entries <<= 1;
+    }
+    ret = io_uring_queue_init(entries, &x->ring,
+                              o->poll ? IORING_SETUP_IOPOLL : 0);
+    if (ret < 0) {
+        die("io_uring set-up%s: %s", o->poll ? " (polled)" : "",
+            strerror(-ret));
+    }
+    buf_bytes = o->precondition && o->bs < PRE_BS ? PRE_BS : o->bs;
+    x->iov = calloc(nbuf, sizeof(*x->iov));
+    x->th = calloc(nbuf, sizeof(*x->th));
+    n_ph = 1 + (o->rate > 0 ? 0 : o->n_points);
+    ph = calloc(n_ph, sizeof(*ph));
+    if (!x->iov || !x->th || !ph) {
+        die("out of memory%s%s", "", "");
+    }
+    for (unsigned i = 0; i < nbuf; i++) {
+        if (posix_memalign(&x->iov[i].iov_base, 4096, buf_bytes)) {
+            die("out of memory%s%s", "", "");
+        }
+        memset(x->iov[i].iov_base, 0x5a, buf_bytes);
+        x->iov[i].iov_len = buf_bytes;
+    }
+    if ((ret = io_uring_register_files(&x->ring, &fd, 1)) < 0 ||
+        (ret = io_uring_register_buffers(&x->ring, x->iov, nbuf)) < 0) {
+        die("io_uring register: %s%s", strerror(-ret), "");
+    }
+
+    if (o->precondition) {
+        precondition(x);
+    }
+    if (o->rate > 0) {
+        ph[0].target_iops = o->rate;
+        run_phase(x, &ph[0], o->marks ? 0 : -1, o->threads, x->write,
+                  x->random, o->bs, o->rate, o->ramp_ms, o->run_ms,
+                  phase_seed(o, 0));
+    } else {
+        run_phase(x, &ph[0], o->marks ? 0 : -1, o->threads, x->write,
+                  x->random, o->bs, 0, o->peak_ramp_ms, o->run_ms,
+                  phase_seed(o, 0));
+        for (unsigned i = 0; i < o->n_points; i++) {
+            double peak = ph[0].ios / (o->run_ms / 1e3);
+
+            ph[1 + i].pct = o->points[i];
+            ph[1 + i].target_iops = peak * o->points[i] / 100.0;
+            run_phase(x, &ph[1 + i], o->marks ? (int)(1 + i) : -1,
+                      o->threads, x->write, x->random, o->bs,
+                      ph[1 + i].target_iops, o->ramp_ms, o->run_ms,
+                      phase_seed(o, 1 + i));
+        }
+    }
+
+    out = o->output ? fopen(o->output, "w") : stdout;
+    if (!out) {
+        die("%s: %s", o->output, strerror(errno));
+    }
+    fprintf(out, "{\"fio version\": \"nvmimic-load\", \"jobs\": [");
+    for (unsigned i = 0; i < n_ph; i++) {
+        json_phase(out, x, &ph[i], i == 0);
+    }
+    fprintf(out, "]}\n");
+    if (o->output && fclose(out)) {
+        die("%s: %s", o->output, strerror(errno));
+    }
+    io_uring_queue_exit(&x->ring);
+    return 0;
+}
