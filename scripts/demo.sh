@@ -10,7 +10,7 @@ PROFILE=${NVMIMIC_DEMO_PROFILE:-crucial-p5-2tb}
 OUT=${NVMIMIC_DEMO_OUT:-$ROOT/out/demo-$PROFILE-$(date +%Y%m%d-%H%M%S)}
 start=$(date +%s)
 
-echo "== nvmimic run: $PROFILE, four corners, in a guest, simulated time (-icount shift=0,sleep=off), quick"
+echo "== nvmimic run: $PROFILE, four corners, in a guest, simulated time (-icount, 4e9 guest instructions per second), quick"
 "$B/nvmimic" run --profile "$PROFILE" --suite four-corners --mode simtime --quick \
     --qemu "$B/qemu/qemu-system-x86_64" --guest-dir "$B/guest" --out "$OUT"
 

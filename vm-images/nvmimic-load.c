@@ -33,10 +33,13 @@
  * thread sees.  A phase counts the I/Os submitted in its measured time
  * (after its ramp), each with its latency, as the model's statistics do.
  *
- * Marks (--marks): "MARK ID/K start" when phase K's measured time begins
- * and "MARK ID/K stop" when it ends, K = 0 the peak, 1.. the points, on
- * file descriptor $NVMIMIC_MARK_FD with ID = $NVMIMIC_MARK_ID (the guest
- * agent's, vm-images/agent.sh).  Output: fio's JSON layout for what
+ * Marks (--marks): the drive's in-band marks (nvmimic's vendor admin
+ * command C0h, through the NVMe driver's admin passthrough on the device),
+ * mark N + 2K where phase K's measured time begins (the drive snapshots its
+ * statistics, then resets them) and N + 2K + 1 where it ends (a snapshot),
+ * K = 0 the peak, 1.. the points, N = $NVMIMIC_MARK_N (the guest agent's,
+ * vm-images/agent.sh).  So the device's window over each phase opens and
+ * closes at the instants the guest chose, in virtual time.  Output: fio's JSON layout for what
  * nvmimic run reads, one "jobs" entry per phase ("read" or "write":
  * iops, bw_bytes, lat_ns.mean, lat_ns.percentile."50.000000", ...).
  *
@@ -53,12 +56,14 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <liburing.h>
+#include <linux/nvme_ioctl.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -110,8 +115,8 @@ typedef struct Ctx {
     struct iovec *iov;
     Thread *th;
     bool write, random;
-    int mark_fd;
-    const char *mark_id;
+    int mark_fd;                /* the device, for admin passthrough; -1: no marks */
+    unsigned mark_n;            /* the first mark's number */
 } Ctx;
 
 static uint64_t now_ns(void)
@@ -300,17 +305,26 @@ static uint64_t phase_seed(const Opts *o, unsigned k)
     return k < o->n_seeds ? o->seeds[k] : o->seed * 131 + k;
 }
 
-static void mark(Ctx *x, unsigned k, const char *what)
+/* Phase @k's opening (@stop false) or closing in-band mark */
+static void mark(Ctx *x, unsigned k, bool stop)
 {
-    char line[128];
-    int n;
+    struct nvme_admin_cmd cmd = {
+        .opcode = 0xc0,
+        .cdw12 = x->mark_n + 2 * k + stop,
+        .cdw13 = stop ? 0 : 1,      /* bit 0: reset after the snapshot */
+    };
+    int ret;
 
     if (x->mark_fd < 0) {
         return;
     }
-    n = snprintf(line, sizeof(line), "MARK %s/%u %s\n", x->mark_id, k, what);
-    if (write(x->mark_fd, line, (size_t)n) != n) {
-        die("cannot write marks: %s%s", strerror(errno), "");
+    ret = ioctl(x->mark_fd, NVME_IOCTL_ADMIN_CMD, &cmd);
+    if (ret) {
+        char n[16];
+
+        snprintf(n, sizeof(n), "%u", cmd.cdw12);
+        die("in-band mark %s: %s", n, ret < 0 ? strerror(errno) :
+            "the drive refused it (is the drive nvmimic's?)");
     }
 }
 
@@ -409,11 +423,11 @@ static void run_phase(Ctx *x, Phase *ph, int k, unsigned threads, bool write,
 
         reap(x, ph, !gap_ns, &inflight, now);
         if (k >= 0 && !started && now >= measure_ns) {
-            mark(x, (unsigned)k, "start");
+            mark(x, (unsigned)k, false);
             started = true;
         }
         if (k >= 0 && !stopped && now >= end_ns) {
-            mark(x, (unsigned)k, "stop");
+            mark(x, (unsigned)k, true);
             stopped = true;
         }
         for (unsigned i = 0; i < threads; i++) {
@@ -473,7 +487,7 @@ static void run_phase(Ctx *x, Phase *ph, int k, unsigned threads, bool write,
                           soonest < end_ns ? soonest : end_ns, now);
     }
     if (k >= 0 && !stopped) {
-        mark(x, (unsigned)k, "stop");
+        mark(x, (unsigned)k, true);
     }
 }
 
@@ -544,7 +558,7 @@ int main(int argc, char **argv)
     Phase *ph;
     unsigned n_ph, entries = 1, nbuf;
     uint32_t buf_bytes;
-    const char *mfd;
+    const char *mn;
     int fd, ret;
     FILE *out;
 
@@ -552,14 +566,17 @@ int main(int argc, char **argv)
     x->write = !strcmp(o->rw, "write") || !strcmp(o->rw, "randwrite");
     x->random = !strncmp(o->rw, "rand", 4);
     x->mark_fd = -1;
-    mfd = getenv("NVMIMIC_MARK_FD");
-    x->mark_id = getenv("NVMIMIC_MARK_ID");
+    mn = getenv("NVMIMIC_MARK_N");
     if (o->marks) {
-        if (!mfd || !x->mark_id) {
-            die("--marks needs NVMIMIC_MARK_FD and NVMIMIC_MARK_ID%s%s", "",
-                "");
+        if (!mn) {
+            die("--marks needs NVMIMIC_MARK_N, the first mark's number%s%s",
+                "", "");
         }
-        x->mark_fd = (int)num("NVMIMIC_MARK_FD", mfd);
+        x->mark_n = (unsigned)num("NVMIMIC_MARK_N", mn);
+        x->mark_fd = open(o->dev, O_RDONLY);
+        if (x->mark_fd < 0) {
+            die("%s: %s", o->dev, strerror(errno));
+        }
     }
     /* sleep to the ns: a timer may fire up to the slack late (50 us) */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);

@@ -50,7 +50,8 @@ typedef struct NvmLvSpec {
     char *serial_log;    /* NULL: a pty */
     char *net;           /* NULL/none, network=NAME or bridge=BR */
     char **fw_dirs;      /* -L directories */
-    bool icount;         /* -icount shift=0,sleep=off (simulated time) */
+    bool icount;         /* -icount shift=N,sleep=off (simulated time) */
+    int icount_shift;    /* N: 2^N ns per guest instruction, -3..10 */
     bool graphics;       /* VNC on 127.0.0.1 (default for windows) */
     /* for nvmimic run --connect */
     uint64_t null_bytes; /* > 0: the drive on null-co of this size, no disk */

@@ -286,8 +286,11 @@ char *nvm_lv_domain_xml(const NvmLvSpec *s)
         qarg(x, *d);
     }
     if (s->icount) {
+        g_autofree char *ic = g_strdup_printf("shift=%d,sleep=off",
+                                              s->icount_shift);
+
         qarg(x, "-icount");
-        qarg(x, "shift=0,sleep=off");
+        qarg(x, ic);
     }
     if (s->null_bytes) {
         drive = g_strdup_printf("driver=null-co,node-name=%s,size=%"

@@ -578,17 +578,18 @@ static bool flush_batch(NvmQnvme *d)
             return false;
         }
         if ((dw3 & 0xffff) != p->cid || (dw3 >> 17) & 0x7ff) {
-            const Pending *q = find_pending(d, dw3 & 0xffff);
+            const Pending *o = find_pending(d, dw3 & 0xffff);
+            g_autofree char *when = o ? g_strdup_printf(
+                " (submitted at %" PRIu64 " ns, due at %" PRIu64 " ns)",
+                o->submit_ns, o->done_ns) : NULL;
 
             g_set_error(&d->err, G_IO_ERROR, G_IO_ERROR_FAILED,
-                        "completion queue slot %u holds command %u status "
-                        "0x%x%s; expected command %u (submitted at %" PRIu64
+                        "completion queue slot %u holds command %u%s status "
+                        "0x%x; expected command %u (submitted at %" PRIu64
                         " ns, due at %" PRIu64 " ns), status 0",
-                        slot, dw3 & 0xffff, (dw3 >> 17) & 0x7ff,
-                        q ? g_strdup_printf(" (submitted at %" PRIu64 " ns, "
-                                            "expected at %" PRIu64 " ns)",
-                                            q->submit_ns, q->done_ns) : "",
-                        p->cid, p->submit_ns, p->done_ns);
+                        slot, dw3 & 0xffff, when ? when : "",
+                        (dw3 >> 17) & 0x7ff, p->cid, p->submit_ns,
+                        p->done_ns);
             return false;
         }
     }

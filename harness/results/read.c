@@ -208,6 +208,9 @@ static void work_free(gpointer data)
     if (w->peak.extra) {
         json_node_unref(w->peak.extra);
     }
+    if (w->extra) {
+        json_node_unref(w->extra);
+    }
     for (guint i = 0; i < w->curve->len; i++) {
         JsonNode *x = g_array_index(w->curve, NvmResPoint, i).extra;
 

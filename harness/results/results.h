@@ -74,6 +74,9 @@ typedef struct NvmResWork {
     double review_iops;         /* NAN: none */
     double review_lat_us;       /* NAN: none or not published */
     char *review_src;           /* "results.json" or the TSV; NULL: none */
+    /* a command's own members after these (run: "loadgen", "sim_replay"),
+     * a JSON object; NULL: none */
+    JsonNode *extra;
 } NvmResWork;
 
 NvmResWork *nvm_res_work_new(const char *name);

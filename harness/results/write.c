@@ -207,6 +207,7 @@ static void work(JsonBuilder *b, const NvmResults *r, const NvmResWork *w)
             json_builder_end_object(b);
         }
     }
+    members(b, w->extra);
     json_builder_end_object(b);
 }
 

@@ -115,13 +115,9 @@ bool run_setup(Run *r, GError **errp)
         wl->suite = S_FC;
         wl->wl = all[i];
         wl->sim = &r->sim[i];
-        if (wl->wl.sequential || wl->wl.threads < 4 ||
-            wl->wl.threads % 4) {
-            wl->jobs = 1;       /* one stream, as the model's sequential */
-        } else {
-            wl->jobs = 4;       /* fio processes cost guest CPU: few jobs */
-        }
-        wl->iodepth = wl->wl.threads / wl->jobs;
+        /* nvmimic-load: one process, the threads as the model's */
+        wl->jobs = 1;
+        wl->iodepth = wl->wl.threads;
         wl_review(wl, r->p, rows);
     }
     for (unsigned i = 0; vdi && i < NVM_VDI_WORKLOADS; i++) {
@@ -379,14 +375,247 @@ static void plan_point(Run *r, Wl *wl, Point *pt, unsigned wi, unsigned pi,
     run_plan_cmd(p, &c, what, point_done, wl, pt);
 }
 
+/*
+ * The model replaying the guest's schedule for workload @wl: the review
+ * state, the guest's idle before its first I/O, the peak, then the
+ * guest's points at their percentages of the peak the guest measured, each
+ * as long as the guest's.  Each point of the guest then compares with the
+ * model's at the same target, not with the model's own curve, whose rates
+ * follow the model's peak: near the knee a 1 % difference between the two
+ * peaks moves a point a long way along a steep curve.
+ */
+/* The workload's place in the four corners (it picks sim's seeds). */
+static unsigned fc_index(const Wl *wl)
+{
+    NvmWorkload all[NVM_FOUR_CORNERS];
+
+    nvm_four_corners(all, false);
+    for (unsigned i = 0; i < NVM_FOUR_CORNERS; i++) {
+        if (!strcmp(all[i].name, wl->wl.name)) {
+            return i;
+        }
+    }
+    return 0;
+}
+
+static void fc_matched_model(Run *r, Wl *wl)
+{
+    int pcts[MAX_PCTS];
+    NvmSimOptions so = {
+        .seed = r->o.seed,
+        .implied_threads = !strcmp(r->o.threads, "implied"),
+        .duration_s = r->sim_duration_s,
+        .pcts = pcts,
+        .n_pcts = wl->n_curve,
+        .base_iops = wl->peak.guest.iops,
+        .idle_ns = (uint64_t)(wl->idle_s * 1e9),
+    };
+    NvmModel *m;
+
+    if (wl->n_curve > NVM_CURVE_POINTS) {
+        return;                 /* compared with the model's curve */
+    }
+    for (unsigned i = 0; i < wl->n_curve; i++) {
+        pcts[i] = wl->curve[i].target_pct;
+    }
+    g_free(wl->matched);
+    wl->matched = g_new0(NvmCornerResult, 1);
+    m = nvm_model_new(r->p, so.seed);
+    nvm_sim_corner(r->p, &so, fc_index(wl), m, NULL, wl->matched);
+    nvm_model_free(m);
+}
+
+/* Mark @n's snapshot of the drive's statistics (a copy), or NULL. */
+static JsonNode *mark_stats(Run *r, unsigned n, GError **errp)
+{
+    GuestCmd m = { .mark = n - 1 };
+
+    return run_mark_stats(r, &m, errp);
+}
+
+/*
+ * A four-corners workload's result: the load generator's JSON (a job per
+ * phase: the peak, then each point), and the device's statistics over
+ * each phase's measured time, the snapshots at the in-band marks the load
+ * generator sent where each phase's window closed.
+ */
+static bool fc_done(Run *r, PlanStep *st, JsonNode *stats0, const char *json,
+                    GError **errp)
+{
+    Wl *wl = st->opaque;
+    const NvmWorkload *w = &wl->wl;
+    bool write = w->op == NVM_OP_WRITE;
+    bool erased = r->p->review_state != NVM_REVIEW_FILLED;
+    g_autoptr(JsonNode) first = NULL;
+
+    (void)stats0;
+    for (unsigned k = 0; k < 1 + wl->n_curve; k++) {
+        Point *pt = k ? &wl->curve[k - 1] : &wl->peak;
+
+        if (!run_parse_fio_job(json, k, write ? "write" : "read",
+                               &pt->guest, errp)) {
+            return false;
+        }
+    }
+    /*
+     * The drive idled from the mark that set its state until the load
+     * generator's first I/O (its start-up, in virtual time): the peak's
+     * opening mark snapshots that stretch (interval, active).  QLC: that
+     * idle came before the span's writes, on an erased drive, where it
+     * changes nothing.
+     */
+    wl->idle_s = 0;
+    if (!erased) {
+        JsonObject *o;
+
+        first = mark_stats(r, st->c.mark, errp);
+        if (!first) {
+            return false;
+        }
+        o = json_node_get_object(first);
+        wl->idle_s = MAX(0, json_object_get_int_member(o, "interval-ns") -
+                            json_object_get_int_member(o, "active-ns")) / 1e9;
+    }
+    fc_matched_model(r, wl);
+    for (unsigned k = 0; k < 1 + wl->n_curve; k++) {
+        Point *pt = k ? &wl->curve[k - 1] : &wl->peak;
+        g_autoptr(JsonNode) stats = mark_stats(r, st->c.mark + 2 * k + 1,
+                                               errp);
+
+        if (!stats) {
+            g_prefix_error(errp, "%s point %u: ", w->name, k);
+            return false;
+        }
+        pt->have_host = run_parse_stats(stats, write, false, &pt->host,
+                                        &pt->host_late,
+                                        &pt->host_interval_s);
+        if (k) {
+            pt->target_iops = nvm_curve_rate(wl->peak.guest.iops,
+                                             pt->target_pct);
+        }
+        run_judge_point(wl, pt);
+        pt->done = true;
+        run_progress(r, w->name, pt, 0, 0, pt->guest.iops, true);
+    }
+    run_save_results(r);
+    return true;
+}
+
+/*
+ * A four-corners workload: its whole curve in one run of the guest's load
+ * generator (vm-images/nvmimic-load.c), as nvmimic sim runs it: (QLC: the
+ * span written once after the secure erase), the peak, then each rate,
+ * every phase right after the previous one, so the drive never idles
+ * between points.  It sends the in-band marks around each phase's
+ * measured time itself (WIN_CMD, two marks per phase).
+ *
+ * The review's state is taken at a mark before it: filled (TLC), or
+ * erased and the span written by the load generator itself (QLC).  A
+ * filled drive is erased first: what the previous workload left in the
+ * model (its map cache, for one) would otherwise carry over, where nvmimic
+ * sim starts each workload from a fresh model (a P2 500 GB's 4K write peak
+ * came out 12 % higher after the 4K reads).
+ */
+static void plan_fc_curve(Run *r, Wl *wl, Plan *p)
+{
+    const NvmWorkload *w = &wl->wl;
+    bool write = w->op == NVM_OP_WRITE;
+    bool erased = r->p->review_state != NVM_REVIEW_FILLED;
+    g_autoptr(GString) pcts = g_string_new(NULL);
+    g_autoptr(GString) seeds = g_string_new(NULL);
+    unsigned fc = fc_index(wl);
+    g_autofree char *args = NULL;
+    g_autofree char *state = NULL;
+    g_autofree char *id = g_strdup_printf("%s-state", w->name);
+    g_autofree char *what = g_strdup_printf("%s review state", w->name);
+    g_autofree char *cwhat = g_strdup_printf("%s curve", w->name);
+    double timeout;
+    PlanStep *st;
+    GuestCmd c = {
+        .verb = "SH", .id = w->name, .label = w->name,
+        .window = WIN_CMD, .n_windows = 1 + wl->n_curve,
+        .write = write,
+    };
+
+    if (erased) {
+        state = g_strdup("\"secure-erase\": true, \"reset-stats\": true");
+    } else {
+        state = g_strdup_printf("\"secure-erase\": true, \"fill-pct\": 100, "
+                                "\"slc-used-bytes\": %" G_GUINT64_FORMAT
+                                ", \"reset-stats\": true",
+                                r->p->slc_static_bytes);
+    }
+    run_plan_mark(p, id, what, state, true);
+
+    /* nvmimic sim's seeds for this workload's phases (nvm_sim_curve) */
+    g_string_append_printf(seeds, "%" G_GUINT64_FORMAT,
+                           r->o.seed * 7919 + fc);
+    for (unsigned i = 0; i < wl->n_curve; i++) {
+        g_string_append_printf(pcts, "%s%d", i ? "," : "",
+                               wl->curve[i].target_pct);
+        g_string_append_printf(seeds, ",%" G_GUINT64_FORMAT,
+                               r->o.seed * 7919 + fc * 131 + i + 1);
+    }
+    args = g_strdup_printf(
+        "nvmimic-load --dev /dev/nvme0n1 --rw %s --bs %u --threads %u "
+        "--span %" G_GUINT64_FORMAT " --seeds %s%s "
+        "--peak-ramp-ms %.0f --ramp-ms %.0f --run-ms %.0f%s%s --marks "
+        "--output \"$RESULTS/%s.json\"",
+        write ? (w->sequential ? "write" : "randwrite") :
+                (w->sequential ? "read" : "randread"),
+        w->block_bytes, w->threads, r->span_bytes,
+        seeds->str, erased ? " --precondition" : "",
+        r->o.peak_ramp_s * 1e3, r->o.ramp_s * 1e3, r->o.run_s * 1e3,
+        wl->n_curve ? " --points " : "", pcts->str, w->name);
+    c.args = args;
+    c.total_s = r->o.peak_ramp_s + r->o.run_s +
+                wl->n_curve * (r->o.ramp_s + r->o.run_s);
+    timeout = point_timeout(r, r->o.peak_ramp_s + r->o.run_s, 0);
+    for (unsigned i = 0; i < wl->n_curve; i++) {
+        timeout += point_timeout(r, r->o.ramp_s + r->o.run_s,
+                                 wl->review_iops > 0 ? wl->review_iops : 0);
+    }
+    c.timeout_s = timeout + (erased ? 120 + r->span_bytes / 1e8 : 0);
+    st = run_plan_cmd(p, &c, cwhat, fc_done, wl, NULL);
+    st->progress = g_strdup_printf("%s %s: the peak and %u points, %.1f s of "
+                                   "virtual time", r->p->name, w->name,
+                                   wl->n_curve, c.total_s);
+}
+
+/*
+ * The guest's block layer must not merge: the model sees the commands the
+ * workload issues, as in nvmimic sim.  Merged, 8 outstanding 64 KiB
+ * sequential writes reached a P2 500 GB as a quarter as many 256 KiB ones,
+ * and its write buffer kept up at 110 % of the peak.
+ */
+static void plan_no_merges(Plan *p)
+{
+    GuestCmd c = {
+        .verb = "SH", .id = "nomerges", .label = "set-up",
+        .args = "echo 2 >/sys/block/nvme0n1/queue/nomerges && "
+                "echo '{}' >\"$RESULTS/nomerges.json\"",
+        .timeout_s = 60,
+    };
+
+    run_plan_cmd(p, &c, "set-up (nomerges)", NULL, NULL, NULL);
+}
+
 /* The plan of @suite's curves: per workload the preconditioning, the peak,
- * then the points of the curve. */
+ * then the points of the curve; the four corners' each in one run of the
+ * guest's load generator. */
 void run_plan_curves(Run *r, int suite, Plan *p)
 {
+    if (suite == S_FC) {
+        plan_no_merges(p);
+    }
     for (unsigned w = 0; w < r->n_wls; w++) {
         Wl *wl = &r->wls[w];
 
         if (wl->suite != suite) {
+            continue;
+        }
+        if (suite == S_FC) {
+            plan_fc_curve(r, wl, p);
             continue;
         }
         plan_precondition(r, wl, p);

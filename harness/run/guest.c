@@ -253,6 +253,7 @@ static bool start_guest_lv(Run *r, const Plan *plan, GError **errp)
     g_free(s->domain_type);
     s->domain_type = g_strdup(simtime ? "qemu" : "kvm");
     s->icount = simtime;
+    s->icount_shift = r->o.icount_shift;
     s->profile = g_strdup(r->profile_path);
     s->profile_dir = g_strdup(r->o.profile_dir);
     if (r->cfg.backed) {
@@ -377,6 +378,7 @@ bool run_start_guest(Run *r, const Plan *plan, GError **errp)
         "nvme,id=nvm0,drive=nvmdisk,profile=%s,profile-seed=%" G_GUINT64_FORMAT,
         r->profile_path, r->o.seed);
     bool simtime = !strcmp(r->o.mode, "simtime");
+    g_autofree char *shift = g_strdup_printf("%d", r->o.icount_shift);
     const char *argv[40];
     unsigned a = 0;
     pid_t pid;
@@ -391,7 +393,8 @@ bool run_start_guest(Run *r, const Plan *plan, GError **errp)
     }
     argv[a++] = runguest;
     if (simtime) {
-        argv[a++] = "--icount";
+        argv[a++] = "--icount-shift";
+        argv[a++] = shift;
         argv[a++] = "--fw-job";
     } else {
         argv[a++] = "--accel";

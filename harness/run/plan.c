@@ -59,9 +59,9 @@ PlanStep *run_plan_cmd(Plan *p, const GuestCmd *c, const char *what,
     st->c.label = st->strs[2] = g_strdup(c->label);
     st->c.args = st->strs[3] = g_strdup(c->args);
     if (c->window != WIN_NONE) {
-        /* mark N opens the window, N + 1 closes it */
+        /* mark N opens the (first) window, N + 1 closes it */
         st->c.mark = p->next_mark;
-        p->next_mark += 2;
+        p->next_mark += 2 * MAX(1, c->window == WIN_CMD ? c->n_windows : 1);
     }
     st->what = g_strdup(what);
     st->done = done;

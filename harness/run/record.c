@@ -54,6 +54,64 @@ static void model_to(const NvmRunResult *r, NvmResPoint *p)
     p->p999_us = r->p999_us;
 }
 
+/* FIG of a model run's point, as the writer writes the "sim" curve. */
+static void fig_member(JsonBuilder *b, const char *name, double v)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_add_double_value(b, round(v * 100) / 100);
+}
+
+static void model_json(JsonBuilder *b, const NvmRunResult *x, int pct,
+                       double target)
+{
+    json_builder_begin_object(b);
+    if (pct) {
+        json_builder_set_member_name(b, "target_pct");
+        json_builder_add_int_value(b, pct);
+        fig_member(b, "target_iops", target);
+    }
+    fig_member(b, "iops", x->iops);
+    fig_member(b, "mbps", x->mbps);
+    fig_member(b, "lat_us", x->lat_us);
+    fig_member(b, "p50_us", x->p50_us);
+    fig_member(b, "p99_us", x->p99_us);
+    fig_member(b, "p999_us", x->p999_us);
+    json_builder_end_object(b);
+}
+
+/*
+ * The workload's own members: its load generator, and (four corners) the
+ * model replaying the guest's schedule, sim_lat_us's source.
+ */
+static JsonNode *work_extra(const Wl *wl)
+{
+    g_autoptr(JsonBuilder) b = json_builder_new();
+
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "loadgen");
+    json_builder_add_string_value(b, wl->suite == S_FC ? "nvmimic-load"
+                                                       : "fio");
+    if (wl->matched) {
+        const NvmCornerResult *m = wl->matched;
+
+        json_builder_set_member_name(b, "sim_replay");
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "idle_s");
+        json_builder_add_double_value(b, round(wl->idle_s * 1e6) / 1e6);
+        json_builder_set_member_name(b, "peak");
+        model_json(b, &m->peak, 0, 0);
+        json_builder_set_member_name(b, "curve");
+        json_builder_begin_array(b);
+        for (unsigned i = 0; i < m->n_curve; i++) {
+            model_json(b, &m->curve[i], m->target_pct[i], m->target_iops[i]);
+        }
+        json_builder_end_array(b);
+        json_builder_end_object(b);
+    }
+    json_builder_end_object(b);
+    return json_builder_get_root(b);
+}
+
 static NvmResWork *work_to(const Run *r, const Wl *wl)
 {
     NvmResWork *w = nvm_res_work_new(wl->wl.name);
@@ -104,6 +162,7 @@ static NvmResWork *work_to(const Run *r, const Wl *wl)
     }
     w->review_iops = wl->review_iops;
     w->review_lat_us = wl->review_lat_us;
+    w->extra = work_extra(wl);
     (void)r;
     return w;
 }
@@ -165,6 +224,27 @@ static NvmResults *run_results(const Run *r)
 
     m->run_mode = g_strdup(r->o.mode);
     m->accel = g_strdup(r->accel);
+    {
+        /* simtime: the simulated CPU's speed (-icount shift=N) */
+        g_autoptr(JsonBuilder) b = json_builder_new();
+        bool sim = !strcmp(r->o.mode, "simtime");
+
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "guest_ips");
+        if (sim) {
+            json_builder_add_double_value(b, r->o.guest_ips);
+        } else {
+            json_builder_add_null_value(b);
+        }
+        json_builder_set_member_name(b, "icount_shift");
+        if (sim) {
+            json_builder_add_int_value(b, r->o.icount_shift);
+        } else {
+            json_builder_add_null_value(b);
+        }
+        json_builder_end_object(b);
+        m->extra = json_builder_get_root(b);
+    }
     m->connect = g_strdup(r->o.connect);
     m->suite = g_strdup(r->o.suite);
     m->suites = g_ptr_array_new_with_free_func(g_free);

@@ -56,6 +56,8 @@ typedef struct RunOpts {
     bool quick;
     double run_s, ramp_s, peak_ramp_s;
     double point_timeout_s;
+    double guest_ips;           /* simtime: guest instructions per second */
+    int icount_shift;           /* ... as -icount shift=N: 2^N ns each */
     const char *connect;        /* libvirt URI, or NULL: spawn QEMU */
     const char *pool;           /* --connect: storage pool for the files */
     const char *dbguest_dir;
@@ -119,6 +121,10 @@ typedef struct Wl {
     Point curve[MAX_PCTS];
     unsigned n_curve;
     const NvmCornerResult *sim;
+    /* four corners: the model replaying the guest's schedule (its peak as
+     * the base of the rates, its points, its idle before the peak) */
+    NvmCornerResult *matched;
+    double idle_s;
     double review_iops, review_lat_us;   /* NAN where unknown */
 } Wl;
 
@@ -224,6 +230,9 @@ typedef struct GuestCmd {
     double timeout_s;           /* wall seconds it may take */
     Point *pt;                  /* progress lines for this point, or NULL */
     bool write, mixed;          /* the point's device class */
+    /* WIN_CMD: the command's windows; it sends 2 x n_windows marks, from
+     * its first (NVMIMIC_MARK_N): K's opening mark + 2K, closing + 2K + 1 */
+    unsigned n_windows;
 } GuestCmd;
 
 /*
@@ -275,6 +284,8 @@ void run_save_results(const Run *r);
 double run_obj_double(JsonObject *o, const char *name);
 bool run_parse_fio(const char *text, const char *dd_name, Fig *f,
                    GError **errp);
+bool run_parse_fio_job(const char *text, unsigned k, const char *dd_name,
+                       Fig *f, GError **errp);
 JsonObject *run_stats_class(JsonNode *n, const char *name);
 bool run_parse_stats(JsonNode *n, bool write, bool mixed, Fig *f,
                      uint64_t *late, double *interval_s);

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "qtestgen.h"
 #include "run-int.h"
 
 const char *const run_suite_names[] = { "four-corners", "vdi", "sql", "render",
@@ -209,6 +210,40 @@ void run_fail_point(Run *r, const char *what, const char *msg)
     r->failed_point = g_strdup(what);
 }
 
+/*
+ * run --mode qtest is nvmimic qtest (no guest: the device driven over
+ * qtest) with run's other options passed on (--run-s is its --duration-s);
+ * -1 when the mode is another.
+ */
+static int run_as_qtest(int argc, char **argv)
+{
+    g_autoptr(GPtrArray) args = g_ptr_array_new();
+    bool qtest = false;
+
+    g_ptr_array_add(args, (char *)"qtest");
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--mode") && i + 1 < argc &&
+            !strcmp(argv[i + 1], "qtest")) {
+            qtest = true;
+            i++;
+        } else if (!strcmp(argv[i], "--mode=qtest")) {
+            qtest = true;
+        } else if (!strcmp(argv[i], "--run-s")) {
+            g_ptr_array_add(args, (char *)"--duration-s");
+        } else if (g_str_has_prefix(argv[i], "--run-s=")) {
+            g_ptr_array_add(args, g_strconcat("--duration-s=",
+                                              argv[i] + 8, NULL));
+        } else {
+            g_ptr_array_add(args, argv[i]);
+        }
+    }
+    if (!qtest) {
+        return -1;
+    }
+    g_ptr_array_add(args, NULL);
+    return nvm_cmd_qtest.main((int)args->len - 1, (char **)args->pdata);
+}
+
 int run_main(int argc, char **argv)
 {
     g_autoptr(GError) err = NULL;
@@ -218,21 +253,28 @@ int run_main(int argc, char **argv)
     struct sigaction sa = { .sa_handler = on_sigint };
     int rc;
 
+    rc = run_as_qtest(argc, argv);
+    if (rc >= 0) {
+        return rc;
+    }
     rc = run_resolve_opts(r, argc, argv);
     if (rc) {
         return rc == RUN_OPTS_HELP ? 0 : rc;
     }
-    r->sim_duration_s = o->quick ? 3.0 : 30.0;
+    /* the model's curve over the guest's own point length */
+    r->sim_duration_s = o->run_s;
     r->span_bytes = (uint64_t)(r->p->capacity_bytes *
                                r->p->review_span_pct / 100.0);
     r->span_bytes -= r->span_bytes % (1024 * 1024);
     {
         const char *curves = r->p->review_state == NVM_REVIEW_FILLED ?
-            "filled: nvmimic-set-state fill-pct 100 and the static SLC cache "
-            "full (as the model's review state), before each workload" :
+            "filled: nvmimic-set-state secure-erase, fill-pct 100 and the "
+            "static SLC cache full (as the model's review state), before "
+            "each workload" :
             "erased: nvmimic-set-state secure-erase, then the span written "
-            "once sequentially by fio in the guest (1 MiB, 8 outstanding), "
-            "before each workload";
+            "once sequentially in the guest (128 KiB, 8 outstanding: "
+            "nvmimic-load, as the model's; VDI: fio, 1 MiB), before each "
+            "workload";
         const char *apps = "secure-erased (nvmimic-set-state secure-erase) "
             "before each application suite, as a new drive";
         bool has_curves = run_has_suite(r, S_FC) || run_has_suite(r, S_VDI);

@@ -68,11 +68,17 @@ void nvm_sim_curve(const NvmProfile *p, const NvmSimOptions *o,
     double peak;
 
     nvm_sim_review_state_hook(m, p, &span, &now, hook);
+    now += o->idle_ns;
     pt.span_bytes = span;
     peak = fn(job, m, &pt, &now);
-    for (unsigned i = 0; !o->peaks_only && i < NVM_CURVE_POINTS; i++) {
+    if (o->base_iops > 0) {
+        peak = o->base_iops;
+    }
+    for (unsigned i = 0; !o->peaks_only && i < (o->pcts ?
+                         MIN(o->n_pcts, NVM_CURVE_POINTS) : NVM_CURVE_POINTS);
+         i++) {
         pt.k = i + 1;
-        pt.pct = 10 * (i + 1);
+        pt.pct = o->pcts ? o->pcts[i] : (int)(10 * (i + 1));
         pt.rate_iops = nvm_curve_rate(peak, pt.pct);
         pt.warmup_ns = dur / 10;
         pt.seed = o->seed * 7919 + index * 131 + i + 1;

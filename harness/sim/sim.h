@@ -15,6 +15,16 @@ typedef struct NvmSimOptions {
     bool implied_threads;
     double duration_s;          /* measured simulated seconds per point */
     bool peaks_only;
+    /*
+     * To replay a guest run's schedule (nvmimic run): the curve's points
+     * as @n_pcts percentages (NULL: 10..120 %, at most NVM_CURVE_POINTS)
+     * of @base_iops (0: the peak just measured), after @idle_ns of idle
+     * between the review state and the peak.
+     */
+    const int *pcts;
+    unsigned n_pcts;
+    double base_iops;
+    uint64_t idle_ns;
 } NvmSimOptions;
 
 typedef struct NvmCornerResult {

@@ -12,14 +12,14 @@ results.csv against it, and, for simtime points that are not host-limited:
     point of the same target; at 100 % between that and the model's peak;
   - at the fixed-rate points below:
   - the guest's latency is at least the device's (the guest adds its own
-    submission/completion path) and exceeds it by little (< 60 us: fio,
-    libaio and the nvme driver cost ~13 us of guest CPU per I/O, plus the
-    guest's own queueing at higher rates on one vCPU);
+    submission/completion path) and exceeds it by little (< 60 us: the load
+    generator, io_uring and the nvme driver cost a few us of guest CPU per
+    I/O, plus the guest's own queueing at higher rates on one vCPU);
   - the guest's and the device's IOPS agree within 2 % (same window);
-  - the device's mean latency agrees with `nvmimic sim`'s curve at the same
-    IOPS within 10 % (the model is the same code; the guest's Poisson
-    arrivals come through one vCPU and fio's jobs, not the model's exact
-    per-thread process, and a 0.5 s point has only ~2-20 K I/Os).
+  - the device's mean latency agrees with the model's at the same point
+    within 10 % (sim_lat_us: the model replaying the guest's schedule, same
+    arrivals; they differ by the few us each submission leaves the guest
+    later than the model's).
 Exit status 0 when all hold, 1 otherwise (one line per failure)."""
 import csv
 import json
