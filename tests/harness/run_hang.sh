@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# run_hang.sh NVMIMIC AGENT: a guest that hangs after its first point is
-# killed after the point timeout; the run names the point that failed, exits
-# 1 and keeps the peak it gathered in a valid results.json ("complete":
-# false).  Then Ctrl-C (SIGINT) during a point leaves a valid partial
+# run_hang.sh NVMIMIC AGENT: a guest that hangs after its first workload is
+# killed after the points' timeouts; the run names the workload that failed,
+# exits 1 and keeps the workload it gathered in a valid results.json
+# ("complete": false).  Then Ctrl-C (SIGINT) during a point leaves a valid partial
 # results.json and exit status 130.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,27 +13,30 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/nvmimic-runh.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 fail() { echo "run_hang: FAIL $*"; exit 1; }
 
-# The agent, hung (not crashed) when its second command arrives: the peak
-# completes, the 10 % point never starts.
-sed 's/^        out=\$RESULTS\/\$id.json$/        [ -n "$hung" ] \&\& sleep 100000; hung=1; out=$RESULTS\/$id.json/' \
+# The agent, hung (not crashed) when its third command arrives (the first
+# sets the block layer up, each workload's curve is one command): the
+# 64K read curve completes, the 64K write curve never starts.
+sed 's/^        out=\$RESULTS\/\$id.json$/        n=$((n + 1)); [ "$n" -ge 3 ] \&\& sleep 100000; out=$RESULTS\/$id.json/' \
     "$agent" >"$out/hang-agent.sh"
-grep -q 'hung=1' "$out/hang-agent.sh" || fail "could not make the hanging agent"
+grep -q 'n=\$((n + 1))' "$out/hang-agent.sh" || fail "could not make the hanging agent"
 set +e
 NVMIMIC_AGENT=$out/hang-agent.sh "$nvmimic" run --profile crucial-p5-2tb \
-    --suite four-corners --quick --workloads 64k-seq-write --points 10,20 \
-    --point-timeout-s 20 --out "$out/h" >"$out/h.out" 2>"$out/h.err"
+    --suite four-corners --quick --workloads 64k-seq-read,64k-seq-write \
+    --points 10,20 --point-timeout-s 20 --out "$out/h" >"$out/h.out" \
+    2>"$out/h.err"
 rc=$?
 set -e
 cat "$out/h.err"
 [ "$rc" = 1 ] || fail "hung guest: exit $rc, not 1"
-grep -q '64k-seq-write 10 % failed: the guest did not finish within 20 s' "$out/h.err" ||
-    fail "the failing point is not named"
+grep -q '64k-seq-write curve failed: the guest did not finish within 60 s' "$out/h.err" ||
+    fail "the failing workload is not named"
 python3 - "$out/h/results.json" <<'PY' || fail "partial results.json after the hang"
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["complete"] is False and r["failed_point"] == "64k-seq-write 10 %", r["failed_point"]
-w = r["workloads"][0]
-assert w["peak"]["iops"] > 0 and w["curve"] == [], w
+assert r["complete"] is False and r["failed_point"] == "64k-seq-write curve", r["failed_point"]
+rd, wr = r["workloads"]
+assert rd["peak"]["iops"] > 0 and len(rd["curve"]) == 2, rd
+assert wr["peak"] is None and wr["curve"] == [], wr
 PY
 pgrep -f "$out/h" >/dev/null && fail "QEMU of the hung guest still runs"
 
