@@ -254,6 +254,10 @@ int run_resolve_opts(Run *r, int argc, char **argv)
                 (guint64)(r->p->capacity_bytes / TPCC_BYTES_PER_W));
         return 2;
     }
+    if (o->fio_opts && !run_has_suite(r, S_VDI)) {
+        return run_usage("--fio-opts: only the vdi suite's points run fio "
+                         "(the four corners run nvmimic-load)");
+    }
     if (run_has_suite(r, S_SEQ) && o->seq_bytes > r->p->capacity_bytes / 2) {
         return run_usage("--seq-mib %" G_GUINT64_FORMAT ": more than half "
                          "of %s", o->seq_bytes >> 20, r->p->name);
@@ -363,9 +367,9 @@ static const NvmOpt run_opts[] = {
             "each suite, e.g. 'echo mq-deadline\n"
             ">/sys/block/nvme0n1/queue/scheduler' (one line)"),
     NVM_OPT("fio-opts", NVM_OPT_STR, O(fio_opts), "OPTS",
-            "the stack under test: fio options added to every point of\n"
-            "the curves (after nvmimic's, so they win; before a VDI job\n"
-            "file, as its [global] options), e.g. '--ioengine=io_uring'"),
+            "the stack under test: fio options added to every VDI point\n"
+            "(before its job file, as [global] options; the four corners\n"
+            "run nvmimic-load, not fio), e.g. '--ioengine=io_uring'"),
     NVM_OPT("backing", NVM_OPT_CHOICE, O(backing), NULL,
             "the drive's data: null-co (default; nothing is kept; render\n"
             "and sql always use a file) or a sparse file in the run's\n"
