@@ -33,6 +33,7 @@
 #include "heap.h"
 #include "nvmimic-model.h"
 #include "nvmimic-iolog.h"
+#include "nvmimic-timing.h"
 #include "trace.h"
 
 /*
@@ -100,49 +101,16 @@ typedef struct NvmimicRange {
     uint64_t end;
 } NvmimicRange;
 
-/* What nvmimic-set-state asks for, applied now or at a mark. */
-typedef struct NvmimicState {
-    bool erase;
-    bool has_fill;
-    double fill_pct;
-    bool has_slc;
-    uint64_t slc_used_bytes;
-    bool has_wear;
-    double wear_pct;
-    bool reset;
-} NvmimicState;
-
 typedef struct NvmimicPending {
     uint32_t mark;
     NvmimicState st;
 } NvmimicPending;
 
-typedef struct NvmimicLate {
-    uint64_t posted;
-    uint64_t late;
-    uint64_t late_sum_ns;
-    uint64_t late_max_ns;
-    /* posted minus scheduled time of every posted completion (0: on
-     * time), in the model's histogram buckets */
-    uint64_t hist[NVM_HIST_BUCKETS];
-} NvmimicLate;
-
 struct NvmimicCtrl {
-    NvmProfile *profile;
-    NvmModel *model;
-    QEMUTimer *timer;
-    NvmHeap heap;               /* (deadline_ns, request's seq, request) */
-    uint64_t next_seq;
-    unsigned overdue;           /* requests in NVMIMIC_REQ_OVERDUE */
-    uint64_t sq_frees;          /* SQs freed (requests gone) so far */
-    NvmimicLate late[NVM_CLASS_COUNT];
-    int64_t stats_since_ns;
-    /*
-     * timed commands since the statistics reset: the first one's arrival
-     * (-1: none yet) and the latest scheduled completion
-     */
-    int64_t first_arrival_ns;
-    int64_t last_deadline_ns;
+    NvmimicTiming t;            /* the model and its clockwork */
+    NvmProfile *profile;        /* t's, for short */
+    NvmModel *model;            /* t's, for short */
+    NvmeCtrl *n;
     bool apst_enabled;
     uint8_t apst_table[NVMIMIC_APST_BYTES];
     GArray *uncor;              /* sorted disjoint NvmimicRange, marked */
@@ -155,64 +123,6 @@ struct NvmimicCtrl {
     uint64_t marks_dropped;
     GArray *pending;            /* NvmimicPending, in the order queued */
 };
-
-static int64_t nvmimic_now(void)
-{
-    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-}
-
-/* Does QEMU_CLOCK_VIRTUAL jump over idle time instead of running? */
-static bool nvmimic_time_jumps(void)
-{
-    return icount_enabled() || qtest_enabled();
-}
-
-/* ---- the deadline heap ------------------------------------------------ */
-
-/* An entry is live while its request is still in the use it was made for. */
-static bool heap_entry_live(const NvmHeapItem *e)
-{
-    NvmeRequest *req = e->data;
-
-    return req->nvmimic.seq == e->tie &&
-           (req->nvmimic.state == NVMIMIC_REQ_INFLIGHT ||
-            req->nvmimic.state == NVMIMIC_REQ_HELD);
-}
-
-static void nvmimic_arm(NvmimicCtrl *s)
-{
-    int64_t next = INT64_MAX;
-
-    while (s->heap.len && !heap_entry_live(nvm_heap_top(&s->heap))) {
-        nvm_heap_pop(&s->heap);
-    }
-    if (s->heap.len) {
-        next = (int64_t)nvm_heap_top(&s->heap)->key;
-    }
-    if (next == INT64_MAX) {
-        timer_del(s->timer);
-    } else {
-        timer_mod_ns(s->timer, next);
-    }
-}
-
-static void nvmimic_account(NvmimicCtrl *s, NvmeRequest *req, int64_t now)
-{
-    NvmimicLate *l = &s->late[req->nvmimic.op];
-
-    trace_nvmimic_post(nvme_cid(req), req->sq->sqid,
-                       now - req->nvmimic.deadline_ns);
-    l->posted++;
-    l->hist[nvm_hist_bucket(now > req->nvmimic.deadline_ns ?
-                            now - req->nvmimic.deadline_ns : 0)]++;
-    if (now > req->nvmimic.deadline_ns) {
-        uint64_t d = now - req->nvmimic.deadline_ns;
-
-        l->late++;
-        l->late_sum_ns += d;
-        l->late_max_ns = MAX(l->late_max_ns, d);
-    }
-}
 
 /*
  * Post @req's completion now.  The callers are our timer and, under
@@ -250,102 +160,49 @@ static bool nvmimic_req_exists(NvmeCtrl *n, const NvmeRequest *req)
     return false;
 }
 
-static void nvmimic_timer_cb(void *opaque)
+/* The timing's callbacks: @r's deadline came; its deadline passed first. */
+static void nvmimic_post_due(void *opaque, NvmimicReq *r)
 {
-    NvmeCtrl *n = opaque;
-    NvmimicCtrl *s = n->nvmimic;
-    int64_t now = nvmimic_now();
+    NvmimicCtrl *s = opaque;
+    NvmeRequest *req = container_of(r, NvmeRequest, nvmimic);
 
-    while (s->heap.len && (int64_t)nvm_heap_top(&s->heap)->key <= now) {
-        NvmHeapItem e = *nvm_heap_top(&s->heap);
-        NvmeRequest *req = e.data;
+    trace_nvmimic_post(nvme_cid(req), req->sq->sqid,
+                       nvmimic_now() - r->deadline_ns);
+    nvmimic_post_now(s->n, req);
+}
 
-        nvm_heap_pop(&s->heap);
-        if (!heap_entry_live(&e)) {
-            continue;
-        }
-        if (req->nvmimic.state == NVMIMIC_REQ_INFLIGHT &&
-            nvmimic_time_jumps()) {
-            /*
-             * Virtual time stands still at the deadline until the host has
-             * done the data transfer: the block layer's completions are run
-             * here (the vCPU thread under icount, the main loop under qtest,
-             * with the BQL held), so the completion is posted at its
-             * deadline whatever the host's speed, however far a qtest step
-             * goes.  Without this, the guest's instructions (or the step)
-             * would go on meanwhile and the completion would land where host
-             * scheduling put it.  Transfers that end meanwhile are held (see
-             * nvmimic_complete()) and posted in deadline order below.
-             */
-            uint64_t frees = s->sq_frees;
+static void nvmimic_wait_data(void *opaque, NvmimicReq *r)
+{
+    NvmeRequest *req = container_of(r, NvmeRequest, nvmimic);
 
-            trace_nvmimic_wait_data(nvme_cid(req), req->sq->sqid,
-                                    req->nvmimic.deadline_ns);
-            while (heap_entry_live(&e) &&
-                   req->nvmimic.state == NVMIMIC_REQ_INFLIGHT) {
-                aio_poll(qemu_get_aio_context(), true);
-                /*
-                 * The bottom halves run here include the admin queue's: a
-                 * Delete I/O SQ frees the requests of its queue, maybe
-                 * this one.
-                 */
-                if (s->sq_frees != frees && !nvmimic_req_exists(n, req)) {
-                    break;
-                }
-            }
-            if ((s->sq_frees != frees && !nvmimic_req_exists(n, req)) ||
-                !heap_entry_live(&e)) {
-                continue;
-            }
-        }
-        if (req->nvmimic.state == NVMIMIC_REQ_INFLIGHT) {
-            /* real time: the host has not finished the data transfer yet */
-            trace_nvmimic_overdue(nvme_cid(req), req->sq->sqid,
-                                  req->nvmimic.deadline_ns);
-            req->nvmimic.state = NVMIMIC_REQ_OVERDUE;
-            s->overdue++;
-            continue;
-        }
-        req->nvmimic.state = NVMIMIC_REQ_POSTED;
-        nvmimic_account(s, req, now);
-        nvmimic_post_now(n, req);
-    }
-    nvmimic_arm(s);
+    trace_nvmimic_wait_data(nvme_cid(req), req->sq->sqid, r->deadline_ns);
+}
+
+static void nvmimic_overdue(void *opaque, NvmimicReq *r)
+{
+    NvmeRequest *req = container_of(r, NvmeRequest, nvmimic);
+
+    trace_nvmimic_overdue(nvme_cid(req), req->sq->sqid, r->deadline_ns);
+}
+
+/*
+ * While the timer waits for @r's data (icount, qtest), the admin queue may
+ * delete @r's SQ and free it: is it still a request of a live SQ?
+ */
+static bool nvmimic_req_alive(void *opaque, NvmimicReq *r)
+{
+    NvmimicCtrl *s = opaque;
+    NvmeRequest *req = container_of(r, NvmeRequest, nvmimic);
+
+    return nvmimic_req_exists(s->n, req);
 }
 
 /* ---- profile, identity ------------------------------------------------ */
-
-static char *nvmimic_default_profile_dir(void)
-{
-    const char *env = g_getenv("NVMIMIC_PROFILE_DIR");
-    g_autofree char *exe = NULL;
-    g_autofree char *dir = NULL;
-    g_autofree char *installed = NULL;
-
-    if (env && *env) {
-        return g_strdup(env);
-    }
-    exe = g_file_read_link("/proc/self/exe", NULL);
-    if (!exe) {
-        return g_strdup("profiles");
-    }
-    dir = g_path_get_dirname(exe);
-    /* make install: PREFIX/libexec/nvmimic -> PREFIX/share/nvmimic/profiles */
-    installed = g_build_filename(dir, "..", "..", "share", "nvmimic",
-                                 "profiles", NULL);
-    if (g_file_test(installed, G_FILE_TEST_IS_DIR)) {
-        return g_steal_pointer(&installed);
-    }
-    /* build/qemu/qemu-system-x86_64 -> <checkout>/profiles */
-    return g_build_filename(dir, "..", "..", "profiles", NULL);
-}
 
 bool nvmimic_realize(NvmeCtrl *n, Error **errp)
 {
     NvmimicCtrl *s;
     NvmProfile *p;
-    g_autofree char *dir = NULL;
-    GError *err = NULL;
 
     if (!n->params.nvmimic_profile) {
         return true;
@@ -360,19 +217,8 @@ bool nvmimic_realize(NvmeCtrl *n, Error **errp)
         return false;
     }
 
-    dir = nvmimic_default_profile_dir();
-    p = nvm_profile_load(n->params.nvmimic_profile, dir, &err);
+    p = nvmimic_profile_load("nvme", n->params.nvmimic_profile, errp);
     if (!p) {
-        /* the message names the file; a missing name also says where */
-        if (g_error_matches(err, G_FILE_ERROR, G_FILE_ERROR_NOENT) &&
-            !strchr(n->params.nvmimic_profile, '/')) {
-            error_setg(errp, "nvme: profile=%s: %s (profiles are looked up "
-                       "in %s; set NVMIMIC_PROFILE_DIR or give a path)",
-                       n->params.nvmimic_profile, err->message, dir);
-        } else {
-            error_setg(errp, "nvme: profile: %s", err->message);
-        }
-        g_error_free(err);
         return false;
     }
 
@@ -386,17 +232,19 @@ bool nvmimic_realize(NvmeCtrl *n, Error **errp)
     }
 
     s = g_new0(NvmimicCtrl, 1);
-    s->profile = p;
-    s->model = nvm_model_new(p, n->params.nvmimic_seed);
-    nvm_heap_init(&s->heap, 64);
+    nvmimic_timing_init(&s->t, p, n->params.nvmimic_seed, NULL,
+                        nvmimic_post_due, s);
+    s->t.overdue_cb = nvmimic_overdue;
+    s->t.wait_cb = nvmimic_wait_data;
+    s->t.req_alive = nvmimic_req_alive;
+    s->profile = s->t.profile;
+    s->model = s->t.model;
+    s->n = n;
     s->uncor = g_array_new(false, false, sizeof(NvmimicRange));
     s->marks = g_ptr_array_new_with_free_func(
         (GDestroyNotify)qapi_free_NvmimicMark);
     s->pending = g_array_new(false, false, sizeof(NvmimicPending));
     memset(s->dst_result, 0xf, sizeof(s->dst_result));
-    s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, nvmimic_timer_cb, n);
-    s->stats_since_ns = nvmimic_now();
-    s->first_arrival_ns = -1;
     n->nvmimic = s;
 
     if (!n->params.serial) {
@@ -680,13 +528,10 @@ void nvmimic_exit(NvmeCtrl *n)
         nvmimic_iolog_stop(s->iolog, &commands, &dropped, NULL);
         s->iolog = NULL;
     }
-    timer_free(s->timer);
-    nvm_heap_destroy(&s->heap);
     g_array_free(s->uncor, true);
     g_ptr_array_free(s->marks, true);
     g_array_free(s->pending, true);
-    nvm_model_free(s->model);
-    nvm_profile_free(s->profile);
+    nvmimic_timing_destroy(&s->t);
     g_free(s);
     n->nvmimic = NULL;
 }
@@ -710,150 +555,6 @@ static bool nvmimic_range_ok(NvmeCtrl *n, uint32_t nsid, uint64_t slba,
     }
     nsze = le64_to_cpu(ns->id_ns.nsze);
     return slba < nsze && nlb <= nsze - slba;
-}
-
-/* ---- in-band marks ------------------------------------------------------ */
-
-/* The drive's statistics since the last reset, as query-nvmimic-stats. */
-static NvmimicStats *nvmimic_stats(NvmeCtrl *n, int64_t now)
-{
-    NvmimicCtrl *s = n->nvmimic;
-    NvmimicStats *r;
-    NvmStats st;
-    int i;
-
-    nvm_model_get_stats(s->model, now, &st);
-    r = g_new0(NvmimicStats, 1);
-    r->id = object_get_canonical_path(OBJECT(n));
-    r->profile = g_strdup(s->profile->name);
-    r->model_number = g_strdup(s->profile->model_number);
-    r->interval_ns = now - s->stats_since_ns;
-    r->active_ns = s->first_arrival_ns < 0 ? 0 :
-                   MIN(s->last_deadline_ns, now) - s->first_arrival_ns;
-    for (i = NVM_CLASS_COUNT - 1; i >= 0; i--) {
-        NvmimicClassStats *c = g_new0(NvmimicClassStats, 1);
-        const NvmimicLate *l = &s->late[i];
-
-        c->q_class = g_strdup(nvm_op_name(i));
-        c->count = st.cls[i].count;
-        c->bytes = st.cls[i].bytes;
-        c->mean_us = st.cls[i].mean_us;
-        c->p50_us = st.cls[i].p50_us;
-        c->p99_us = st.cls[i].p99_us;
-        c->p999_us = st.cls[i].p999_us;
-        c->max_us = st.cls[i].max_us;
-        c->posted = l->posted;
-        c->late = l->late;
-        c->late_mean_us = l->late ? l->late_sum_ns / 1000.0 / l->late : 0;
-        c->late_max_us = l->late_max_ns / 1000.0;
-        c->late_p50_us = nvm_hist_percentile_us(l->hist, l->posted, 0.50);
-        c->late_p99_us = nvm_hist_percentile_us(l->hist, l->posted, 0.99);
-        QAPI_LIST_PREPEND(r->classes, c);
-    }
-    r->fill_pct = st.fill_pct;
-    r->slc_used_bytes = st.slc_used_bytes;
-    r->slc_size_bytes = st.slc_size_bytes;
-    r->write_amplification = st.write_amplification;
-    r->wear_pct = st.wear_pct;
-    r->host_written_bytes = st.host_bytes_written;
-    r->nand_written_bytes = st.nand_bytes_written;
-    r->map_misses = st.map_misses;
-    r->power_state = st.power_state;
-    for (i = s->profile->n_power_states - 1; i >= 0; i--) {
-        QAPI_LIST_PREPEND(r->power_state_ns, st.ps_time_ns[i]);
-    }
-    r->power_exits = st.power_exits;
-    return r;
-}
-
-/*
- * Everything a set-state command asks for is checked before anything is
- * applied, so a refused command leaves the drive as it was.  The model
- * checks the values again when they are applied; only an SLC occupancy
- * within the valid data but beyond the SLC cache size that a new fill
- * level leaves can still be refused after that fill level is applied.
- */
-static bool nvmimic_check_state(NvmimicCtrl *s, const char *id,
-                                const NvmimicState *st, Error **errp)
-{
-    uint64_t cap = s->profile->capacity_bytes;
-    double valid_bytes;
-    NvmStats now;
-
-    if (st->has_fill && !(st->fill_pct >= 0 && st->fill_pct <= 100)) {
-        error_setg(errp, "%s: fill-pct %g is outside 0..100", id,
-                   st->fill_pct);
-        return false;
-    }
-    if (st->has_wear && !(st->wear_pct >= 0 &&
-                          st->wear_pct <= NVMIMIC_WEAR_PCT_MAX)) {
-        error_setg(errp, "%s: wear-pct %g is outside 0..%d", id,
-                   st->wear_pct, NVMIMIC_WEAR_PCT_MAX);
-        return false;
-    }
-    if (!st->has_slc) {
-        return true;
-    }
-    if (st->has_fill) {
-        valid_bytes = st->fill_pct / 100.0 * cap;
-    } else if (st->erase) {
-        valid_bytes = 0;
-    } else {
-        nvm_model_get_stats(s->model, nvmimic_now(), &now);
-        valid_bytes = now.valid_bytes;
-    }
-    if (st->slc_used_bytes > valid_bytes + 0.5) {
-        error_setg(errp, "%s: slc-used-bytes %" PRIu64 " is more than the "
-                   "valid data the drive %s (%.0f bytes)", id,
-                   st->slc_used_bytes,
-                   st->has_fill || st->erase ? "would hold" : "holds",
-                   valid_bytes);
-        return false;
-    }
-    return true;
-}
-
-static void nvmimic_reset_stats(NvmimicCtrl *s, int64_t now)
-{
-    nvm_model_reset_stats(s->model, now);
-    memset(s->late, 0, sizeof(s->late));
-    s->stats_since_ns = now;
-    s->first_arrival_ns = -1;
-    s->last_deadline_ns = 0;
-}
-
-/* Apply a checked state: erase, fill, SLC, wear, then the reset. */
-static bool nvmimic_apply_state(NvmimicCtrl *s, const char *id,
-                                const NvmimicState *st, Error **errp)
-{
-    GError *err = NULL;
-    bool ok = true;
-
-    if (st->erase) {
-        nvm_model_secure_erase(s->model);
-    }
-    if (st->has_fill) {
-        ok = nvm_model_set_fill(s->model, st->fill_pct, &err);
-    }
-    if (ok && st->has_slc) {
-        ok = nvm_model_set_slc_used(s->model, st->slc_used_bytes, &err);
-    }
-    if (ok && st->has_wear) {
-        ok = nvm_model_set_wear(s->model, st->wear_pct, &err);
-    }
-    if (!ok) {
-        error_setg(errp, "%s: %s", id, err->message);
-        g_error_free(err);
-        return false;
-    }
-    if (st->erase || st->has_fill || st->has_slc) {
-        /* the new state holds from now, not from the last I/O */
-        nvm_model_state_at(s->model, nvmimic_now());
-    }
-    if (st->reset) {
-        nvmimic_reset_stats(s, nvmimic_now());
-    }
-    return true;
 }
 
 /* ---- commands answered as the drive would --------------------------- */
@@ -1273,7 +974,8 @@ static uint16_t nvmimic_mark(NvmeCtrl *n, NvmeRequest *req)
     m = g_new0(NvmimicMark, 1);
     m->mark = mark;
     m->time_ns = now;
-    m->stats = nvmimic_stats(n, now);
+    m->stats = nvmimic_timing_query(&s->t,
+                                    object_get_canonical_path(OBJECT(n)));
     while (i < s->pending->len) {
         NvmimicPending *p = &g_array_index(s->pending, NvmimicPending, i);
         Error *err = NULL;
@@ -1286,7 +988,8 @@ static uint16_t nvmimic_mark(NvmeCtrl *n, NvmeRequest *req)
             id = object_get_canonical_path(OBJECT(n));
         }
         m->has_state_applied = true;
-        m->state_applied = nvmimic_apply_state(s, id, &p->st, &err) &&
+        m->state_applied = nvmimic_timing_apply_state(&s->t, id, &p->st,
+                                                      &err) &&
                            !m->state_error;
         if (err && !m->state_error) {
             m->state_error = g_strdup(error_get_pretty(err));
@@ -1296,7 +999,7 @@ static uint16_t nvmimic_mark(NvmeCtrl *n, NvmeRequest *req)
         g_array_remove_index(s->pending, i);
     }
     if (reset) {
-        nvmimic_reset_stats(s, now);
+        nvmimic_timing_reset_stats(&s->t, now);
     }
     m->reset = reset;
     trace_nvmimic_mark(mark, now, reset, m->has_state_applied);
@@ -1488,28 +1191,14 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
         return;
     }
 
-    if (s->first_arrival_ns < 0) {
-        s->first_arrival_ns = now;
-    }
-    s->last_deadline_ns = MAX(s->last_deadline_ns, deadline);
-    req->nvmimic.seq = ++s->next_seq;
-    req->nvmimic.submit_ns = now;
-    req->nvmimic.deadline_ns = deadline;
-    req->nvmimic.op = c.op;
-    req->nvmimic.state = NVMIMIC_REQ_INFLIGHT;
     trace_nvmimic_submit(nvme_cid(req), req->sq->sqid, nvm_op_name(c.op),
                          now, deadline);
-
-    nvm_heap_push(&s->heap, deadline, req->nvmimic.seq, req);
-    if (nvm_heap_top(&s->heap)->tie == req->nvmimic.seq) {
-        nvmimic_arm(s);
-    }
+    nvmimic_timing_start(&s->t, &req->nvmimic, c.op, now, deadline);
 }
 
 bool nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
 {
     NvmimicCtrl *s = n->nvmimic;
-    int64_t now;
 
     if (s && !req->sq->sqid && req->cmd.opcode == NVME_ADM_CMD_FORMAT_NVM &&
         req->status == NVME_SUCCESS) {
@@ -1534,38 +1223,18 @@ bool nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
         nvmimic_post_now(n, req);
         return true;
     }
-    now = nvmimic_now();
-
-    switch (req->nvmimic.state) {
-    case NVMIMIC_REQ_INFLIGHT:
+    if (nvmimic_timing_complete(&s->t, &req->nvmimic)) {
         /*
-         * When virtual time jumps, only the timer posts, in deadline order:
-         * a command whose data comes in while the timer waits at a deadline
-         * it shares (nvmimic_timer_cb()) must not jump ahead of the one
-         * waited for, or the order of the CQEs would be the host's.
+         * The I/O is done; only the completion waits.  Its aiocb is gone,
+         * so a queue deletion must not try to cancel it.
          */
-        if (now < req->nvmimic.deadline_ns || nvmimic_time_jumps()) {
-            /*
-             * The I/O is done; only the completion waits.  Its aiocb is
-             * gone, so a queue deletion must not try to cancel it.
-             */
-            req->aiocb = NULL;
-            req->nvmimic.state = NVMIMIC_REQ_HELD;
-            trace_nvmimic_hold(nvme_cid(req), req->sq->sqid,
-                               req->nvmimic.deadline_ns);
-            return true;
-        }
-        break;
-    case NVMIMIC_REQ_OVERDUE:
-        s->overdue--;
-        break;
-    default:
-        /* HELD twice cannot happen: the controller completes a request once */
-        g_assert_not_reached();
+        req->aiocb = NULL;
+        trace_nvmimic_hold(nvme_cid(req), req->sq->sqid,
+                           req->nvmimic.deadline_ns);
+        return true;
     }
-    req->nvmimic.state = NVMIMIC_REQ_POSTED;
-    nvmimic_account(s, req, now);
-    nvmimic_arm(s);
+    trace_nvmimic_post(nvme_cid(req), req->sq->sqid,
+                       nvmimic_now() - req->nvmimic.deadline_ns);
     if (!nvmimic_time_jumps()) {
         return false;
     }
@@ -1582,7 +1251,7 @@ bool nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
 static bool heap_entry_not_of_sq(const NvmHeapItem *e, void *opaque)
 {
     const NvmeSQueue *sq = opaque;
-    const NvmeRequest *req = e->data;
+    const NvmeRequest *req = container_of(e->data, NvmeRequest, nvmimic);
 
     return req < sq->io_req || req >= sq->io_req + sq->size;
 }
@@ -1609,14 +1278,9 @@ void nvmimic_sq_freed(NvmeCtrl *n, NvmeSQueue *sq)
     if (!s) {
         return;
     }
-    s->sq_frees++;
-    nvm_heap_filter(&s->heap, heap_entry_not_of_sq, sq);
     for (i = 0; i < sq->size; i++) {
         NvmeRequest *req = &sq->io_req[i];
 
-        if (req->nvmimic.state == NVMIMIC_REQ_OVERDUE) {
-            s->overdue--;
-        }
         if (req->nvmimic.state == NVMIMIC_REQ_HELD) {
             /*
              * Never to be posted: release the data mapping that
@@ -1625,9 +1289,10 @@ void nvmimic_sq_freed(NvmeCtrl *n, NvmeSQueue *sq)
              */
             nvmimic_sg_unmap(&req->sg);
         }
-        req->nvmimic.state = NVMIMIC_REQ_UNTIMED;
+        nvmimic_timing_forget(&s->t, &req->nvmimic);
     }
-    nvmimic_arm(s);
+    /* the timer's data wait sees requests go (req_alive) */
+    nvmimic_timing_filter(&s->t, heap_entry_not_of_sq, sq);
 }
 
 /* ---- Autonomous Power State Transition -------------------------------- */
@@ -1751,7 +1416,9 @@ NvmimicStats *qmp_query_nvmimic_stats(const char *id, Error **errp)
 {
     NvmeCtrl *n = nvmimic_find(id, errp);
 
-    return n ? nvmimic_stats(n, nvmimic_now()) : NULL;
+    return n ? nvmimic_timing_query(&n->nvmimic->t,
+                                    object_get_canonical_path(OBJECT(n))) :
+               NULL;
 }
 
 NvmimicMarks *qmp_query_nvmimic_marks(const char *id, bool has_mark,
@@ -1808,7 +1475,7 @@ void qmp_nvmimic_set_state(const char *id,
         return;
     }
     s = n->nvmimic;
-    if (!nvmimic_check_state(s, id, &st, errp)) {
+    if (!nvmimic_timing_check_state(&s->t, id, &st, errp)) {
         return;
     }
     if (has_at_mark) {
@@ -1822,7 +1489,7 @@ void qmp_nvmimic_set_state(const char *id,
         g_array_append_val(s->pending, p);
         return;
     }
-    nvmimic_apply_state(s, id, &st, errp);
+    nvmimic_timing_apply_state(&s->t, id, &st, errp);
 }
 
 void qmp_nvmimic_trace_start(const char *id, const char *path,

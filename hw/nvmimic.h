@@ -14,22 +14,8 @@
 #define NVMIMIC_FID_APST 0x0c
 #define NVMIMIC_APST_BYTES 256
 
-typedef enum NvmimicReqState {
-    NVMIMIC_REQ_UNTIMED = 0,    /* admin, unknown opcode, or no profile */
-    NVMIMIC_REQ_INFLIGHT,       /* data transfer still running */
-    NVMIMIC_REQ_HELD,           /* data done, waiting for its deadline */
-    NVMIMIC_REQ_OVERDUE,        /* deadline passed, data still running */
-    NVMIMIC_REQ_POSTED,         /* completed untimed before it was submitted */
-} NvmimicReqState;
-
-/* Per-request state, embedded in NvmeRequest. */
-typedef struct NvmimicReq {
-    uint64_t seq;               /* matches heap entries to this use of req */
-    int64_t submit_ns;
-    int64_t deadline_ns;
-    uint8_t op;                 /* NvmOp */
-    uint8_t state;              /* NvmimicReqState */
-} NvmimicReq;
+/* NvmimicReq, the per-request state embedded in NvmeRequest */
+#include "nvmimic-timing.h"
 
 typedef struct NvmimicCtrl NvmimicCtrl;
 struct NvmeCtrl;

@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvmimic timing: the drive model, the deadline heap and its timer, and
+ * the statistics and state of QMP.  See nvmimic-timing.h.
+ *
+ * Copyright (c) 2026 the nvmimic authors
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qapi/qapi-types-nvmimic.h"
+#include "qemu/main-loop.h"
+#include "qemu/timer.h"
+#include "system/cpu-timers.h"
+#include "system/qtest.h"
+
+#include "nvmimic-timing.h"
+
+/* SMART Percentage Used saturates at 255 (NVMe 1.4, Figure 194). */
+#define NVMIMIC_WEAR_PCT_MAX 255
+
+bool nvmimic_time_jumps(void)
+{
+    return icount_enabled() || qtest_enabled();
+}
+
+/* ---- profiles ------------------------------------------------------------ */
+
+static char *nvmimic_default_profile_dir(void)
+{
+    const char *env = g_getenv("NVMIMIC_PROFILE_DIR");
+    g_autofree char *exe = NULL;
+    g_autofree char *dir = NULL;
+    g_autofree char *installed = NULL;
+
+    if (env && *env) {
+        return g_strdup(env);
+    }
+    exe = g_file_read_link("/proc/self/exe", NULL);
+    if (!exe) {
+        return g_strdup("profiles");
+    }
+    dir = g_path_get_dirname(exe);
+    /* make install: PREFIX/libexec/nvmimic -> PREFIX/share/nvmimic/profiles */
+    installed = g_build_filename(dir, "..", "..", "share", "nvmimic",
+                                 "profiles", NULL);
+    if (g_file_test(installed, G_FILE_TEST_IS_DIR)) {
+        return g_steal_pointer(&installed);
+    }
+    /* build/qemu/qemu-system-x86_64 -> <checkout>/profiles */
+    return g_build_filename(dir, "..", "..", "profiles", NULL);
+}
+
+NvmProfile *nvmimic_profile_load(const char *what, const char *name,
+                                 Error **errp)
+{
+    g_autofree char *dir = nvmimic_default_profile_dir();
+    GError *err = NULL;
+    NvmProfile *p = nvm_profile_load(name, dir, &err);
+
+    if (!p) {
+        /* the message names the file; a missing name also says where */
+        if (g_error_matches(err, G_FILE_ERROR, G_FILE_ERROR_NOENT) &&
+            !strchr(name, '/')) {
+            error_setg(errp, "%s: profile=%s: %s (profiles are looked up "
+                       "in %s; set NVMIMIC_PROFILE_DIR or give a path)",
+                       what, name, err->message, dir);
+        } else {
+            error_setg(errp, "%s: profile: %s", what, err->message);
+        }
+        g_error_free(err);
+    }
+    return p;
+}
+
+/* ---- the deadline heap ------------------------------------------------ */
+
+/* An entry is live while its request is still in the use it was made for. */
+static bool heap_entry_live(const NvmHeapItem *e)
+{
+    const NvmimicReq *req = e->data;
+
+    return req->seq == e->tie &&
+           (req->state == NVMIMIC_REQ_INFLIGHT ||
+            req->state == NVMIMIC_REQ_HELD);
+}
+
+static void nvmimic_arm(NvmimicTiming *t)
+{
+    int64_t next = INT64_MAX;
+
+    while (t->heap.len && !heap_entry_live(nvm_heap_top(&t->heap))) {
+        nvm_heap_pop(&t->heap);
+    }
+    if (t->heap.len) {
+        next = (int64_t)nvm_heap_top(&t->heap)->key;
+    }
+    if (next == INT64_MAX) {
+        timer_del(t->timer);
+    } else {
+        timer_mod_ns(t->timer, next);
+    }
+}
+
+static void nvmimic_account(NvmimicTiming *t, NvmimicReq *req, int64_t now)
+{
+    NvmimicLate *l = &t->late[req->op];
+
+    l->posted++;
+    l->hist[nvm_hist_bucket(now > req->deadline_ns ?
+                            now - req->deadline_ns : 0)]++;
+    if (now > req->deadline_ns) {
+        uint64_t d = now - req->deadline_ns;
+
+        l->late++;
+        l->late_sum_ns += d;
+        l->late_max_ns = MAX(l->late_max_ns, d);
+    }
+}
+
+/* Did the user let @req go since @frees (an NVMe queue deletion)? */
+static bool nvmimic_req_gone(NvmimicTiming *t, NvmimicReq *req,
+                             uint64_t frees)
+{
+    return t->frees != frees && t->req_alive &&
+           !t->req_alive(t->opaque, req);
+}
+
+static void nvmimic_timer_cb(void *opaque)
+{
+    NvmimicTiming *t = opaque;
+    int64_t now = nvmimic_now();
+
+    while (t->heap.len && (int64_t)nvm_heap_top(&t->heap)->key <= now) {
+        NvmHeapItem e = *nvm_heap_top(&t->heap);
+        NvmimicReq *req = e.data;
+
+        nvm_heap_pop(&t->heap);
+        if (!heap_entry_live(&e)) {
+            continue;
+        }
+        if (req->state == NVMIMIC_REQ_INFLIGHT && nvmimic_time_jumps()) {
+            /*
+             * Virtual time stands still at the deadline until the host has
+             * done the data transfer: the block layer's completions are run
+             * here (with the BQL held), so the completion is posted at its
+             * deadline whatever the host's speed, however far a qtest step
+             * goes.  Without this, the guest's instructions (or the step)
+             * would go on meanwhile and the completion would land where host
+             * scheduling put it.  Transfers that end meanwhile are held (see
+             * nvmimic_timing_complete()) and posted in deadline order below.
+             */
+            uint64_t frees = t->frees;
+
+            if (t->wait_cb) {
+                t->wait_cb(t->opaque, req);
+            }
+            while (heap_entry_live(&e) &&
+                   req->state == NVMIMIC_REQ_INFLIGHT) {
+                aio_poll(qemu_get_aio_context(), true);
+                /*
+                 * The bottom halves run here include an NVMe admin
+                 * queue's: a Delete I/O SQ frees its requests, maybe this.
+                 */
+                if (nvmimic_req_gone(t, req, frees)) {
+                    break;
+                }
+            }
+            if (nvmimic_req_gone(t, req, frees) || !heap_entry_live(&e)) {
+                continue;
+            }
+        }
+        if (req->state == NVMIMIC_REQ_INFLIGHT) {
+            /* real time: the host has not finished the data transfer yet */
+            if (t->overdue_cb) {
+                t->overdue_cb(t->opaque, req);
+            }
+            req->state = NVMIMIC_REQ_OVERDUE;
+            t->overdue++;
+            continue;
+        }
+        req->state = NVMIMIC_REQ_POSTED;
+        nvmimic_account(t, req, now);
+        t->post(t->opaque, req);
+    }
+    nvmimic_arm(t);
+}
+
+void nvmimic_timing_set_context(NvmimicTiming *t, AioContext *ctx)
+{
+    if (t->timer) {
+        timer_free(t->timer);
+    }
+    t->timer = ctx ? aio_timer_new(ctx, QEMU_CLOCK_VIRTUAL, SCALE_NS,
+                                   nvmimic_timer_cb, t) :
+                     timer_new_ns(QEMU_CLOCK_VIRTUAL, nvmimic_timer_cb, t);
+    nvmimic_arm(t);
+}
+
+void nvmimic_timing_init(NvmimicTiming *t, NvmProfile *profile,
+                         uint64_t seed, AioContext *ctx,
+                         NvmimicPostFn *post, void *opaque)
+{
+    memset(t, 0, sizeof(*t));
+    t->profile = profile;
+    t->model = nvm_model_new(profile, seed);
+    t->post = post;
+    t->opaque = opaque;
+    nvm_heap_init(&t->heap, 64);
+    t->stats_since_ns = nvmimic_now();
+    t->first_arrival_ns = -1;
+    nvmimic_timing_set_context(t, ctx);
+}
+
+void nvmimic_timing_destroy(NvmimicTiming *t)
+{
+    if (t->timer) {
+        timer_free(t->timer);
+    }
+    nvm_heap_destroy(&t->heap);
+    nvm_model_free(t->model);
+    nvm_profile_free(t->profile);
+    memset(t, 0, sizeof(*t));
+}
+
+void nvmimic_timing_start(NvmimicTiming *t, NvmimicReq *req, NvmOp op,
+                          int64_t now, int64_t deadline)
+{
+    if (t->first_arrival_ns < 0) {
+        t->first_arrival_ns = now;
+    }
+    t->last_deadline_ns = MAX(t->last_deadline_ns, deadline);
+    req->seq = ++t->next_seq;
+    req->submit_ns = now;
+    req->deadline_ns = deadline;
+    req->op = op;
+    req->state = NVMIMIC_REQ_INFLIGHT;
+
+    nvm_heap_push(&t->heap, deadline, req->seq, req);
+    if (nvm_heap_top(&t->heap)->tie == req->seq) {
+        nvmimic_arm(t);
+    }
+}
+
+bool nvmimic_timing_complete(NvmimicTiming *t, NvmimicReq *req)
+{
+    int64_t now;
+
+    if (req->state == NVMIMIC_REQ_UNTIMED) {
+        /* failed or completed before it was started: never timed */
+        req->state = NVMIMIC_REQ_POSTED;
+        return false;
+    }
+    now = nvmimic_now();
+
+    switch (req->state) {
+    case NVMIMIC_REQ_INFLIGHT:
+        /*
+         * When virtual time jumps, only the timer posts, in deadline order:
+         * a request whose data comes in while the timer waits at a deadline
+         * it shares (nvmimic_timer_cb()) must not jump ahead of the one
+         * waited for, or the order of the completions would be the host's.
+         */
+        if ((now < req->deadline_ns || nvmimic_time_jumps()) &&
+            !t->paused) {
+            req->state = NVMIMIC_REQ_HELD;
+            return true;
+        }
+        break;
+    case NVMIMIC_REQ_OVERDUE:
+        t->overdue--;
+        break;
+    default:
+        /* HELD twice cannot happen: a request completes once */
+        g_assert_not_reached();
+    }
+    req->state = NVMIMIC_REQ_POSTED;
+    nvmimic_account(t, req, now);
+    nvmimic_arm(t);
+    return false;
+}
+
+void nvmimic_timing_forget(NvmimicTiming *t, NvmimicReq *req)
+{
+    if (req->state == NVMIMIC_REQ_OVERDUE) {
+        t->overdue--;
+    }
+    req->state = NVMIMIC_REQ_UNTIMED;
+}
+
+void nvmimic_timing_filter(NvmimicTiming *t,
+                           bool (*keep)(const NvmHeapItem *e, void *opaque),
+                           void *opaque)
+{
+    t->frees++;
+    nvm_heap_filter(&t->heap, keep, opaque);
+    nvmimic_arm(t);
+}
+
+static bool heap_entry_not_held(const NvmHeapItem *e, void *opaque)
+{
+    return !heap_entry_live(e) ||
+           ((NvmimicReq *)e->data)->state != NVMIMIC_REQ_HELD;
+}
+
+void nvmimic_timing_pause(NvmimicTiming *t)
+{
+    int64_t now = nvmimic_now();
+    g_autoptr(GPtrArray) held = g_ptr_array_new();
+    guint i;
+
+    if (t->paused++) {
+        return;
+    }
+    for (i = 0; i < t->heap.len; i++) {
+        NvmHeapItem *e = &t->heap.v[i];
+
+        if (heap_entry_live(e) &&
+            ((NvmimicReq *)e->data)->state == NVMIMIC_REQ_HELD) {
+            g_ptr_array_add(held, e->data);
+        }
+    }
+    nvm_heap_filter(&t->heap, heap_entry_not_held, NULL);
+    for (i = 0; i < held->len; i++) {
+        NvmimicReq *req = g_ptr_array_index(held, i);
+
+        req->state = NVMIMIC_REQ_POSTED;
+        nvmimic_account(t, req, now);
+        t->post(t->opaque, req);
+    }
+    nvmimic_arm(t);
+}
+
+void nvmimic_timing_resume(NvmimicTiming *t)
+{
+    assert(t->paused);
+    t->paused--;
+}
+
+/* ---- QMP ---------------------------------------------------------------- */
+
+NvmimicStats *nvmimic_timing_query(NvmimicTiming *t, char *canon_id)
+{
+    int64_t now = nvmimic_now();
+    NvmimicStats *r;
+    NvmStats st;
+    int i;
+
+    nvm_model_get_stats(t->model, now, &st);
+    r = g_new0(NvmimicStats, 1);
+    r->id = canon_id;
+    r->profile = g_strdup(t->profile->name);
+    r->model_number = g_strdup(t->profile->model_number);
+    r->interval_ns = now - t->stats_since_ns;
+    r->active_ns = t->first_arrival_ns < 0 ? 0 :
+                   MIN(t->last_deadline_ns, now) - t->first_arrival_ns;
+    for (i = NVM_CLASS_COUNT - 1; i >= 0; i--) {
+        NvmimicClassStats *c = g_new0(NvmimicClassStats, 1);
+        const NvmimicLate *l = &t->late[i];
+
+        c->q_class = g_strdup(nvm_op_name(i));
+        c->count = st.cls[i].count;
+        c->bytes = st.cls[i].bytes;
+        c->mean_us = st.cls[i].mean_us;
+        c->p50_us = st.cls[i].p50_us;
+        c->p99_us = st.cls[i].p99_us;
+        c->p999_us = st.cls[i].p999_us;
+        c->max_us = st.cls[i].max_us;
+        c->posted = l->posted;
+        c->late = l->late;
+        c->late_mean_us = l->late ? l->late_sum_ns / 1000.0 / l->late : 0;
+        c->late_max_us = l->late_max_ns / 1000.0;
+        c->late_p50_us = nvm_hist_percentile_us(l->hist, l->posted, 0.50);
+        c->late_p99_us = nvm_hist_percentile_us(l->hist, l->posted, 0.99);
+        QAPI_LIST_PREPEND(r->classes, c);
+    }
+    r->fill_pct = st.fill_pct;
+    r->slc_used_bytes = st.slc_used_bytes;
+    r->slc_size_bytes = st.slc_size_bytes;
+    r->write_amplification = st.write_amplification;
+    r->wear_pct = st.wear_pct;
+    r->host_written_bytes = st.host_bytes_written;
+    r->nand_written_bytes = st.nand_bytes_written;
+    r->map_misses = st.map_misses;
+    r->power_state = st.power_state;
+    for (i = t->profile->n_power_states - 1; i >= 0; i--) {
+        QAPI_LIST_PREPEND(r->power_state_ns, st.ps_time_ns[i]);
+    }
+    r->power_exits = st.power_exits;
+    return r;
+}
+
+/*
+ * Everything a set-state command asks for is checked before anything is
+ * applied, so a refused command leaves the drive as it was.  The model
+ * checks the values again when they are applied; only an SLC occupancy
+ * within the valid data but beyond the SLC cache size that a new fill
+ * level leaves can still be refused after that fill level is applied.
+ */
+bool nvmimic_timing_check_state(NvmimicTiming *t, const char *id,
+                                const NvmimicState *st, Error **errp)
+{
+    uint64_t cap = t->profile->capacity_bytes;
+    double valid_bytes;
+    NvmStats now;
+
+    if (st->has_fill && !(st->fill_pct >= 0 && st->fill_pct <= 100)) {
+        error_setg(errp, "%s: fill-pct %g is outside 0..100", id,
+                   st->fill_pct);
+        return false;
+    }
+    if (st->has_wear && !(st->wear_pct >= 0 &&
+                          st->wear_pct <= NVMIMIC_WEAR_PCT_MAX)) {
+        error_setg(errp, "%s: wear-pct %g is outside 0..%d", id,
+                   st->wear_pct, NVMIMIC_WEAR_PCT_MAX);
+        return false;
+    }
+    if (!st->has_slc) {
+        return true;
+    }
+    if (st->has_fill) {
+        valid_bytes = st->fill_pct / 100.0 * cap;
+    } else if (st->erase) {
+        valid_bytes = 0;
+    } else {
+        nvm_model_get_stats(t->model, nvmimic_now(), &now);
+        valid_bytes = now.valid_bytes;
+    }
+    if (st->slc_used_bytes > valid_bytes + 0.5) {
+        error_setg(errp, "%s: slc-used-bytes %" PRIu64 " is more than the "
+                   "valid data the drive %s (%.0f bytes)", id,
+                   st->slc_used_bytes,
+                   st->has_fill || st->erase ? "would hold" : "holds",
+                   valid_bytes);
+        return false;
+    }
+    return true;
+}
+
+void nvmimic_timing_reset_stats(NvmimicTiming *t, int64_t now)
+{
+    nvm_model_reset_stats(t->model, now);
+    memset(t->late, 0, sizeof(t->late));
+    t->stats_since_ns = now;
+    t->first_arrival_ns = -1;
+    t->last_deadline_ns = 0;
+}
+
+bool nvmimic_timing_apply_state(NvmimicTiming *t, const char *id,
+                                const NvmimicState *st, Error **errp)
+{
+    GError *err = NULL;
+    bool ok = true;
+
+    if (st->erase) {
+        nvm_model_secure_erase(t->model);
+    }
+    if (st->has_fill) {
+        ok = nvm_model_set_fill(t->model, st->fill_pct, &err);
+    }
+    if (ok && st->has_slc) {
+        ok = nvm_model_set_slc_used(t->model, st->slc_used_bytes, &err);
+    }
+    if (ok && st->has_wear) {
+        ok = nvm_model_set_wear(t->model, st->wear_pct, &err);
+    }
+    if (!ok) {
+        error_setg(errp, "%s: %s", id, err->message);
+        g_error_free(err);
+        return false;
+    }
+    if (st->erase || st->has_fill || st->has_slc) {
+        /* the new state holds from now, not from the last I/O */
+        nvm_model_state_at(t->model, nvmimic_now());
+    }
+    if (st->reset) {
+        nvmimic_timing_reset_stats(t, nvmimic_now());
+    }
+    return true;
+}
