@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nvmimic timing: the drive model, the deadline heap and its timer, and
- * the statistics and state of QMP.  See nvmimic-timing.h.
+ * the statistics and state of QMP, shared by the NVMe controller and the
+ * block filter.  See nvmimic-timing.h.
  *
  * Copyright (c) 2026 the nvmimic authors
  */
@@ -11,6 +12,9 @@
 #include "qapi/qapi-types-nvmimic.h"
 #include "qemu/main-loop.h"
 #include "qemu/timer.h"
+#include "block/block-io.h"
+#include "block/block_int-common.h"
+#include "block/graph-lock.h"
 #include "system/cpu-timers.h"
 #include "system/qtest.h"
 
@@ -335,6 +339,58 @@ void nvmimic_timing_resume(NvmimicTiming *t)
 {
     assert(t->paused);
     t->paused--;
+}
+
+/* ---- mapping state from a block node ---------------------------------- */
+
+bool nvmimic_timing_map_from(NvmimicTiming *t, BlockDriverState *bs,
+                             uint64_t bytes, Error **errp)
+{
+    uint32_t lba = t->profile->lba_bytes;
+    g_autoptr(GArray) ranges = g_array_new(false, false, sizeof(NvmLbaRange));
+    uint64_t off = 0;
+    GError *err = NULL;
+
+    bytes = MIN(bytes, t->profile->capacity_bytes);
+    GRAPH_RDLOCK_GUARD_MAINLOOP();
+    while (off < bytes) {
+        int64_t pnum = 0;
+        int ret = bdrv_block_status_above(bs, NULL, off, bytes - off, &pnum,
+                                          NULL, NULL);
+
+        if (ret < 0) {
+            error_setg_errno(errp, -ret, "cannot read the allocation map of "
+                             "'%s' at byte %" PRIu64,
+                             bdrv_get_node_name(bs), off);
+            return false;
+        }
+        if (pnum <= 0) {
+            break;              /* the end of the node */
+        }
+        if ((ret & BDRV_BLOCK_DATA) && !(ret & BDRV_BLOCK_ZERO)) {
+            NvmLbaRange r = {
+                .slba = off / lba,
+                .nlb = DIV_ROUND_UP(off + pnum, lba) - off / lba,
+            };
+            NvmLbaRange *last = ranges->len ?
+                &g_array_index(ranges, NvmLbaRange, ranges->len - 1) : NULL;
+
+            if (last && last->slba + last->nlb >= r.slba) {
+                last->nlb = MAX(last->slba + last->nlb, r.slba + r.nlb) -
+                            last->slba;
+            } else {
+                g_array_append_val(ranges, r);
+            }
+        }
+        off += pnum;
+    }
+    if (!nvm_model_set_mapped(t->model, (NvmLbaRange *)ranges->data,
+                              ranges->len, &err)) {
+        error_setg(errp, "%s", err->message);
+        g_error_free(err);
+        return false;
+    }
+    return true;
 }
 
 /* ---- QMP ---------------------------------------------------------------- */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nvmimic timing: a drive model and the clockwork that completes requests
- * when it says, apart from the NVMe controller (nvmimic.c) that uses it.
+ * when it says, shared by the NVMe controller (nvmimic.c) and the block
+ * filter (nvmimic-block.c), so that any QEMU block frontend is timed alike.
  *
  * A user submits each request's commands to the model itself, then hands
  * the request (an NvmimicReq it embeds) to nvmimic_timing_start() with the
@@ -145,6 +146,13 @@ void nvmimic_timing_filter(NvmimicTiming *t,
 void nvmimic_timing_pause(NvmimicTiming *t);
 void nvmimic_timing_resume(NvmimicTiming *t);
 
+/*
+ * The model's mapping state from @bs: the blocks it has allocated (data,
+ * not zero) in [0, @bytes) hold data, the rest is deallocated.
+ */
+bool nvmimic_timing_map_from(NvmimicTiming *t, BlockDriverState *bs,
+                             uint64_t bytes, Error **errp);
+
 /* QMP: statistics and state; @id names the device or node in messages. */
 struct NvmimicStats *nvmimic_timing_query(NvmimicTiming *t, char *canon_id);
 /*
@@ -157,5 +165,8 @@ bool nvmimic_timing_check_state(NvmimicTiming *t, const char *id,
 bool nvmimic_timing_apply_state(NvmimicTiming *t, const char *id,
                                 const NvmimicState *st, Error **errp);
 void nvmimic_timing_reset_stats(NvmimicTiming *t, int64_t now);
+
+/* The filter node called @node_name, if it is an nvmimic one (block.c). */
+NvmimicTiming *nvmimic_block_find(const char *node_name);
 
 #endif

@@ -511,6 +511,12 @@ int nvmimic_ns_init_blk(NvmeNamespace *ns, Error **errp)
         blk_set_enable_write_cache(ns->blkconf.blk, false);
     }
     ns->size = p->capacity_bytes;
+    if (n->params.nvmimic_map_allocated &&
+        !nvmimic_timing_map_from(&n->nvmimic->t, blk_bs(ns->blkconf.blk),
+                                 ns->size, errp)) {
+        error_prepend(errp, "nvme: profile-map-allocated: ");
+        return -1;
+    }
     return 0;
 }
 
@@ -1400,7 +1406,8 @@ static NvmeCtrl *nvmimic_find(const char *id, Error **errp)
         obj = object_resolve_path_type(path, TYPE_NVME, NULL);
     }
     if (!obj) {
-        error_setg(errp, "%s: no nvme device with this id%s", id,
+        error_setg(errp, "%s: no nvme device or nvmimic block node with "
+                   "this id%s", id,
                    ambiguous ? " (the path is ambiguous)" : "");
         return NULL;
     }
@@ -1412,13 +1419,37 @@ static NvmeCtrl *nvmimic_find(const char *id, Error **errp)
     return n;
 }
 
+/*
+ * The timing of the nvme device or nvmimic block filter node @id: the
+ * statistics and state commands take either.
+ */
+static NvmimicTiming *nvmimic_find_timing(const char *id, char **canon,
+                                          Error **errp)
+{
+    Error *local_err = NULL;
+    NvmeCtrl *n = nvmimic_find(id, &local_err);
+    NvmimicTiming *t;
+
+    if (n) {
+        *canon = object_get_canonical_path(OBJECT(n));
+        return &n->nvmimic->t;
+    }
+    t = nvmimic_block_find(id);
+    if (t) {
+        error_free(local_err);
+        *canon = g_strdup(id);
+        return t;
+    }
+    error_propagate(errp, local_err);
+    return NULL;
+}
+
 NvmimicStats *qmp_query_nvmimic_stats(const char *id, Error **errp)
 {
-    NvmeCtrl *n = nvmimic_find(id, errp);
+    char *canon = NULL;
+    NvmimicTiming *t = nvmimic_find_timing(id, &canon, errp);
 
-    return n ? nvmimic_timing_query(&n->nvmimic->t,
-                                    object_get_canonical_path(OBJECT(n))) :
-               NULL;
+    return t ? nvmimic_timing_query(t, canon) : NULL;
 }
 
 NvmimicMarks *qmp_query_nvmimic_marks(const char *id, bool has_mark,
@@ -1458,7 +1489,8 @@ void qmp_nvmimic_set_state(const char *id,
                            bool has_at_mark, uint32_t at_mark,
                            Error **errp)
 {
-    NvmeCtrl *n = nvmimic_find(id, errp);
+    g_autofree char *canon = NULL;
+    NvmimicTiming *t = nvmimic_find_timing(id, &canon, errp);
     NvmimicState st = {
         .erase = has_secure_erase && secure_erase,
         .has_fill = has_fill_pct,
@@ -1469,18 +1501,22 @@ void qmp_nvmimic_set_state(const char *id,
         .wear_pct = wear_pct,
         .reset = has_reset_stats && reset_stats,
     };
-    NvmimicCtrl *s;
 
-    if (!n) {
-        return;
-    }
-    s = n->nvmimic;
-    if (!nvmimic_timing_check_state(&s->t, id, &st, errp)) {
+    if (!t || !nvmimic_timing_check_state(t, id, &st, errp)) {
         return;
     }
     if (has_at_mark) {
+        NvmeCtrl *n = nvmimic_find(id, NULL);
         NvmimicPending p = { .mark = at_mark, .st = st };
+        NvmimicCtrl *s;
 
+        if (!n) {
+            error_setg(errp, "%s: at-mark needs an nvme device: marks are "
+                       "its admin commands, a block filter node has none",
+                       id);
+            return;
+        }
+        s = n->nvmimic;
         if (s->pending->len >= NVMIMIC_PENDING_MAX) {
             error_setg(errp, "%s: %u states already wait for their marks",
                        id, s->pending->len);
@@ -1489,7 +1525,7 @@ void qmp_nvmimic_set_state(const char *id,
         g_array_append_val(s->pending, p);
         return;
     }
-    nvmimic_timing_apply_state(&s->t, id, &st, errp);
+    nvmimic_timing_apply_state(t, id, &st, errp);
 }
 
 void qmp_nvmimic_trace_start(const char *id, const char *path,
