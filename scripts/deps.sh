@@ -103,8 +103,9 @@ GUEST_PKGS="busybox-static fio nvme-cli liburing-dev seabios qemu-system-data ip
 # recipes in vm-images/ (NoCloud seed, FAT results disk, XML/YAML checks).
 GUEST_PKGS="$GUEST_PKGS libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients libxml2-utils"
 GUEST_PKGS="$GUEST_PKGS cloud-image-utils genisoimage mtools dosfstools python3-yaml"
-# Application workloads (workloads/, vm-images/dbguest): PostgreSQL 15 + pgbench, debootstrap.
-GUEST_PKGS="$GUEST_PKGS postgresql debootstrap"
+# Application workloads (workloads/, vm-images/dbguest): PostgreSQL 15 + pgbench, debootstrap;
+# qemu-img (qemu-utils) makes the throwaway overlay over the loaded database.
+GUEST_PKGS="$GUEST_PKGS postgresql debootstrap qemu-utils"
 # Reports and charts.
 REPORT_PKGS="gnuplot-nox libjson-glib-dev chromium"
 # The results schema test (docs/results.schema.json, tests/results).

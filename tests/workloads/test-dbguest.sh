@@ -11,6 +11,7 @@ T=$(mktemp -d /tmp/nvmimic-dbguest.XXXXXX)
 trap 'rm -rf "$T"' EXIT INT TERM
 sh -n "$D/build.sh" || fail "build.sh syntax"
 sh -n "$D/dbinit" || fail "dbinit syntax"
+sh -n "$D/build-db.sh" || fail "build-db.sh syntax"
 sh "$D/build.sh" --files-only "$T/root" || fail "build.sh --files-only"
 [ -x "$T/root/sbin/nvmimic-dbinit" ] || fail "init not installed executable"
 grep -Eq '^LABEL=nvmimic-db[[:space:]]+/[[:space:]]+ext4' "$T/root/etc/fstab" || fail "fstab root line"

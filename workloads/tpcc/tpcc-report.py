@@ -67,6 +67,51 @@ def pgbench_command_latencies(path, scripts):
     return out
 
 
+def guest_disk(d):
+    """The sample's I/O on the database disk, from the guest kernel's
+    /sys/block/DEV/stat at its start and end (tpcc.sh snap): counts, bytes
+    and mean latency per class as the guest's block layer sees it."""
+    try:
+        a = open(os.path.join(d, "start-disk")).read().split()
+        b = open(os.path.join(d, "end-disk")).read().split()
+    except OSError:
+        return None
+    if len(a) < 12 or a[0] != b[0]:
+        return None
+    dev, a, b = a[0], [int(x) for x in a[1:]], [int(x) for x in b[1:]]
+    delta = [y - x for x, y in zip(a, b)]
+
+    def cls(ios, sectors, ticks):
+        n = delta[ios]
+        return {"count": n,
+                "bytes": delta[sectors] * 512 if sectors is not None else 0,
+                "mean_us": round(delta[ticks] * 1000.0 / n, 1) if n else None}
+    # fields of Documentation/block/stat.rst: reads, merges, sectors, ms;
+    # writes ...; in flight, io ms, queue ms; discards ...; flushes, ms
+    out = {"device": dev, "read": cls(0, 2, 3), "write": cls(4, 6, 7)}
+    if len(delta) >= 15:
+        out["discard"] = cls(11, 13, 14)
+    if len(delta) >= 17:
+        out["flush"] = cls(15, None, 16)
+    return out
+
+
+def pg_buffers(d):
+    """PostgreSQL's shared buffer reads over the sample: blocks it asked the
+    kernel for (page cache or disk) and blocks found in shared_buffers."""
+    try:
+        a = [float(x) for x in open(os.path.join(d, "start-pg")).read().split()]
+        b = [float(x) for x in open(os.path.join(d, "end-pg")).read().split()]
+    except (OSError, ValueError):
+        return None
+    if len(a) < 3 or len(b) < 3:
+        return None
+    read, hit, t = (y - x for x, y in zip(a, b))
+    return {"blks_read": int(read), "blks_hit": int(hit),
+            "hit_ratio": round(hit / (hit + read), 4) if hit + read else None,
+            "read_time_ms": round(t, 1)}
+
+
 def main():
     d = sys.argv[1]
     params = json.load(open(os.path.join(d, "params.json")))
@@ -126,6 +171,12 @@ def main():
         report["new_orders_committed"] = c
         no = len(lat["new_order"])
         report["new_order_rollback_share"] = round(1 - c / no, 4) if no else None
+    disk = guest_disk(d)
+    if disk:
+        report["guest_disk"] = disk
+    pg = pg_buffers(d)
+    if pg:
+        report["pg_buffers"] = pg
     for name in ("sample-start", "sample-end"):
         p = os.path.join(d, name)
         if os.path.exists(p):

@@ -119,12 +119,25 @@ mark() {
     printf 'MARK %s %s\n' "$NVMIMIC_MARK_ID" "$1" >&"$NVMIMIC_MARK_FD"
 }
 
+# The database disk's I/O counters as the guest's kernel keeps them
+# (/sys/block/DEV/stat) and PostgreSQL's buffer counters, into $OUT/NAME-*:
+# the guest's view of the sample, beside the device's.
+snap() {
+    dk=$(readlink -f "${DBDEV:-}" 2>/dev/null || true)
+    dk=${dk##*/}
+    if [ -n "$dk" ] && [ -r "/sys/block/$dk/stat" ]; then
+        { echo "$dk"; cat "/sys/block/$dk/stat"; } >"$OUT/$1-disk"
+    fi
+    $PSQL -tA -F ' ' -c "SELECT blks_read, blks_hit, blk_read_time
+        FROM pg_stat_database WHERE datname = current_database()" >"$OUT/$1-pg" 2>/dev/null || true
+}
+
 # Keying times and mean think times of clause 5.2.5.7, seconds.
 us() { awk -v s="$1" -v f="$FACTOR" 'BEGIN { printf "%d", s * f * 1000000 }'; }
 do_run() {
     nw=$($PSQL -tAc 'SELECT count(*) FROM warehouse') || die "no TPC-C database here (run load first)"
     [ "$nw" -ge 1 ] || die "no warehouses loaded"
-    mkdir -p "$OUT"; rm -f "$OUT"/tx.*
+    mkdir -p "$OUT"; rm -f "$OUT"/tx.* "$OUT"/start-* "$OUT"/end-*
     set -- -D nw="$nw" -D n=0 -D c_id_c=259 -D c_last_c=223 \
         -D key_no="$(us 18)" -D think_no="$(us 12)" \
         -D key_p="$(us 3)" -D think_p="$(us 12)" \
@@ -153,10 +166,12 @@ EOJ
     orders0=$($PSQL -tAc 'SELECT sum(d_next_o_id) FROM district')
     echo "tpcc: sampling $SAMPLE s"
     date +%s.%N >"$OUT/sample-start"
+    snap start
     mark start
     pgbench "$@" -T "$SAMPLE" -r --log --log-prefix="$OUT/tx" >"$OUT/pgbench.txt" 2>&1 ||
         { cat "$OUT/pgbench.txt" >&2; die "pgbench failed in the sample"; }
     mark stop
+    snap end
     date +%s.%N >"$OUT/sample-end"
     orders1=$($PSQL -tAc 'SELECT sum(d_next_o_id) FROM district')
     echo "$((orders1 - orders0))" >"$OUT/new-orders-committed"
