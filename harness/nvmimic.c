@@ -119,6 +119,8 @@ static void man_page(FILE *f)
           "the initramfs guest (vmlinuz, initramfs.cpio.gz)\n"
           ".TP\n.B NVMIMIC_DBGUEST_DIR\n"
           "the database guest of run \\-\\-suite sql\n"
+          ".TP\n.B NVMIMIC_SQLDB_DIR\n"
+          "its loaded databases (make sqldb)\n"
           ".SH FILES\n"
           "results.json, results.csv, apps.csv and report.html in a run's "
           "directory; their format is described in docs/results.md.\n"

@@ -23,7 +23,7 @@
 
 enum {
     P_PROFILES, P_VDI, P_APPS, P_VM_IMAGES, P_QEMU, P_GUEST, P_DBGUEST,
-    P_RENDER, P_N
+    P_SQLDB, P_RENDER, P_N
 };
 
 /* key in nvmimic-uninstalled.ini, environment variable, installed place
@@ -38,6 +38,7 @@ static const struct {
     [P_QEMU] = { "qemu", "NVMIMIC_QEMU", "libexec/qemu-system-x86_64" },
     [P_GUEST] = { "guest", "NVMIMIC_GUEST_DIR", "data/guest" },
     [P_DBGUEST] = { "dbguest", "NVMIMIC_DBGUEST_DIR", "data/dbguest" },
+    [P_SQLDB] = { "sqldb", "NVMIMIC_SQLDB_DIR", "data/sqldb" },
     [P_RENDER] = { "render", "NVMIMIC_RENDER", "libexec/nvmimic-render" },
 };
 
@@ -141,6 +142,11 @@ const char *nvm_path_guest(void)
 const char *nvm_path_dbguest(void)
 {
     return path(P_DBGUEST);
+}
+
+const char *nvm_path_sqldb(void)
+{
+    return path(P_SQLDB);
 }
 
 const char *nvm_path_render(void)

@@ -23,6 +23,8 @@ const char *nvm_path_qemu(void);
 const char *nvm_path_guest(void);
 /* $NVMIMIC_DBGUEST_DIR, else the database guest (make dbguest). */
 const char *nvm_path_dbguest(void);
+/* $NVMIMIC_SQLDB_DIR, else the loaded TPC-C databases (make sqldb). */
+const char *nvm_path_sqldb(void);
 /* $NVMIMIC_RENDER, else the static render program. */
 const char *nvm_path_render(void);
 

@@ -13,6 +13,10 @@
 #include "results.h"
 #include "sim.h"
 
+const char *const nvm_res_gap_class[NVM_RES_GAP_CLASSES] = {
+    "read", "write", "flush",
+};
+
 const char *const nvm_res_txn_key[NVM_RES_TXNS] = {
     "new_order", "payment", "order_status", "delivery", "stock_level",
 };
@@ -246,6 +250,10 @@ NvmResApp *nvm_res_app_new(const char *suite)
     a->mem_mib = a->ram_factor = NAN;
     a->warehouses = a->users = a->precondition_s = a->sample_s = NAN;
     a->think_factor = NAN;
+    a->guest_mem_mib = a->shared_buffers_mib = NAN;
+    for (unsigned i = 0; i < NVM_RES_GAP_CLASSES; i++) {
+        a->gap[i][0] = a->gap[i][1] = a->gap[i][2] = NAN;
+    }
     return a;
 }
 
@@ -258,6 +266,8 @@ static void app_free(gpointer data)
     g_free(a->error);
     g_free(a->log_tail);
     g_free(a->guest_dir);
+    g_free(a->topology);
+    g_free(a->database_image);
     if (a->result) {
         json_node_unref(a->result);
     }
@@ -471,6 +481,19 @@ static NvmResApp *app_read(JsonObject *o, GPtrArray *apps)
     a->precondition_s = jnum(po, "precondition_s");
     a->sample_s = jnum(po, "sample_s");
     a->think_factor = jnum(po, "think_factor");
+    a->topology = jstr(po, "topology");
+    a->guest_mem_mib = jnum(po, "guest_mem_mib");
+    a->shared_buffers_mib = jnum(po, "shared_buffers_mib");
+    a->database_image = jstr(po, "database_image");
+    po = jobj(o, "latency_gap");
+    a->has_gap = po != NULL;
+    for (unsigned i = 0; i < NVM_RES_GAP_CLASSES; i++) {
+        JsonObject *c = jobj(po, nvm_res_gap_class[i]);
+
+        a->gap[i][0] = jnum(c, "guest_us");
+        a->gap[i][1] = jnum(c, "device_us");
+        a->gap[i][2] = jnum(c, "gap_us");
+    }
     a->tpmc = jnum(ro, "tpmC");
     a->tpm_total = jnum(ro, "tpm_total");
     a->failures = jnum(ro, "failures");

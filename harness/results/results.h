@@ -142,7 +142,17 @@ typedef struct NvmResApp {
     double tpmc, tpm_total, failures;
     NvmResTxn overall;
     NvmResTxn txn[NVM_RES_TXNS];
+    char *topology;             /* the database disk: nvme, sas, virtio */
+    double guest_mem_mib, shared_buffers_mib;
+    char *database_image;       /* the loaded database; NULL: none */
+    /* latency_gap: the guest's, the device's and their gap, in us, per
+     * class of nvm_res_gap_class */
+    bool has_gap;
+    double gap[3][3];
 } NvmResApp;
+
+#define NVM_RES_GAP_CLASSES 3
+extern const char *const nvm_res_gap_class[NVM_RES_GAP_CLASSES];
 
 NvmResApp *nvm_res_app_new(const char *suite);
 

@@ -293,8 +293,28 @@ static void app(JsonBuilder *b, const NvmResApp *a)
         whole(b, "precondition_s", (gint64)a->precondition_s);
         whole(b, "sample_s", (gint64)a->sample_s);
         num(b, "think_factor", a->think_factor, -1);
+        if (a->topology) {
+            str(b, "topology", a->topology);
+            whole(b, "guest_mem_mib", (gint64)a->guest_mem_mib);
+            whole(b, "shared_buffers_mib", (gint64)a->shared_buffers_mib);
+            str(b, "database_image", a->database_image);
+        }
         json_builder_end_object(b);
         node(b, "result", a->result);
+        if (a->has_gap) {
+            /* the guest's block layer against the device, per class */
+            json_builder_set_member_name(b, "latency_gap");
+            json_builder_begin_object(b);
+            for (unsigned i = 0; i < NVM_RES_GAP_CLASSES; i++) {
+                json_builder_set_member_name(b, nvm_res_gap_class[i]);
+                json_builder_begin_object(b);
+                num(b, "guest_us", a->gap[i][0], 2);
+                num(b, "device_us", a->gap[i][1], 2);
+                num(b, "gap_us", a->gap[i][2], 2);
+                json_builder_end_object(b);
+            }
+            json_builder_end_object(b);
+        }
     }
     json_builder_end_object(b);
 }

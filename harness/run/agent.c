@@ -85,6 +85,8 @@ bool run_guest_cmd(Run *r, const GuestCmd *c, JsonNode **stats,
     g_autofree char *resprefix = g_strdup_printf("RESULT %s ", c->id);
     g_autofree char *endline = g_strdup_printf("END %s", c->id);
     g_autofree char *markstart = g_strdup_printf("MARK %s start", c->id);
+    g_autofree char *markstop = g_strdup_printf("MARK %s stop", c->id);
+    g_autoptr(JsonNode) qmp_stats = NULL;
     gint64 start = g_get_monotonic_time();
     GString *js = NULL;
     bool in_result = false, started = c->window == WIN_WHOLE;
@@ -121,6 +123,18 @@ bool run_guest_cmd(Run *r, const GuestCmd *c, JsonNode **stats,
                 in_result = true;
             } else if (!strcmp(line, markstart)) {
                 started = true;
+                if (c->qmp_window &&
+                    !run_qmp_state(r, "\"reset-stats\": true", errp)) {
+                    break;
+                }
+            } else if (c->qmp_window && !strcmp(line, markstop)) {
+                if (qmp_stats) {
+                    json_node_unref(qmp_stats);
+                }
+                qmp_stats = run_qmp_stats(r, errp);
+                if (!qmp_stats) {
+                    break;
+                }
             } else if (g_str_has_prefix(line, "ERROR ")) {
                 g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
                             "the guest agent: %s", line + 6);
@@ -188,7 +202,15 @@ bool run_guest_cmd(Run *r, const GuestCmd *c, JsonNode **stats,
         return false;
     }
     *json = g_string_free(js, FALSE);
-    if (stats) {
+    if (stats && c->qmp_window) {
+        if (!qmp_stats) {
+            g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED, "%s never "
+                        "reported its window's end (MARK %s stop)", c->id,
+                        c->id);
+            return false;
+        }
+        *stats = g_steal_pointer(&qmp_stats);
+    } else if (stats) {
         *stats = run_mark_stats(r, c, errp);
         if (!*stats) {
             return false;

@@ -336,6 +336,85 @@ static bool start_guest_lv(Run *r, const Plan *plan, GError **errp)
 }
 
 /*
+ * The database disk on the loaded image: a throwaway qcow2 overlay of the
+ * drive's size over it (qemu-img, Debian's qemu-utils), then the
+ * topology's devices, all timed by the profile, the model's mapping set
+ * from the image's allocated blocks.  Adds to @argv at *@a; the strings
+ * it makes go to @keep.
+ */
+static bool sql_disk_args(Run *r, const char **argv, unsigned *a,
+                          GPtrArray *keep, GError **errp)
+{
+    const char *topo = r->o.sql_topology;
+    const char *qemu_img = g_getenv("NVMIMIC_QEMU_IMG") ?
+                           g_getenv("NVMIMIC_QEMU_IMG") : "qemu-img";
+    char *ovl = g_build_filename(r->tmp, "db.qcow2", NULL);
+    g_autofree char *size = g_strdup_printf("%" G_GUINT64_FORMAT,
+                                            r->p->capacity_bytes);
+    const char *mk[] = { qemu_img, "create", "-q", "-f", "qcow2", "-b",
+                         r->sql_image, "-F", "raw", ovl, size, NULL };
+    const char *wc = r->p->volatile_write_cache ? "on" : "off";
+    g_autofree char *out = NULL;
+    g_autoptr(GError) e = NULL;
+    int st = 0;
+    char *timing, *disk;
+
+    g_ptr_array_add(keep, ovl);
+    unlink(ovl);
+    if (!g_spawn_sync(NULL, (char **)mk, NULL, G_SPAWN_SEARCH_PATH |
+                      G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &out, &st,
+                      &e) || !g_spawn_check_wait_status(st, NULL)) {
+        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot make the "
+                    "database's overlay with %s (Debian's qemu-utils; make "
+                    "deps): %s", qemu_img,
+                    e ? e->message : out ? g_strstrip(out) : "failed");
+        return false;
+    }
+    /* the device or filter named nvm0: QMP's id, as for the NVMe drive */
+    timing = g_strdup_printf("profile=%s,profile-seed=%" G_GUINT64_FORMAT
+                             ",profile-map-allocated=on", r->profile_path,
+                             r->o.seed);
+    g_ptr_array_add(keep, timing);
+    disk = g_strdup_printf("driver=qcow2,node-name=%s,discard=unmap,"
+                           "detect-zeroes=unmap,file.driver=file,"
+                           "file.filename=%s",
+                           strcmp(topo, "nvme") ? "dbdisk" : "nvmdisk", ovl);
+    g_ptr_array_add(keep, disk);
+    argv[(*a)++] = "-blockdev";
+    argv[(*a)++] = disk;
+    if (!strcmp(topo, "nvme")) {
+        char *dev = g_strdup_printf("nvme,id=nvm0,drive=nvmdisk,%s", timing);
+
+        g_ptr_array_add(keep, dev);
+        argv[(*a)++] = "-device";
+        argv[(*a)++] = dev;
+        return true;
+    }
+    disk = g_strdup_printf("driver=nvmimic,node-name=nvm0,file=dbdisk,"
+                           "discard=unmap,%s", timing);
+    g_ptr_array_add(keep, disk);
+    argv[(*a)++] = "-blockdev";
+    argv[(*a)++] = disk;
+    if (!strcmp(topo, "sas")) {
+        /* the reviews' HBA: VMware's "LSI Logic SAS" is the SAS1068 */
+        argv[(*a)++] = "-device";
+        argv[(*a)++] = "mptsas1068,id=sas0";
+        disk = g_strdup_printf("scsi-hd,bus=sas0.0,drive=nvm0,"
+                               "write-cache=%s", wc);
+    } else {
+        /* notified in the vCPU's MMIO write, as the NVMe doorbell: no
+         * event loop turn between submission and the model's timer */
+        disk = g_strdup_printf("virtio-blk-pci,drive=nvm0,serial=%s,"
+                               "ioeventfd=off,write-cache=%s",
+                               SQL_VIRTIO_SERIAL, wc);
+    }
+    g_ptr_array_add(keep, disk);
+    argv[(*a)++] = "-device";
+    argv[(*a)++] = disk;
+    return true;
+}
+
+/*
  * Boot the current suite's guest on @plan.  QEMU starts paused; the plan's
  * states are queued, then it runs.  The agent's serial port is a file QEMU
  * appends to (the guest never waits for the host to read it); with
@@ -379,7 +458,9 @@ bool run_start_guest(Run *r, const Plan *plan, GError **errp)
         r->profile_path, r->o.seed);
     bool simtime = !strcmp(r->o.mode, "simtime");
     g_autofree char *shift = g_strdup_printf("%d", r->o.icount_shift);
-    const char *argv[40];
+    bool sqldb = r->cfg.suite == S_SQL && r->sql_image;
+    g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
+    const char *argv[52];
     unsigned a = 0;
     pid_t pid;
 
@@ -388,7 +469,7 @@ bool run_start_guest(Run *r, const Plan *plan, GError **errp)
     }
     unlink(ctl);
     unlink(qmp);
-    if (r->cfg.backed && !make_backing(r, backing, errp)) {
+    if (r->cfg.backed && !sqldb && !make_backing(r, backing, errp)) {
         return false;
     }
     argv[a++] = runguest;
@@ -424,10 +505,16 @@ bool run_start_guest(Run *r, const Plan *plan, GError **errp)
     argv[a++] = seed;
     argv[a++] = "-qmp";
     argv[a++] = qmparg;
-    argv[a++] = "-blockdev";
-    argv[a++] = blockdev;
-    argv[a++] = "-device";
-    argv[a++] = device;
+    if (sqldb) {
+        if (!sql_disk_args(r, argv, &a, keep, errp)) {
+            return false;
+        }
+    } else {
+        argv[a++] = "-blockdev";
+        argv[a++] = blockdev;
+        argv[a++] = "-device";
+        argv[a++] = device;
+    }
     if (bootdrive) {
         argv[a++] = "-drive";
         argv[a++] = bootdrive;
@@ -559,6 +646,72 @@ static void cfg_file(GuestCfg *c, char *src, const char *name)
     g_ptr_array_add(c->files, g_strdup(name));
 }
 
+/*
+ * The database guest: its boot disk, the database disk's place (dbinit's
+ * nvmimic.dbdev=) and, unless --connect, the loaded database of W
+ * warehouses under a throwaway overlay; the job gets workloads/tpcc and a
+ * postgresql.conf: the SQL Server-like settings and the run's sizes.
+ */
+static bool sql_cfg(Run *r, GuestCfg *c, GError **errp)
+{
+    const RunOpts *o = &r->o;
+    const char *dev = !strcmp(o->sql_topology, "sas") ? "/dev/sda" :
+                      !strcmp(o->sql_topology, "virtio") ?
+                      "serial:" SQL_VIRTIO_SERIAL : "/dev/nvme0n1";
+    g_autofree char *base = g_build_filename(nvm_path_apps(), "tpcc",
+                                             "postgresql.conf", NULL);
+    g_autofree char *conf = g_build_filename(r->tmp, "postgresql.conf",
+                                             NULL);
+    g_autofree char *text = NULL;
+    g_autofree char *all = NULL;
+
+    g_free(c->guest_dir);
+    c->guest_dir = g_strdup(o->dbguest_dir);
+    c->boot_disk = g_build_filename(o->dbguest_dir, "dbguest.img", NULL);
+    if (!g_file_test(c->boot_disk, G_FILE_TEST_EXISTS)) {
+        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                    "no database guest: %s is missing (build it with "
+                    "'make dbguest', or set --dbguest-dir / "
+                    "NVMIMIC_DBGUEST_DIR)", c->boot_disk);
+        return false;
+    }
+    g_free(r->sql_image);
+    r->sql_image = NULL;
+    if (!o->connect) {
+        g_autofree char *name = g_strdup_printf("tpcc-w%u.img", o->sql_w);
+        g_autofree char *img = g_build_filename(o->sqldb_dir, name, NULL);
+
+        if (!g_file_test(img, G_FILE_TEST_IS_REGULAR)) {
+            g_set_error(errp, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                        "no loaded database for W=%u: %s is missing (build "
+                        "it with 'make sqldb SQL_W=%u', or set --sqldb-dir "
+                        "/ NVMIMIC_SQLDB_DIR)", o->sql_w, img, o->sql_w);
+            return false;
+        }
+        r->sql_image = g_canonicalize_filename(img, NULL);
+    }
+    c->append = g_strdup_printf("root=LABEL=nvmimic-db rw "
+                                "init=/sbin/nvmimic-dbinit nvmimic.dbdev=%s%s",
+                                dev, r->sql_image ? " nvmimic.dbimage=1" : "");
+    g_free(r->sql_mem);
+    r->sql_mem = g_strdup_printf("%uM", o->sql_mem_mib);
+    c->mem = r->sql_mem;
+    c->smp = o->sql_smp;
+    c->backed = true;
+    if (!g_file_get_contents(base, &text, NULL, errp)) {
+        return false;
+    }
+    all = g_strdup_printf("%s\n# nvmimic run: this run's sizes\n"
+                          "shared_buffers = %uMB\nmax_connections = %u\n",
+                          text, o->sql_buffers_mib, o->sql_users + 10);
+    if (!g_file_set_contents(conf, all, -1, errp)) {
+        return false;
+    }
+    cfg_file(c, g_build_filename(nvm_path_apps(), "tpcc", NULL), "tpcc");
+    cfg_file(c, g_steal_pointer(&conf), "postgresql.conf");
+    return true;
+}
+
 /* The guest of @suite: initramfs guest with null-co, except render (little
  * RAM, the drive on a file for swap) and sql (the database guest). */
 bool run_cfg_for(Run *r, int suite, GError **errp)
@@ -601,36 +754,9 @@ bool run_cfg_for(Run *r, int suite, GError **errp)
         break;
     }
     case S_SQL:
-        g_free(c->guest_dir);
-        c->guest_dir = g_strdup(r->o.dbguest_dir);
-        c->boot_disk = g_build_filename(r->o.dbguest_dir, "dbguest.img",
-                                        NULL);
-        if (!g_file_test(c->boot_disk, G_FILE_TEST_EXISTS)) {
-            g_set_error(errp, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                        "no database guest: %s is missing (build it with "
-                        "'make dbguest', or set --dbguest-dir / "
-                        "NVMIMIC_DBGUEST_DIR)", c->boot_disk);
+        if (!sql_cfg(r, c, errp)) {
             return false;
         }
-        c->append = g_strdup("root=LABEL=nvmimic-db rw "
-                             "init=/sbin/nvmimic-dbinit");
-        c->mem = "2G";
-        c->smp = 2;
-        if (r->o.sql_preset && !strcmp(r->o.sql_preset, "review")) {
-            /* the reviews' VM: 16 vCPUs, 64 GB, a 48 GB buffer; init gets
-             * PG_* from the kernel command line as its environment */
-            g_free(c->append);
-            c->append = g_strdup_printf("root=LABEL=nvmimic-db rw "
-                                        "init=/sbin/nvmimic-dbinit "
-                                        "PG_MAX_CONN=%u "
-                                        "PG_SHARED_BUFFERS=48GB",
-                                        r->o.sql_users + 100);
-            c->mem = "64G";
-            c->smp = 16;
-        }
-        c->backed = true;
-        cfg_file(c, g_build_filename(nvm_path_apps(), "tpcc",
-                                     NULL), "tpcc");
         break;
     }
     return true;

@@ -33,6 +33,104 @@ static bool in_list(const char *s, const char *const *v)
     return false;
 }
 
+/*
+ * The sql suite's sizes: a preset's, then the defaults (README, "SQL"),
+ * options given explicitly winning; then what must hold before anything
+ * boots.  0, or the exit status.
+ */
+static int resolve_sql_opts(Run *r)
+{
+    RunOpts *o = &r->o;
+    const char *preset = o->sql_preset ? o->sql_preset :
+                         o->quick ? "quick" : NULL;
+    unsigned w = 20, mem = 352, smp = 2, users_per_w_x10 = 10;
+    unsigned pre = 60, sample = 120, buffers = 64;
+    double think = 0.01;
+    uint64_t need_mib;
+
+    if (!g_strcmp0(preset, "quick")) {
+        /* a loaded W=1 (30 s to build): for tests, not drive-bound */
+        w = 1;
+        users_per_w_x10 = 100;
+        think = 0.1;
+        pre = 10;
+        sample = 30;
+    } else if (!g_strcmp0(preset, "mid")) {
+        /* a 16-core 64 GB host: an 8-vCPU 16 GiB guest with the reviews'
+         * ratios: database 5.2 x RAM (PostgreSQL holds ~100 MB a
+         * warehouse), buffer 14 % of the database (their 48 GB of 333),
+         * the load of 10 users a warehouse at spec think times, warm-up
+         * 5 x the sample */
+        w = 910;
+        mem = 16384;
+        smp = 8;
+        users_per_w_x10 = 5;
+        think = 0.05;
+        pre = 3000;
+        sample = 600;
+        buffers = 12288;
+    } else if (!g_strcmp0(preset, "review")) {
+        /* the reviews' SQL Server test (shared/reviews/README.md): 1,500
+         * warehouses (~333 GB), 2.5 h + 30 min, a 16-vCPU 64 GB VM with a
+         * 48 GB buffer, and their 15,000 users' load at spec think times
+         * as 1,500 users at x 0.1: a PostgreSQL connection is a process
+         * (SQL_CONN_MIB), 15,000 of them would need 45 GB more */
+        w = 1500;
+        mem = 65536;
+        smp = 16;
+        users_per_w_x10 = 10;
+        think = 0.1;
+        pre = 9000;
+        sample = 1800;
+        buffers = 49152;
+    }
+    o->sql_w = o->sql_w ? o->sql_w : w;
+    o->sql_users = o->sql_users ? o->sql_users :
+                   MAX(1, o->sql_w * users_per_w_x10 / 10);
+    if (!o->sql_pre_set) {
+        o->sql_pre_s = pre;
+        o->sql_pre_set = true;
+    }
+    o->sql_sample_s = o->sql_sample_s ? o->sql_sample_s : sample;
+    o->sql_think = o->sql_think > 0 ? o->sql_think : think;
+    /* shared_buffers keeps the preset's share of the guest's RAM */
+    o->sql_buffers_mib = o->sql_mem_mib ?
+        MAX(16, (unsigned)((uint64_t)o->sql_mem_mib * buffers / mem)) :
+        buffers;
+    o->sql_mem_mib = o->sql_mem_mib ? o->sql_mem_mib : mem;
+    o->sql_smp = smp;
+    o->sql_topology = o->sql_topology ? o->sql_topology : "nvme";
+    if (!run_has_suite(r, S_SQL)) {
+        return 0;
+    }
+    if ((uint64_t)o->sql_w * TPCC_BYTES_PER_W > r->p->capacity_bytes) {
+        fprintf(stderr, "nvmimic run: --sql-warehouses %u: the TPC-C "
+                "database needs about %.0f GB (%.0f MB a warehouse, the "
+                "reviews' 333 GB for 1,500) but %s holds %.0f GB; use at most "
+                "%" G_GUINT64_FORMAT " warehouses\n", o->sql_w,
+                o->sql_w * TPCC_BYTES_PER_W / 1e9, TPCC_BYTES_PER_W / 1e6,
+                r->p->name, r->p->capacity_bytes / 1e9,
+                (guint64)(r->p->capacity_bytes / TPCC_BYTES_PER_W));
+        return 2;
+    }
+    need_mib = SQL_GUEST_BASE_MIB + o->sql_buffers_mib +
+               (uint64_t)SQL_CONN_MIB * o->sql_users;
+    if (o->sql_mem_mib < need_mib) {
+        return run_usage("--sql-mem-mib %u: too small for PostgreSQL with %u "
+                         "users and %u MiB of shared_buffers (at least %"
+                         G_GUINT64_FORMAT " MiB: %d for the guest, %d a "
+                         "connection)", o->sql_mem_mib, o->sql_users,
+                         o->sql_buffers_mib, need_mib, SQL_GUEST_BASE_MIB,
+                         SQL_CONN_MIB);
+    }
+    if (o->connect && strcmp(o->sql_topology, "nvme")) {
+        return run_usage("--sql-topology %s needs a local QEMU (with "
+                         "--connect the database disk is the NVMe drive)",
+                         o->sql_topology);
+    }
+    return 0;
+}
+
 /* Parse and check the command line into r->o, fill in defaults, load the
  * profile, and choose the suites (r->order).  0, or the exit status. */
 int run_resolve_opts(Run *r, int argc, char **argv)
@@ -52,6 +150,7 @@ int run_resolve_opts(Run *r, int argc, char **argv)
     o->qemu = nvm_path_qemu();
     o->guest_dir = nvm_path_guest();
     o->dbguest_dir = nvm_path_dbguest();
+    o->sqldb_dir = nvm_path_sqldb();
     o->workload_dir = nvm_path_workloads();
     rc = nvm_opts_parse(&nvm_cmd_run, argc, argv, o, NULL);
     if (rc) {
@@ -208,51 +307,9 @@ int run_resolve_opts(Run *r, int argc, char **argv)
     if (!(o->render_ram_factor > 0)) {
         o->render_ram_factor = o->quick ? 1.2 : 1.5;
     }
-    if (o->sql_preset && !strcmp(o->sql_preset, "review")) {
-        /* the reviews' SQL Server test (shared/reviews/README.md): 1,500
-         * warehouses (~333 GB), 15,000 users, 2.5 h + 30 min, spec think
-         * times; options given explicitly still win */
-        o->sql_w = o->sql_w ? o->sql_w : 1500;
-        o->sql_users = o->sql_users ? o->sql_users : 15000;
-        if (!o->sql_pre_set) {
-            o->sql_pre_s = 9000;
-            o->sql_pre_set = true;
-        }
-        o->sql_sample_s = o->sql_sample_s ? o->sql_sample_s : 1800;
-        o->sql_think = o->sql_think > 0 ? o->sql_think : 1;
-    } else if (o->sql_preset) {
-        /* --sql-preset quick: the sizes --quick gives the sql suite */
-        if (!o->sql_pre_set) {
-            o->sql_pre_s = 10;
-            o->sql_pre_set = true;
-        }
-        o->sql_sample_s = o->sql_sample_s ? o->sql_sample_s : 30;
-    }
-    if (!o->sql_w) {
-        o->sql_w = 1;
-    }
-    if (!o->sql_users) {
-        o->sql_users = 10 * o->sql_w;
-    }
-    if (!o->sql_pre_set) {
-        o->sql_pre_s = o->quick ? 10 : 60;
-    }
-    if (!o->sql_sample_s) {
-        o->sql_sample_s = o->quick ? 30 : 120;
-    }
-    if (!(o->sql_think > 0)) {
-        o->sql_think = 0.1;
-    }
-    if (run_has_suite(r, S_SQL) &&
-        o->sql_w * TPCC_BYTES_PER_W > r->p->capacity_bytes) {
-        fprintf(stderr, "nvmimic run: --sql-warehouses %u: the TPC-C "
-                "database needs about %.0f GB (%.0f MB a warehouse, the "
-                "reviews' 333 GB for 1,500) but %s holds %.0f GB; use at most "
-                "%" G_GUINT64_FORMAT " warehouses\n", o->sql_w,
-                o->sql_w * TPCC_BYTES_PER_W / 1e9, TPCC_BYTES_PER_W / 1e6,
-                r->p->name, r->p->capacity_bytes / 1e9,
-                (guint64)(r->p->capacity_bytes / TPCC_BYTES_PER_W));
-        return 2;
+    rc = resolve_sql_opts(r);
+    if (rc) {
+        return rc;
     }
     if (o->fio_opts && !run_has_suite(r, S_VDI)) {
         return run_usage("--fio-opts: only the vdi suite's points run fio "
@@ -316,21 +373,38 @@ static const NvmOpt run_opts[] = {
             "wall seconds a point may take (default 120 s plus 2 s per\n"
             "thousand expected I/Os)", .min = 0, .min_open = true),
     NVM_OPT("sql-warehouses", NVM_OPT_UINT, O(sql_w), "W",
-            "sql: TPC-C warehouses (default 1)", WHOLE(1)),
+            "sql: TPC-C warehouses, loaded once by make sqldb SQL_W=W\n"
+            "(default 20; --quick 1)", WHOLE(1)),
     NVM_OPT("sql-users", NVM_OPT_UINT, O(sql_users), "N",
-            "sql: users (default 10 per warehouse)", WHOLE(1)),
+            "sql: users (default 1 per warehouse; --quick 10)", WHOLE(1)),
     NVM_OPT("sql-precondition-s", NVM_OPT_UINT, O(sql_pre_s), "S",
-            "sql: seconds of load before the sample (60; --quick 10)", WHOLE(0),
-            .given = NVM_OPT_GIVEN(RunOpts, sql_pre_set)),
+            "sql: seconds of warm-up before the sample (60; --quick 10)",
+            WHOLE(0), .given = NVM_OPT_GIVEN(RunOpts, sql_pre_set)),
     NVM_OPT("sql-sample-s", NVM_OPT_UINT, O(sql_sample_s), "S",
             "sql: seconds measured (120; --quick 30)", WHOLE(1)),
     NVM_OPT("sql-think-factor", NVM_OPT_DOUBLE, O(sql_think), "F",
-            "sql: keying and think times x F (default 0.1)",
+            "sql: keying and think times x F (default 0.01: 1 user a\n"
+            "warehouse at the load of 10 at x 0.1; --quick 0.1)",
             .min = 0, .max = 100, .min_open = true),
     NVM_OPT("sql-preset", NVM_OPT_CHOICE, O(sql_preset), NULL,
-            "quick: --quick's sizes; review: the reviews' W=1500,\n"
-            "15000 users, 9000 + 1800 s, think x 1, in a 16-vCPU 64 GB guest",
-            .choices = "quick|review"),
+            "quick: --quick's sizes (W=1); mid: a 16-core 64 GB KVM\n"
+            "host, the reviews' ratios in an 8-vCPU 16 GiB guest: W=910,\n"
+            "shared_buffers 12 GiB, 455 users at x 0.05, 3000 + 600 s;\n"
+            "review: the reviews' W=1500, 9000 + 1800 s, a 16-vCPU 64 GiB\n"
+            "guest, shared_buffers 48 GiB, their 15000 users' load as\n"
+            "1500 at x 0.1", .choices = "quick|mid|review"),
+    NVM_OPT("sql-topology", NVM_OPT_CHOICE, O(sql_topology), NULL,
+            "sql: the database disk on the emulated NVMe drive (nvme,\n"
+            "default), or timed by the same profile through the nvmimic\n"
+            "block filter: scsi-hd on an LSI SAS1068, the reviews' VMware\n"
+            "'LSI Logic SAS' (sas), or virtio-blk (virtio)",
+            .choices = "nvme|sas|virtio"),
+    NVM_OPT("sql-mem-mib", NVM_OPT_UINT, O(sql_mem_mib), "N",
+            "sql: the database guest's RAM (default 352: the database is\n"
+            "5.4 x it); shared_buffers keeps its share", WHOLE(1)),
+    NVM_OPT("sqldb-dir", NVM_OPT_STR, O(sqldb_dir), "DIR",
+            "sql: the loaded databases (make sqldb;\n"
+            "default $NVMIMIC_SQLDB_DIR)"),
     NVM_OPT("seq-mib", NVM_OPT_UINT, O(seq_mib), "N",
             "seq: MiB per step (default 4096, 1024 with --quick)", WHOLE(1)),
     NVM_OPT("render-mem-mib", NVM_OPT_UINT, O(render_mem_mib), "N",
@@ -400,15 +474,18 @@ const NvmCommand nvm_cmd_run = {
 "  seq     1 MiB sequential write then read at QD 8 and 32, GB/s\n"
 "  render  workloads/render in a small guest with swap on the drive;\n"
 "          seconds per phase\n"
-"  sql     TPC-C on PostgreSQL 15 in the database guest (make dbguest):\n"
-"          load, precondition, sample; latency per transaction and the\n"
-"          device's over the sample\n"
+"  sql     TPC-C on PostgreSQL 15 in the database guest (make dbguest)\n"
+"          on a database loaded once (make sqldb) under a throwaway\n"
+"          overlay: warm-up, sample; latency per transaction, the device's\n"
+"          and the guest's over the sample.  By default drive-bound at a\n"
+"          2-core host's scale: W=20 (2.0 GB) in a 352 MiB guest\n"
+"          (5.4 : 1, the reviews' 5.2 : 1), shared_buffers 64 MiB\n"
 "Writes DIR/results.json (after every point; \"complete\": false until the\n"
 "end; docs/results.md), DIR/results.csv, DIR/apps.csv and the guests' logs\n"
 "in DIR/guest/ (DIR/guest-SUITE/ with several suites).\n"
 "Environment: NVMIMIC_QEMU, NVMIMIC_GUEST_DIR, NVMIMIC_DBGUEST_DIR,\n"
-"NVMIMIC_RENDER (the static render program), NVMIMIC_AGENT (the guest\n"
-"agent script, for tests).\n",
+"NVMIMIC_SQLDB_DIR, NVMIMIC_RENDER (the static render program),\n"
+"NVMIMIC_AGENT (the guest agent script, for tests), NVMIMIC_QEMU_IMG.\n",
     .opts = run_opts,
     .main = run_main,
 };

@@ -234,8 +234,9 @@ bool run_plan_exec(Run *r, Plan *p, char **cur, GError **errp)
             printf("\r\033[K%s", st->progress);
             fflush(stdout);
         }
-        ok = run_guest_cmd(r, &st->c, st->c.window != WIN_NONE ? &stats : NULL,
-                           &json, &tail, errp);
+        ok = run_guest_cmd(r, &st->c,
+                           st->c.window != WIN_NONE || st->c.qmp_window ?
+                           &stats : NULL, &json, &tail, errp);
         if (st->progress && r->tty) {
             printf("\r\033[K");
         }

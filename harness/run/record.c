@@ -210,8 +210,21 @@ static NvmResApp *app_to(const Run *r, const App *a)
         x->precondition_s = r->o.sql_pre_s;
         x->sample_s = r->o.sql_sample_s;
         x->think_factor = r->o.sql_think;
+        x->topology = g_strdup(r->o.sql_topology);
+        x->guest_mem_mib = r->o.sql_mem_mib;
+        x->shared_buffers_mib = r->o.sql_buffers_mib;
+        x->database_image = g_strdup(r->sql_image);
         if (a->result) {
             x->result = json_node_copy(a->result);
+        }
+        /* the guest's block layer against the device, per class */
+        x->has_gap = true;
+        for (unsigned i = 0; i < NVM_RES_GAP_CLASSES; i++) {
+            const char *c = nvm_res_gap_class[i];
+
+            x->gap[i][0] = run_sql_guest_lat(a->result, c);
+            x->gap[i][1] = run_dev_lat(a->device, c, "mean-us");
+            x->gap[i][2] = x->gap[i][0] - x->gap[i][1];
         }
     }
     return x;

@@ -40,6 +40,12 @@ extern const char *const run_suite_names[];
 /* TPC-C database size per warehouse: the reviews' 333 GB for 1,500
  * (workloads/tpcc/tpcc.sh uses the same figure) */
 #define TPCC_BYTES_PER_W 222000000ULL
+/* the database guest's own need, besides shared_buffers and connections:
+ * Debian's kernel and init, PostgreSQL's processes, a page cache to work */
+#define SQL_GUEST_BASE_MIB 128
+#define SQL_CONN_MIB 5          /* a PostgreSQL backend's memory (guest) */
+#define SQL_VIRTIO_SERIAL "nvmimic-db"
+
 
 typedef struct RunOpts {
     const char *profile;
@@ -65,8 +71,13 @@ typedef struct RunOpts {
     /* sql */
     unsigned sql_w, sql_users, sql_pre_s, sql_sample_s;
     bool sql_pre_set;
-    const char *sql_preset;     /* NULL, "quick" or "review" */
+    const char *sql_preset;     /* NULL, "quick", "mid" or "review" */
     double sql_think;
+    const char *sql_topology;   /* nvme, sas or virtio */
+    const char *sqldb_dir;      /* the loaded databases (make sqldb) */
+    unsigned sql_mem_mib;       /* the database guest's RAM */
+    unsigned sql_smp;
+    unsigned sql_buffers_mib;   /* PostgreSQL's shared_buffers */
     /* seq, render */
     unsigned seq_mib;           /* --seq-mib, 0: not given */
     uint64_t seq_bytes;
@@ -185,6 +196,8 @@ typedef struct Run {
     App *apps[S_N];             /* indexed by suite; NULL: not run */
     GuestCfg cfg;               /* the guest now running */
     char *render_mem;
+    char *sql_mem;
+    char *sql_image;            /* the loaded database, NULL: load in guest */
     char *precondition_text;
     char *gdir;                 /* its logs: DIR/guest or DIR/guest-SUITE */
     double sim_duration_s;
@@ -233,6 +246,10 @@ typedef struct GuestCmd {
     /* WIN_CMD: the command's windows; it sends 2 x n_windows marks, from
      * its first (NVMIMIC_MARK_N): K's opening mark + 2K, closing + 2K + 1 */
     unsigned n_windows;
+    /* no in-band marks (the block filter): the host resets the device's
+     * statistics at the command's "MARK ID start" progress line and reads
+     * them at "MARK ID stop" */
+    bool qmp_window;
 } GuestCmd;
 
 /*
@@ -339,5 +356,6 @@ void run_print_table(const Run *r);
 App *run_app_new(Run *r, int suite);
 void run_app_free(App *a);
 void run_plan_app(Run *r, App *a, Plan *p);
+double run_sql_guest_lat(JsonNode *result, const char *cls);
 
 #endif

@@ -369,6 +369,8 @@ int run_main(int argc, char **argv)
     run_cfg_clear(&r->cfg);
     g_free(r->gdir);
     g_free(r->render_mem);
+    g_free(r->sql_mem);
+    g_free(r->sql_image);
     g_free(r->precondition_text);
     g_free(r->accel);
     nvm_profile_free(r->p);

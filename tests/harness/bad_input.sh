@@ -53,6 +53,21 @@ grep -q '"error" : "no database guest' "$t/r/results.json" ||
     { echo "bad_input: FAIL the sql app's error is not in results.json"; fails=$((fails + 1)); }
 /usr/bin/python3 "$(dirname "$0")/../results/validate.py" "$t/r" ||
     { echo "bad_input: FAIL the failed run's results.json does not validate"; fails=$((fails + 1)); }
+# sql: an unknown topology, a guest too small for PostgreSQL, a missing
+# loaded database (named with the make target that builds it)
+expect 2 "--sql-topology 'scsi' is not one of nvme, sas, virtio" \
+    --profile crucial-p5-2tb --suite sql --sql-topology scsi --qemu /bin/true
+expect 2 "--sql-mem-mib 200: too small for PostgreSQL with 20 users" \
+    --profile crucial-p5-2tb --suite sql --sql-mem-mib 200 --qemu /bin/true
+expect 2 "--sql-preset 'big' is not one of quick, mid, review" \
+    --profile crucial-p5-2tb --suite sql --sql-preset big --qemu /bin/true
+mkdir -p "$t/g"
+: >"$t/g/dbguest.img"
+expect 1 "no loaded database for W=20: $t/none/tpcc-w20.img is missing (build it with 'make sqldb SQL_W=20'" \
+    --profile crucial-p5-2tb --suite sql --dbguest-dir "$t/g" --sqldb-dir "$t/none" \
+    --qemu /bin/true --out "$t/r2"
+/usr/bin/python3 "$(dirname "$0")/../results/validate.py" "$t/r2" ||
+    { echo "bad_input: FAIL the sql run's results.json does not validate"; fails=$((fails + 1)); }
 rm -rf "$t"
 [ "$fails" = 0 ] && echo "bad_input: OK"
 exit $((fails > 0))

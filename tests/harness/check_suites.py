@@ -6,8 +6,9 @@ Every suite ran and is complete; VDI points agree with the device's own
 statistics over the same window and with the model's peak; the sequential
 steps' GB/s agree with the bytes the device moved over its active span; the
 render step swapped through the drive and checked its result; the TPC-C
-sample has all five transactions and the device's statistics over the
-sample; apps.csv and the report carry each suite.
+sample ran on the loaded database, has all five transactions, the device's
+statistics over the sample and the guest's own view of the disk; apps.csv
+and the report carry each suite.
 """
 import csv
 import json
@@ -148,6 +149,17 @@ check(tx.get("new_order", {}).get("count", 0) > 0 and
 dev = sql.get("device") or {}
 check(dev.get("classes", {}).get("write", {}).get("count", 0) > 0,
       f"sql: no device writes over the sample: {dev}")
+# on the loaded database (make sqldb-quick), on the NVMe drive; the guest's
+# kernel saw the sample's writes on it, each at least the device's time
+sp = sql.get("params", {})
+check((sp.get("database_image") or "").endswith("/tpcc-w1.img") and
+      sp.get("topology") == "nvme", f"sql: params {sp}")
+gd = tp.get("guest_disk") or {}
+check(gd.get("device") == "nvme0n1" and gd.get("write", {}).get("count", 0) > 0,
+      f"sql: the guest's view of the disk {gd}")
+gw = (sql.get("latency_gap") or {}).get("write") or {}
+check(gw.get("guest_us") is not None and gw.get("device_us") is not None and
+      gw["guest_us"] >= 0.9 * gw["device_us"], f"sql: write latency {gw}")
 # the device's window is the sample (pgbench -T), not the load before it
 sample = sql.get("params", {}).get("sample_s", 0)
 check(0.9 * sample <= dev.get("interval_s", 0) <= 1.5 * sample + 5,
