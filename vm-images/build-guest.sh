@@ -148,10 +148,12 @@ rm -f "$STAGE/.ldd"
 printf '%s\n' /usr/lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu/ceph >etc/ld.so.conf
 
 # Kernel modules: nvme, virtio-blk (the job/results channel) and qemu_fw_cfg (the
-# job in simulated time, see guest-init) plus everything
-# modules.dep says they need, in load order.  The crypto helpers are optional soft
-# providers for crc-t10dif / crc64-rocksoft (spares the kernel a modprobe call).
-WANT="crct10dif_generic crc64_rocksoft_generic nvme virtio_pci virtio_blk qemu_fw_cfg"
+# job in simulated time, see guest-init), the LSI SAS1068 HBA's driver and SCSI
+# disks (the reviews' database topology, timed by the nvmimic block filter) plus
+# everything modules.dep says they need, in load order.  The crypto helpers are
+# optional soft providers for crc-t10dif / crc64-rocksoft (spares the kernel a
+# modprobe call).
+WANT="crct10dif_generic crc64_rocksoft_generic nvme virtio_pci virtio_blk qemu_fw_cfg mptsas sd_mod"
 DEP=$KMOD/modules.dep
 modpath() {                                 # modpath NAME: relative path from modules.dep
     awk -F: -v n="$1" '

@@ -38,7 +38,8 @@
 #   --device-stats ID after the guest powers off, save query-nvmimic-stats of the
 #                     nvmimic device ID in RESULTS_DIR/device-stats.json (QEMU runs
 #                     with -no-shutdown and a QMP socket; vm-images/qmp-stats.py);
-#                     ID1,ID2,...: several devices, {ID: stats, ...}
+#                     ID1,ID2,...: several devices (or nvmimic block filter
+#                     nodes), {ID: stats, ...}
 #   --device-state J  with --device-stats: before the guest starts, apply
 #                     nvmimic-set-state with the arguments J, a JSON object such as
 #                     '{"fill-pct": 100}' (QEMU starts paused with -S until then)

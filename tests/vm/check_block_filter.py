@@ -1,0 +1,92 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Check a guest's I/O on disks timed by the nvmimic block filter
+(tests/vm/block_filter.sh).
+
+usage: check_block_filter.py PROFILE_INI RESULTS_DIR
+
+For the SAS disk (scsi-hd on mptsas1068) and the virtio disk: the filter
+node's statistics count the guest's fio reads, writes and flushes; reads
+took the model's NAND time; the guest saw the device's latency plus its own
+part (its CPU's, under -icount shift=0), never less; completions were on
+time.  Prints one line per disk; "block_filter: FAIL ..." lines and exit 1
+otherwise.
+"""
+import json
+import os
+import sys
+
+from check_profile import load_ini, num
+
+# The guest's own part of a QD1 4K read: the SCSI or virtio driver, libaio,
+# fio, and the HBA's emulation, in guest instructions (1 ns each).
+GUEST_OVERHEAD_MAX_US = 100.0
+LATE_MAX_FRACTION = 0.01
+READS, WRITES, FSYNCS = 1000, 200, 20
+
+
+def cls(stats, name):
+    for c in stats['classes']:
+        if c['class'] == name:
+            return c
+    return {'count': 0, 'mean-us': 0, 'posted': 0, 'late': 0}
+
+
+def fio_job(path):
+    with open(path) as f:
+        return json.load(f)['jobs'][0]
+
+
+def main():
+    ini, results = sys.argv[1:3]
+    cp = load_ini(ini)
+    mode = cp.get('nand', 'cell-mode').strip()
+    read_us = num(cp, 'nand', 'read-us-' + mode)
+    failures = []
+    with open(os.path.join(results, 'device-stats.json')) as f:
+        stats = json.load(f)
+    for disk, node in (('sas', 'sasdisk'), ('virtio', 'virtdisk')):
+        st = stats[node]
+        rd, wr, fl = cls(st, 'read'), cls(st, 'write'), cls(st, 'flush')
+        fr = fio_job(os.path.join(results, disk + '-read.json'))['read']
+        guest_us = fr['lat_ns']['mean'] / 1000.0
+        fails = []
+        if fr['total_ios'] != READS:
+            fails.append(f"fio read {fr['total_ios']} times, not {READS}")
+        # the guest's own reads at boot (partition table) come on top
+        if not READS <= rd['count'] <= READS + 200:
+            fails.append(f"the device counted {rd['count']} reads for "
+                         f"fio's {READS}")
+        if wr['count'] < WRITES:
+            fails.append(f"the device counted {wr['count']} writes for "
+                         f"fio's {WRITES}")
+        if fl['count'] < FSYNCS:
+            fails.append(f"the device counted {fl['count']} flushes for "
+                         f"fio's {FSYNCS} fsyncs")
+        if rd['mean-us'] < read_us:
+            fails.append(f"device read mean {rd['mean-us']:.1f} us is below "
+                         f"the NAND read time {read_us} us")
+        if guest_us < rd['mean-us']:
+            fails.append(f"the guest saw {guest_us:.1f} us, less than the "
+                         f"device's {rd['mean-us']:.1f} us: not timed")
+        if guest_us - rd['mean-us'] > GUEST_OVERHEAD_MAX_US:
+            fails.append(f"the guest saw {guest_us:.1f} us, "
+                         f"{guest_us - rd['mean-us']:.1f} us above the "
+                         f"device's {rd['mean-us']:.1f} us")
+        for c in (rd, wr, fl):
+            if c['posted'] and c['late'] > LATE_MAX_FRACTION * c['posted']:
+                fails.append(f"{c['late']} of {c['posted']} {c['class']} "
+                             f"completions late")
+        failures += [f"{disk}: {m}" for m in fails]
+        print(f"block_filter: {disk}: {rd['count']} reads of "
+              f"{rd['mean-us']:.1f} us on the device, {guest_us:.1f} us in "
+              f"the guest; {wr['count']} writes, {fl['count']} flushes")
+    for m in failures:
+        print("block_filter: FAIL " + m)
+    if failures:
+        sys.exit(1)
+    print("block_filter: OK")
+
+
+if __name__ == '__main__':
+    main()
