@@ -229,6 +229,10 @@ static void h_app_sql_head(GString *s, const NvmResApp *a)
         rep_h_num(s, a->sample_s, 0);
         g_string_append(s, " s · think-time factor ");
         rep_h_num(s, a->think_factor, 2);
+        if (a->topology) {
+            g_string_append(s, " · database disk ");
+            rep_h_esc(s, a->topology);
+        }
         g_string_append(s, "</p>\n");
     }
 }
@@ -251,6 +255,24 @@ static void h_app_sql(GString *s, const NvmResApp *a)
     }
     if (a->overall.has) {
         h_txn_row(s, "overall", &a->overall, " class=\"total\"");
+    }
+    g_string_append(s, "</tbody></table>\n");
+    if (!a->has_gap) {
+        return;
+    }
+    /* what the guest's kernel waited beyond the drive, on this topology */
+    g_string_append(s, "<h3>The guest against the device</h3><table><thead>"
+                       "<tr><th>I/O</th><th>guest mean µs</th>"
+                       "<th>device mean µs</th><th>gap µs</th></tr></thead>"
+                       "<tbody>\n");
+    for (unsigned k = 0; k < 3; k++) {
+        static const char *const cls[] = { "read", "write", "flush" };
+
+        g_string_append_printf(s, "<tr><td>%s</td>", cls[k]);
+        for (unsigned j = 0; j < 3; j++) {
+            rep_h_td(s, a->gap[k][j], 1);
+        }
+        g_string_append(s, "</tr>\n");
     }
     g_string_append(s, "</tbody></table>\n");
 }

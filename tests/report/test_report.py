@@ -603,7 +603,8 @@ def t_apps(nvmimic, fixture, work):
               "stock_level", "overall", "44.8", "7.13", "14.20", "22.60",
               "40.90", "5.21", "12.04", "20.37", "measured sample", "95.1",
               "210.0", "41.7", "97.3", "812.6", "1,650.0", "5,678",
-              "guest-sql/console.log"):
+              "guest-sql/console.log", "database disk sas",
+              "The guest against the device", "131.4", "36.3", "24.5"):
         check(s in sql, "sql section lacks %r" % s)
     check('href="guest-sql/console.log"' in raw, "no console.log link")
     check("failed" not in sql, "sql marked failed")
