@@ -89,8 +89,11 @@ used_kib=$(du -sk "$PGD" | cut -f1)
 # Room for the WAL and growth of a run (minutes, checkpoints every minute): the
 # filesystem is compact, so the drive's mapped LBAs are mostly the database.
 fs_mib=$(( (used_kib * 6 / 5) / 1024 + 768 ))
+# Inodes for the cluster's files twice over (a database has few, large
+# files; a default ratio would zero megabytes of inode tables for nothing).
+inodes=$(( $(find "$T/root" | wc -l) * 2 + 1024 ))
 rm -f "$IMG.tmp"
-mkfs.ext4 -q -F -L nvmimic-pg -i 1048576 -E lazy_itable_init=0,lazy_journal_init=0,root_owner="$GUID" \
+mkfs.ext4 -q -F -L nvmimic-pg -N "$inodes" -E lazy_itable_init=0,lazy_journal_init=0,root_owner="$GUID" \
     -d "$T/root" "$IMG.tmp" "${fs_mib}M" >/dev/null || die "mkfs.ext4 -d failed"
 alloc=$(( $(stat -c %b "$IMG.tmp") * $(stat -c %B "$IMG.tmp") ))
 cat >"$META.tmp" <<EOJ
