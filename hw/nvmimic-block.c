@@ -28,6 +28,7 @@
 #include "qobject/qdict.h"
 #include "block/block-io.h"
 #include "block/block_int.h"
+#include "system/runstate.h"
 
 #include "nvmimic-timing.h"
 
@@ -124,7 +125,8 @@ static NvmimicBlockReq *coroutine_fn nvmimic_req_get(BDRVNvmimicState *s)
 
 /*
  * Submit [@offset, @offset + @bytes) to the model at @now and start
- * timing the request; NULL when it is not timed (outside the drive).
+ * timing the request; NULL when it is not timed (outside the drive, or
+ * the VM is not running).
  */
 static NvmimicBlockReq *coroutine_fn nvmimic_begin(BlockDriverState *bs,
                                                    NvmOp op, int64_t offset,
@@ -137,6 +139,13 @@ static NvmimicBlockReq *coroutine_fn nvmimic_begin(BlockDriverState *bs,
     int64_t deadline = now;
     NvmimicBlockReq *req;
 
+    if (!runstate_is_running()) {
+        /*
+         * Not the guest's I/O (the flush at quit, a job while paused):
+         * virtual time stands still, so a deadline would never come.
+         */
+        return NULL;
+    }
     if (op == NVM_OP_FLUSH) {
         NvmCmd c = { .op = op };
 
@@ -327,6 +336,10 @@ nvmimic_open(BlockDriverState *bs, QDict *options, int flags, Error **errp)
                         bdrv_get_aio_context(bs), nvmimic_block_post, s);
     s->timing_init = true;
     QLIST_INSERT_HEAD(&nvmimic_nodes, s, next);
+    if (qatomic_read(&bs->quiesce_counter)) {
+        /* opened inside a drained section: its drain_end resumes */
+        nvmimic_timing_pause(&s->t);
+    }
     if (qemu_opt_get_bool(opts, NVMIMIC_OPT_MAP, false) &&
         !nvmimic_timing_map_from(&s->t, bs->file->bs, len, errp)) {
         error_prepend(errp, "nvmimic: " NVMIMIC_OPT_MAP ": ");
@@ -353,6 +366,10 @@ static void nvmimic_drain_begin(BlockDriverState *bs)
 {
     BDRVNvmimicState *s = bs->opaque;
 
+    if (!s->timing_init) {
+        /* bdrv_open_file_child() drains before the model exists */
+        return;
+    }
     s->draining = true;
     nvmimic_timing_pause(&s->t);
     s->draining = false;
@@ -362,7 +379,9 @@ static void nvmimic_drain_end(BlockDriverState *bs)
 {
     BDRVNvmimicState *s = bs->opaque;
 
-    nvmimic_timing_resume(&s->t);
+    if (s->timing_init) {
+        nvmimic_timing_resume(&s->t);
+    }
 }
 
 /* Only in a drained section: nothing is held. */
@@ -370,7 +389,9 @@ static void nvmimic_detach_aio_context(BlockDriverState *bs)
 {
     BDRVNvmimicState *s = bs->opaque;
 
-    nvmimic_timing_set_context(&s->t, NULL);
+    if (s->timing_init) {
+        nvmimic_timing_set_context(&s->t, NULL);
+    }
 }
 
 static void nvmimic_attach_aio_context(BlockDriverState *bs,
@@ -378,7 +399,9 @@ static void nvmimic_attach_aio_context(BlockDriverState *bs,
 {
     BDRVNvmimicState *s = bs->opaque;
 
-    nvmimic_timing_set_context(&s->t, new_context);
+    if (s->timing_init) {
+        nvmimic_timing_set_context(&s->t, new_context);
+    }
 }
 
 static const char *const nvmimic_strong_runtime_opts[] = {
