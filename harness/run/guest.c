@@ -399,8 +399,11 @@ static bool sql_disk_args(Run *r, const char **argv, unsigned *a,
         /* the reviews' HBA: VMware's "LSI Logic SAS" is the SAS1068 */
         argv[(*a)++] = "-device";
         argv[(*a)++] = "mptsas1068,id=sas0";
-        disk = g_strdup_printf("scsi-hd,bus=sas0.0,drive=nvm0,"
-                               "write-cache=%s", wc);
+        /* a SAS address (the disk's WWN): QEMU's mptsas reports the
+         * WWN as the end device's address, and Linux's mptsas attaches
+         * no device whose address is 0, scsi-hd's default */
+        disk = g_strdup_printf("scsi-hd,bus=sas0.0,drive=nvm0,wwn=%s,"
+                               "write-cache=%s", SQL_SAS_WWN, wc);
     } else {
         /* notified in the vCPU's MMIO write, as the NVMe doorbell: no
          * event loop turn between submission and the model's timer */

@@ -45,6 +45,7 @@ extern const char *const run_suite_names[];
 #define SQL_GUEST_BASE_MIB 128
 #define SQL_CONN_MIB 5          /* a PostgreSQL backend's memory (guest) */
 #define SQL_VIRTIO_SERIAL "nvmimic-db"
+#define SQL_SAS_WWN "0x3000000000000001" /* NAA 3: locally assigned */
 
 
 typedef struct RunOpts {

@@ -102,7 +102,7 @@ EOF2
     -blockdev "driver=null-co,node-name=b1,size=$capacity,read-zeroes=on" \
     -blockdev "driver=nvmimic,node-name=sasdisk,file=b1,profile=$ini" \
     -device mptsas1068,id=sas0 \
-    -device scsi-hd,bus=sas0.0,drive=sasdisk \
+    -device scsi-hd,bus=sas0.0,drive=sasdisk,wwn=0x3000000000000001 \
     -blockdev "driver=null-co,node-name=b2,size=$capacity,read-zeroes=on" \
     -blockdev "driver=nvmimic,node-name=virtdisk,file=b2,profile=$ini" \
     -device virtio-blk-pci,drive=virtdisk,serial=nvmimic-virt,ioeventfd=off ||
