@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""fc_table.py DIR...: README's table of simtime four-corners guest runs.
+
+One row per run (`nvmimic run --suite four-corners --mode simtime ...`):
+its points and how many were host-limited; the worst difference between
+the device's mean latency and the model's replay of the guest's schedule
+(sim_lat_us) over the points that were not host-limited, and the worst
+below the 100 % point; each workload's peak in the guest against the
+review's.  Exit status 1 when a run is incomplete or has no replay.
+"""
+import json
+import sys
+
+
+def row(path):
+    with open(f"{path}/results.json") as f:
+        r = json.load(f)
+    if not r.get("complete"):
+        sys.exit(f"fc_table: {path}: the run is not complete")
+    n = limited = 0
+    worst = (0.0, "-")
+    below = 0.0
+    peaks = []
+    for w in r["workloads"]:
+        if w.get("suite") not in (None, "four-corners"):
+            continue
+        for pt in [w["peak"]] + w["curve"]:
+            n += 1
+            if pt["host_limited"]:
+                limited += 1
+                continue
+            if pt["sim_lat_us"] is None or pt["host_lat_us"] is None:
+                sys.exit(f"fc_table: {path}: {w['name']} has a point "
+                         "without the model's replay")
+            d = abs(pt["host_lat_us"] / pt["sim_lat_us"] - 1) * 100
+            where = f"{w['name']} {pt.get('target_pct') or 'peak'}" + \
+                (" %" if pt.get("target_pct") else "")
+            if d > worst[0]:
+                worst = (d, where)
+            if pt.get("target_pct", 0) < 100 and d > below:
+                below = d
+        rev = (w.get("review") or {}).get("iops")
+        short = w["name"].replace("-random", "").replace("-seq", "")
+        peaks.append(f"{short} {(w['peak']['iops'] / rev - 1) * 100:+.1f} %"
+                     if rev else f"{short} -")
+    return (f"| {r['profile']} | {n} ({limited} host-limited) | "
+            f"{worst[0]:.1f} % ({worst[1]}); below 100 %: {below:.1f} % | "
+            f"{', '.join(peaks)} |")
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit("usage: fc_table.py DIR...")
+    print("| run | points | device vs model, worst (non-host-limited) | "
+          "peaks, guest vs review |")
+    print("|---|---|---|---|")
+    for d in sys.argv[1:]:
+        print(row(d))
+
+
+if __name__ == "__main__":
+    main()
