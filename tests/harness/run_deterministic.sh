@@ -6,7 +6,7 @@
 # each) twice: once on a quiet host, once with both cores loaded by busy
 # loops (nice 19, so the machine's other users still get their share).
 # Every figure must be the same bit for bit: results.json but the wall
-# times, every fio JSON the guest wrote (the guest's own clock included),
+# times, the JSON the guest wrote (nvmimic-load's, a job per point),
 # and every statistics snapshot of the drive's in-band marks; and nvmimic
 # diff must say that nothing moved.  KEEP=1 keeps the runs (and says where).
 set -eu
@@ -81,11 +81,16 @@ if ra != rb:
     bad.append("results.json")
 assert ra["complete"], "the run did not complete"
 points = sum(1 + len(w["curve"]) for w in ra["workloads"])
-# the guest's files: every fio JSON, the drive's marks
+# the guest's files: the load generator's JSON of each workload (a job per
+# point, in fio's layout), the set-up's, the drive's marks
 names = sorted(os.path.basename(p) for p in glob.glob(f"{a}/guest/*.json"))
 assert "marks.json" in names, names
 fio = [n for n in names if n != "marks.json"]
-assert len(fio) >= points, f"{len(fio)} fio outputs for {points} points"
+jobs = 0
+for w in ra["workloads"]:
+    assert f"{w['name']}.json" in fio, (w["name"], fio)
+    jobs += len(load(f"{a}/guest/{w['name']}.json")["jobs"])
+assert jobs == points, f"{jobs} jobs in the load generator's JSON for {points} points"
 for n in names:
     x, y = load(f"{a}/guest/{n}"), load(f"{b}/guest/{n}")
     if x != y:
@@ -97,7 +102,7 @@ assert late == 0, f"{late} completions posted after their deadline"
 if bad:
     print("differ:", ", ".join(bad))
     sys.exit(1)
-print(f"run_deterministic: {points} points, {len(fio)} fio outputs, "
+print(f"run_deterministic: {points} points, {len(fio)} JSON outputs, "
       f"{len(marks)} marks: identical bit for bit under load")
 PY
 echo "run_deterministic: OK"
