@@ -45,8 +45,8 @@ for p in [w["peak"]] + w["curve"]:
 print(f"ok: results.json: connect {d['connect']}, device {w['peak']['host_iops']:.0f} "
       f"IOPS at the peak, {d['wall_s']:.0f} s wall")
 PY
-[ -s "$work/r/guest/console.log" ] && [ -f "$work/r/guest/64k-seq-read-peak.json" ] ||
-    fail "the guest's console log and fio output are not in $work/r/guest"
+[ -s "$work/r/guest/console.log" ] && [ -f "$work/r/guest/64k-seq-read.json" ] ||
+    fail "the guest's console log and the load generator's JSON are not in $work/r/guest"
 grep -q 'reboot: Power down' "$work/r/guest/console.log" ||
     fail "the console log (read through libvirt) lacks the guest's last line"
 python3 - "$work/r/domain.xml" "$work" <<'PY' || fail "domain.xml of run --connect"
