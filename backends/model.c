@@ -1,41 +1,69 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The drive performance model: resource reservation over the PCIe link,
- * firmware cores, data paths, flash channels and dies, with an SLC cache,
- * write buffer, map cache, analytical GC and power states.  See README.md.
+ * firmware cores, data paths, flash channels and one timeline per die, on
+ * top of the mapping state of ftl.c (valid data, superblocks, SLC cache,
+ * greedy GC), with background folding and GC, a write buffer, a map
+ * cache, power states and a thermal model.  See README.md.
  */
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "nvmimic-model.h"
+#include "ftl.h"
 
 #define NS_PER_US 1000.0
 #define NS_PER_MS 1000000ULL
+#define NONE32 0xffffffffu
+#define OPEN_END UINT64_MAX
 
-static const char *const op_names[NVM_CLASS_COUNT] = {
-    [NVM_OP_READ] = "read",
-    [NVM_OP_WRITE] = "write",
-    [NVM_OP_FLUSH] = "flush",
-    [NVM_OP_DISCARD] = "discard",
-    [NVM_OP_WRITE_ZEROES] = "write-zeroes",
-};
+/* Operations queued on a die besides reads (which go first). */
+#define DIE_QUEUE 32
+enum { OP_PROGRAM, OP_ERASE, OP_COPY };
 
-const char *nvm_op_name(NvmOp op)
-{
-    return (unsigned)op < NVM_CLASS_COUNT ? op_names[op] : "?";
-}
+typedef struct DieOp {
+    uint64_t start, end;
+    uint32_t unit;                  /* host unit record, NONE32 if none */
+    uint16_t suspends;
+    uint8_t kind;
+} DieOp;
 
-bool nvm_op_from_name(const char *name, NvmOp *op)
-{
-    for (unsigned i = 0; i < NVM_CLASS_COUNT; i++) {
-        if (!strcmp(name, op_names[i])) {
-            *op = (NvmOp)i;
-            return true;
-        }
-    }
-    return false;
-}
+/*
+ * The reads reserved on one die (or plane): the end of the last one, and
+ * a few idle gaps before it, so that a read ready early is not queued
+ * behind one reserved for later (one waiting for its map chunk, say).
+ */
+#define READ_GAPS 16
+
+typedef struct ReadLine {
+    uint64_t free;
+    uint64_t gs[READ_GAPS], ge[READ_GAPS];
+    unsigned ng;
+} ReadLine;
+
+typedef struct Die {
+    uint64_t free;                  /* everything reserved on it ends */
+    uint32_t head, n;               /* ring of queued programs/erases */
+    DieOp q[DIE_QUEUE];
+} Die;
+
+/* A program unit of the host write stream. */
+typedef struct Unit {
+    uint64_t seq;
+    uint64_t stream_end;            /* stream offset after its data */
+    uint64_t end;                   /* programmed; OPEN_END while open */
+} Unit;
+
+/* Relocation work owed after a superblock was reclaimed. */
+typedef struct Debt {
+    uint64_t units;                 /* native program units to copy */
+    double reads_per_unit;          /* multi-plane reads per unit */
+    double per_host_unit;           /* copy units per host unit */
+    double credit;
+    uint32_t erases;                /* die erases after the copies */
+    bool slc_src;
+} Debt;
 
 typedef struct ClassAcc {
     uint64_t count;
@@ -54,9 +82,14 @@ struct NvmModel {
     unsigned channels;
     unsigned ndies;
     unsigned planes;
+    unsigned rd_planes;             /* read timelines per die */
     uint32_t page_bytes;
+    uint32_t lpn_shift;             /* log2 of the map unit */
+    uint32_t lpns_per_page;
     uint32_t slc_unit_bytes;        /* planes x page */
     uint32_t native_unit_bytes;     /* planes x page x bits */
+    uint32_t sb_lpns;               /* native capacity of a superblock */
+    uint32_t nsb;
     double link_ns_per_byte;
     uint32_t cmd_overhead_bytes;
     uint64_t read_cmd_ns, write_cmd_ns, flush_cmd_ns, trim_cmd_ns;
@@ -65,19 +98,25 @@ struct NvmModel {
     double chan_ns_per_byte;
     double read_slc_ns, read_native_ns;
     double prog_slc_ns, prog_native_ns;
-    double erase_ns_per_native_unit;  /* erase time shared over a block */
-    bool indep_planes;
-    bool program_suspend;
-    uint64_t suspend_ns;
-    double phys_native_bytes;       /* raw - reserved - static SLC */
-    double slc_static_bytes;
-    double slc_dynamic_max_bytes;
+    double erase_ns;
+    bool suspend_ok;
+    uint64_t suspend_ns, resume_ns;
+    unsigned max_suspends;
+    uint64_t slc_static_lpns;
+    uint64_t slc_dyn_max_lpns;
     uint64_t fold_idle_ns;
     uint64_t write_buffer_bytes;
-    uint32_t map_cover_shift;       /* log2 data bytes per map chunk */
-    uint32_t n_map_tags;            /* 0: whole map cached */
+    uint32_t gc_start_free, gc_urgent_free;
+    /* map: one chunk (the unit loaded on a miss) covers 2^cover_shift B */
+    uint32_t map_cover_shift;
     uint32_t map_chunk_bytes;
+    bool map_hmb;
     bool map_miss_blocks_core;
+    bool map_update_blocks_core;
+    uint64_t map_bytes;             /* the whole map */
+    uint64_t map_cache_bytes;       /* DRAM (dram kind) */
+    uint32_t n_sram_tags;           /* on-chip cache (hmb kind) */
+    uint64_t hmb_rtt_ns;
     unsigned n_ps;
     NvmPowerState ps[NVM_MAX_POWER_STATES];
     bool apst_default_enabled;
@@ -87,44 +126,69 @@ struct NvmModel {
     double retry_p_new, retry_p_eol;
     uint64_t retry_ns;
     double endurance_bytes;
+    /* thermal */
+    bool thermal_default;
+    double idle_w, active_w;
+    double read_mw, program_mw, program_slc_mw, erase_mw;
+    double idle_c, c_per_w, tau_ns, throttle_c, throttle_slowdown;
 
     /* ---- resources: time each is next free ---- */
+    uint64_t now;                   /* latest submission */
     uint64_t link_tx_free, link_rx_free;
     uint64_t core_free[NVM_MAX_CORES];
     uint64_t read_path_free, write_path_free;
-    uint64_t *chan_free;            /* [channels] */
-    uint64_t *die_prog_free;        /* [ndies] */
-    uint64_t *plane_free;           /* [ndies * planes] */
+    ReadLine *chan;                 /* [channels]: transfers reserved */
+    Die *dies;                      /* [ndies] */
+    /* the power budget: end times of the programs/erases running at once */
+    uint64_t *slots[3];             /* native program, SLC program, erase */
+    unsigned n_slots[3];
+    ReadLine *rd;                   /* [ndies * rd_planes] reads reserved */
 
-    /* ---- write stream and buffer ---- */
-    uint64_t stream_bytes;          /* bytes appended to the write stream */
-    uint64_t unit_start;            /* stream offset of the open unit */
-    uint32_t unit_bytes;            /* size of the open unit, 0 = none */
+    /* ---- mapping state ---- */
+    NvmFtl *ftl;
+    bool pristine;                  /* nothing written since the fill */
+    uint64_t last_write_done;       /* latest completion of a write so far */
+    uint64_t fill_lpns;
+    double fill_pct;                /* as set (whole regions hold it) */
+
+    /* ---- host write stream and buffer ---- */
+    uint64_t stream_bytes;          /* data appended to the buffer */
+    uint64_t unit_seq;              /* open unit (or the next one) */
+    bool unit_open;
     bool unit_slc;
-    uint64_t unit_ready;            /* last data of the open unit arrived */
-    uint64_t unit_rand_bytes;       /* open unit bytes written at random */
-    uint64_t stream_end[8];         /* ends of recent sequential streams */
-    double rand_frac;               /* recent share of random writes */
-    unsigned stream_victim;
+    uint32_t unit_cap;              /* bytes */
+    uint32_t unit_fill;
+    uint64_t unit_ready;            /* its last data arrived */
+    Unit *units;
+    uint32_t n_units;
+    uint64_t adm_seq;               /* oldest unit the buffer waits on */
     unsigned next_die;
-    uint64_t *ring;                 /* granule -> programmed time */
-    uint32_t ring_n;
-    uint32_t granule_shift;         /* granule = slc unit */
-    uint64_t nand_write_done;       /* latest program completion */
+    uint64_t *bh;                   /* buffer hits: lpn + 1, unit seq */
+    uint32_t bh_mask;
+    bool dirty;                     /* written since the last flush */
+
+    /* ---- background work ---- */
+    Debt gc, fold;
+    unsigned bg_die;
+    double gc_wa;
 
     /* ---- map cache ---- */
-    uint32_t *map_tags;
+    uint32_t *map_tags;             /* DRAM map cache or HMB */
+    uint32_t n_map_tags;
+    uint32_t *sram_tags;
+    uint64_t hmb_bytes;
 
-    /* ---- drive state (byte counters) ---- */
-    double base_density;            /* valid fraction outside the span */
-    uint64_t span_lo, span_hi;      /* bytes; span of written LBAs */
-    double span_valid;
-    double slc_used;                /* host bytes held in SLC ... */
-    double slc_base;                /* ... of which outside the span */
-    uint64_t fold_clock;            /* folding accounted up to here */
-    double wa;
-    double wa_hot, wa_valid, wa_dyn;
-    double wear_pct_base;
+    /* ---- thermal ---- */
+    bool thermal_on;
+    double temp_c;
+    uint64_t temp_t;
+    double energy_nj;               /* NAND energy since temp_t */
+    uint64_t core_busy_ns;          /* core time since temp_t */
+    bool throttled;
+    double slow;                    /* NAND time factor now */
+    uint64_t throttled_ns;
+    uint64_t throttles;             /* lifetime: entries into throttling */
+    uint64_t total_throttled_ns;    /* lifetime */
 
     /* ---- power ---- */
     bool apst_enabled;
@@ -140,7 +204,10 @@ struct NvmModel {
     uint64_t host_written, nand_written, nand_read;
     uint64_t total_host_written;
     double total_nand_written;
+    double wear_pct_base;
     uint64_t map_misses;
+    uint64_t buffer_hits, gc_bytes, fold_bytes, erases, suspends;
+    uint64_t map_lost;              /* writes the FTL had no room for */
 };
 
 /* ------------------------------------------------------------------ */
@@ -255,175 +322,29 @@ double nvm_hist_percentile_us(const uint64_t *hist, uint64_t count, double q)
 }
 
 /* ------------------------------------------------------------------ */
-/*
- * Garbage collection: write amplification of FIFO (LRW) cleaning under
- * uniform random writes, WA = a / (a + W0(-a e^-a)) with a = physical /
- * logical space of the data being rewritten (Hu et al., SYSTOR 2009;
- * Desnoyers, SYSTOR 2012).  Greedy cleaning does slightly better; the
- * FIFO form is closed and monotonic, which is what the model needs.
- */
 
-static double nvm_lambert_w0(double x)
+static const char *const op_names[NVM_CLASS_COUNT] = {
+    [NVM_OP_READ] = "read",
+    [NVM_OP_WRITE] = "write",
+    [NVM_OP_FLUSH] = "flush",
+    [NVM_OP_DISCARD] = "discard",
+    [NVM_OP_WRITE_ZEROES] = "write-zeroes",
+};
+
+const char *nvm_op_name(NvmOp op)
 {
-    double w, p;
+    return (unsigned)op < NVM_CLASS_COUNT ? op_names[op] : "?";
+}
 
-    if (x <= -0.36787944117144233) {
-        return -1.0;
-    }
-    p = sqrt(2.0 * (2.718281828459045 * x + 1.0));
-    w = x < -0.25 ? -1.0 + p - p * p / 3.0 + 11.0 / 72.0 * p * p * p
-                  : log1p(x);
-    for (int i = 0; i < 32; i++) {
-        double e = exp(w);
-        double f = w * e - x;
-        double d = e * (w + 1.0) - (w + 2.0) * f / (2.0 * w + 2.0);
-        double nw = w - f / d;
-
-        if (fabs(nw - w) < DBL_EPSILON) {
-            w = nw;
-            break;
+bool nvm_op_from_name(const char *name, NvmOp *op)
+{
+    for (unsigned i = 0; i < NVM_CLASS_COUNT; i++) {
+        if (!strcmp(name, op_names[i])) {
+            *op = (NvmOp)i;
+            return true;
         }
-        w = nw;
     }
-    return w;
-}
-
-static double nvm_wa_fifo(double alpha)
-{
-    if (alpha < 1.0005) {
-        alpha = 1.0005;
-    }
-    return alpha / (alpha + nvm_lambert_w0(-alpha * exp(-alpha)));
-}
-
-static double nvm_span_len(const NvmModel *m)
-{
-    return m->span_hi > m->span_lo ? (double)(m->span_hi - m->span_lo) : 0;
-}
-
-static double nvm_valid_bytes(const NvmModel *m)
-{
-    double span = nvm_span_len(m);
-
-    return m->span_valid + m->base_density * (m->capacity_bytes - span);
-}
-
-static double nvm_dyn_slc_used(const NvmModel *m)
-{
-    double d = m->slc_used - m->slc_static_bytes;
-
-    return d > 0 ? d : 0;
-}
-
-static void nvm_update_wa(NvmModel *m, bool force)
-{
-    double valid = nvm_valid_bytes(m);
-    double hot = nvm_span_len(m) > 0 ? m->span_valid : valid;
-    double dyn = nvm_dyn_slc_used(m);
-    double avail;
-
-    if (!force && fabs(hot - m->wa_hot) <= 0.002 * m->wa_hot &&
-        fabs(valid - m->wa_valid) <= 0.002 * m->wa_valid &&
-        fabs(dyn - m->wa_dyn) <= 0.01 * m->capacity_bytes) {
-        return;
-    }
-    m->wa_hot = hot;
-    m->wa_valid = valid;
-    m->wa_dyn = dyn;
-    if (hot < 1e6) {
-        m->wa = 1.0;
-        return;
-    }
-    /* Cold data sits in full blocks; the hot set owns the rest. */
-    avail = m->phys_native_bytes - (valid - hot) - dyn * m->bits;
-    m->wa = nvm_wa_fifo(avail / hot);
-}
-
-static double nvm_slc_capacity(const NvmModel *m)
-{
-    double free_user = m->capacity_bytes - nvm_valid_bytes(m);
-    double dyn = free_user > 0 ? free_user / m->bits : 0;
-
-    if (dyn > m->slc_dynamic_max_bytes) {
-        dyn = m->slc_dynamic_max_bytes;
-    }
-    return m->slc_static_bytes + dyn;
-}
-
-/*
- * Die time of one native program unit including GC copies and erases.
- * Sequentially written data is later invalidated a block at a time, so only
- * the randomly written fraction @rand of a unit carries GC copies.
- */
-static double nvm_native_unit_ns(const NvmModel *m, double prog_ns,
-                                 double rand)
-{
-    double wa = 1.0 + (m->wa - 1.0) * rand;
-
-    return prog_ns * wa + (wa - 1.0) * m->bits * m->read_native_ns +
-           wa * m->erase_ns_per_native_unit;
-}
-
-static double nvm_fold_ns_per_byte(const NvmModel *m)
-{
-    double unit = nvm_native_unit_ns(m, m->prog_native_ns, m->rand_frac) +
-                  m->bits * m->read_slc_ns;
-
-    return unit / ((double)m->ndies * m->native_unit_bytes);
-}
-
-/* Bytes background folding moves out of SLC between fold_clock and now. */
-static double nvm_fold_amount(const NvmModel *m, uint64_t now, uint64_t *from)
-{
-    uint64_t start = m->busy_until > m->nand_write_done ? m->busy_until
-                                                        : m->nand_write_done;
-    double amount;
-
-    start += m->fold_idle_ns;
-    if (start < m->fold_clock) {
-        start = m->fold_clock;
-    }
-    *from = start;
-    if (m->slc_used <= 0 || now <= start) {
-        return 0;
-    }
-    amount = (now - start) / nvm_fold_ns_per_byte(m);
-    return amount < m->slc_used ? amount : m->slc_used;
-}
-
-/* Remove @bytes from the SLC pool, from span and base data alike. */
-static void nvm_slc_drain(NvmModel *m, double bytes)
-{
-    if (m->slc_used <= 0) {
-        return;
-    }
-    m->slc_base -= bytes * m->slc_base / m->slc_used;
-    m->slc_used -= bytes;
-    if (m->slc_used < 0) {
-        m->slc_used = 0;
-    }
-    if (m->slc_base < 0) {
-        m->slc_base = 0;
-    }
-}
-
-static void nvm_fold(NvmModel *m, uint64_t now)
-{
-    uint64_t from;
-    double amount = nvm_fold_amount(m, now, &from);
-
-    if (amount > 0) {
-        double wa = 1.0 + (m->wa - 1.0) * m->rand_frac;
-
-        nvm_slc_drain(m, amount);
-        m->nand_written += amount * wa;
-        m->total_nand_written += amount * wa;
-        m->nand_read += amount;
-        nvm_update_wa(m, false);
-    }
-    if (now > m->fold_clock) {
-        m->fold_clock = now;
-    }
+    return false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -510,6 +431,48 @@ static uint64_t nvm_wake(NvmModel *m, uint64_t now)
 }
 
 /* ------------------------------------------------------------------ */
+/* Thermal: power -> temperature (first order) -> throttling. */
+
+static void nvm_thermal_update(NvmModel *m, uint64_t now)
+{
+    double dt, util, p_w, t_ss;
+
+    if (!m->thermal_on || now < m->temp_t + NS_PER_MS) {
+        return;
+    }
+    dt = now - m->temp_t;
+    util = m->core_busy_ns / (dt * m->cores);
+    p_w = m->idle_w + (m->active_w - m->idle_w) * (util > 1 ? 1 : util) +
+          m->energy_nj / dt;
+    t_ss = m->idle_c + m->c_per_w * (p_w - m->idle_w);
+    if (m->throttled) {
+        m->throttled_ns += now - m->temp_t;
+        m->total_throttled_ns += now - m->temp_t;
+    }
+    m->temp_c = t_ss + (m->temp_c - t_ss) * exp(-dt / m->tau_ns);
+    m->temp_t = now;
+    m->energy_nj = 0;
+    m->core_busy_ns = 0;
+    /* 2 degrees of hysteresis, as firmware does to avoid flapping */
+    if (m->temp_c >= m->throttle_c) {
+        m->throttles += !m->throttled;
+        m->throttled = true;
+    } else if (m->temp_c < m->throttle_c - 2) {
+        m->throttled = false;
+    }
+    m->slow = m->throttled ? m->throttle_slowdown : 1.0;
+}
+
+/*
+ * Energy of a NAND operation that takes @ns, throttling included: a
+ * throttled operation runs longer at lower power, for the same energy.
+ */
+static inline void nvm_energy(NvmModel *m, double mw, double ns)
+{
+    m->energy_nj += mw * ns / m->slow / 1000;
+}
+
+/* ------------------------------------------------------------------ */
 /* Resources */
 
 static inline uint64_t nvm_core(NvmModel *m, uint64_t t, uint64_t cost,
@@ -528,6 +491,7 @@ static inline uint64_t nvm_core(NvmModel *m, uint64_t t, uint64_t cost,
         start += m->core_wake_ns;       /* the core was clock-gated */
     }
     m->core_free[best] = start + cost;
+    m->core_busy_ns += cost;
     *core = best;
     return start + cost;
 }
@@ -555,313 +519,671 @@ static double nvm_retry_p(const NvmModel *m)
            (w > 1 ? 1 : w);
 }
 
-/* One page read on (die, plane); returns when its data is off the channel. */
-static uint64_t nvm_page_read(NvmModel *m, unsigned die, unsigned plane,
-                              uint64_t t, double tr_ns, uint32_t bytes)
-{
-    unsigned pl = m->indep_planes ? plane : 0;
-    uint64_t *pf = &m->plane_free[die * m->planes + pl];
-    uint64_t start = t > *pf ? t : *pf;
-    uint64_t end, xfer;
-    double tr = tr_ns * nvm_jitter(m);
+/* ------------------------------------------------------------------ */
+/*
+ * Die timelines.  Programs, erases and relocation copies are queued on
+ * their die in order; a read goes ahead of any that has not started, and
+ * suspends a running one (at most max_suspends times, each making it
+ * suspend + read + resume longer) or waits for it.
+ */
 
-    if (m->die_prog_free[die] > start) {
-        if (m->program_suspend) {
-            tr += m->suspend_ns;
-        } else {
-            start = m->die_prog_free[die];
+static Unit *nvm_unit(NvmModel *m, uint64_t seq)
+{
+    return &m->units[seq % m->n_units];
+}
+
+static void nvm_op_moved(NvmModel *m, const DieOp *op)
+{
+    if (op->unit != NONE32 && m->units[op->unit].end != OPEN_END) {
+        m->units[op->unit].end = op->end;
+    }
+}
+
+static void nvm_die_retire(NvmModel *m, Die *d)
+{
+    while (d->n && d->q[d->head].end <= m->now) {
+        d->head = (d->head + 1) % DIE_QUEUE;
+        d->n--;
+    }
+}
+
+/* Push queued ops from index @i on so that none starts before @t. */
+static void nvm_die_ripple(NvmModel *m, Die *d, uint32_t i, uint64_t t)
+{
+    for (; i < d->n; i++) {
+        DieOp *op = &d->q[(d->head + i) % DIE_QUEUE];
+        uint64_t delta;
+
+        if (op->start >= t) {
+            break;
+        }
+        delta = t - op->start;
+        op->start += delta;
+        op->end += delta;
+        nvm_op_moved(m, op);
+        t = op->end;
+    }
+    if (t > d->free) {
+        d->free = t;
+    }
+}
+
+/*
+ * The power budget lets a limited number of programs (or erases) of a kind
+ * run at once: the earliest a @dur ns operation of @kind can start at or
+ * after @t; the slot is taken until it ends.  (Kinds are budgeted apart,
+ * and a slot is not moved when a read later delays its operation.)
+ */
+enum { SLOT_NATIVE, SLOT_SLC, SLOT_ERASE };
+
+static uint64_t nvm_slot(NvmModel *m, unsigned kind, uint64_t t, uint64_t dur)
+{
+    uint64_t *s = m->slots[kind];
+    unsigned best = 0;
+
+    for (unsigned i = 1; i < m->n_slots[kind]; i++) {
+        if (s[i] < s[best]) {
+            best = i;
         }
     }
+    if (s[best] > t) {
+        t = s[best];
+    }
+    s[best] = t + dur;
+    return t;
+}
+
+static uint64_t nvm_die_push(NvmModel *m, unsigned die, uint64_t ready,
+                             uint64_t dur, uint8_t kind, uint32_t unit,
+                             unsigned slot)
+{
+    Die *d = &m->dies[die];
+    uint64_t start = ready > d->free ? ready : d->free;
+    DieOp *op;
+
+    start = nvm_slot(m, slot, start, dur);
+    nvm_die_retire(m, d);
+    if (d->n == DIE_QUEUE) {                /* forget the oldest */
+        d->head = (d->head + 1) % DIE_QUEUE;
+        d->n--;
+    }
+    op = &d->q[(d->head + d->n++) % DIE_QUEUE];
+    op->start = start;
+    op->end = start + dur;
+    op->unit = unit;
+    op->suspends = 0;
+    op->kind = kind;
+    d->free = op->end;
+    return op->end;
+}
+
+/* Where a read of @tr ns ready at @t goes on @rl: a gap it fits, or the end. */
+static uint64_t nvm_read_slot(ReadLine *rl, uint64_t t, uint64_t tr,
+                              int *gap)
+{
+    for (unsigned g = 0; g < rl->ng; g++) {
+        uint64_t a = t > rl->gs[g] ? t : rl->gs[g];
+
+        if (a + tr <= rl->ge[g]) {
+            *gap = g;
+            return a;
+        }
+    }
+    *gap = -1;
+    return t > rl->free ? t : rl->free;
+}
+
+static void nvm_read_gap_add(ReadLine *rl, uint64_t a, uint64_t b)
+{
+    unsigned g = rl->ng, small = 0;
+
+    if (b < a + 1000) {
+        return;                         /* shorter than any read */
+    }
+    if (g == READ_GAPS) {
+        for (unsigned i = 1; i < READ_GAPS; i++) {
+            if (rl->ge[i] - rl->gs[i] < rl->ge[small] - rl->gs[small]) {
+                small = i;
+            }
+        }
+        if (rl->ge[small] - rl->gs[small] >= b - a) {
+            return;
+        }
+        g = small;
+    } else {
+        rl->ng++;
+    }
+    rl->gs[g] = a;
+    rl->ge[g] = b;
+}
+
+/* Record the read [@s, @e) on @rl, placed in @gap (-1: at the end). */
+static void nvm_read_take(ReadLine *rl, int gap, uint64_t s, uint64_t e)
+{
+    if (gap >= 0) {
+        uint64_t gs = rl->gs[gap], ge = rl->ge[gap];
+
+        rl->gs[gap] = rl->gs[--rl->ng];
+        rl->ge[gap] = rl->ge[rl->ng];
+        nvm_read_gap_add(rl, gs, s < gs ? gs : s);
+        nvm_read_gap_add(rl, e, ge);
+        return;
+    }
+    if (s > rl->free) {
+        nvm_read_gap_add(rl, rl->free, s);
+    }
+    if (e > rl->free) {
+        rl->free = e;
+    }
+}
+
+/* A transfer of @dur ns on @die's channel from @t; returns its end. */
+static uint64_t nvm_channel(NvmModel *m, unsigned die, uint64_t t,
+                            uint64_t dur)
+{
+    ReadLine *rl = &m->chan[die % m->channels];
+    int gap;
+    uint64_t s = nvm_read_slot(rl, t, dur, &gap);
+
+    nvm_read_take(rl, gap, s, s + dur);
+    return s + dur;
+}
+
+/* A read of @tr ns on (@die, @plane) ready at @t; returns its end. */
+static uint64_t nvm_die_read(NvmModel *m, unsigned die, unsigned plane,
+                             uint64_t t, uint64_t tr)
+{
+    Die *d = &m->dies[die];
+    ReadLine *rl = &m->rd[die * m->rd_planes +
+                          (m->rd_planes > 1 ? plane : 0)];
+    int gap;
+    uint64_t s = nvm_read_slot(rl, t, tr, &gap);
+    uint64_t s0 = s, re;
+
+    nvm_die_retire(m, d);
+    for (uint32_t i = 0; i < d->n; i++) {
+        DieOp *op = &d->q[(d->head + i) % DIE_QUEUE];
+
+        if (op->end <= s) {
+            continue;
+        }
+        if (op->start <= s) {
+            /* running: suspend it or wait for it */
+            if (m->suspend_ok && op->suspends < m->max_suspends) {
+                op->suspends++;
+                m->suspends++;
+                re = s + m->suspend_ns + tr;
+                op->end += m->suspend_ns + tr + m->resume_ns;
+                nvm_op_moved(m, op);
+                nvm_die_ripple(m, d, i + 1, op->end);
+                if (op->end > d->free) {
+                    d->free = op->end;
+                }
+                goto out;
+            }
+            s = op->end;
+            continue;
+        }
+        /* not started yet: the read goes first */
+        re = s + tr;
+        nvm_die_ripple(m, d, i, re);
+        goto out;
+    }
+    re = s + tr;
+out:
+    /* a read pushed out of its gap by a program goes to the end */
+    nvm_read_take(rl, re - tr == s0 ? gap : -1, re - tr, re);
+    if (re > d->free) {
+        d->free = re;
+    }
+    return re;
+}
+
+/* One page read; returns when its data is off the channel. */
+static uint64_t nvm_page_read(NvmModel *m, uint64_t page, uint64_t t,
+                              double tr_ns, uint32_t bytes)
+{
+    unsigned die = page % m->ndies;
+    unsigned plane = (page / m->ndies) % m->planes;
+    double tr = tr_ns * nvm_jitter(m) * m->slow;
+    uint64_t end, xfer;
+
     if (m->retry_p_eol > 0 || m->retry_p_new > 0) {
         if (nvm_rand01(m) < nvm_retry_p(m)) {
             tr += m->retry_ns;
         }
     }
-    end = start + (uint64_t)tr;
-    *pf = end;
-    if (!m->indep_planes) {
-        for (unsigned p = 1; p < m->planes; p++) {
-            m->plane_free[die * m->planes + p] = end;
-        }
-    }
+    end = nvm_die_read(m, die, plane, t, (uint64_t)tr);
+    nvm_energy(m, m->read_mw, tr);
     xfer = (uint64_t)(bytes * m->chan_ns_per_byte);
     m->nand_read += bytes;
-    return nvm_pipe(&m->chan_free[die % m->channels], start, end, xfer);
+    return nvm_channel(m, die, end, xfer);
 }
 
+/* ------------------------------------------------------------------ */
 /*
- * Map lookup: a miss in the map cache reads a map chunk (SLC) first; a
- * synchronous firmware keeps its core busy meanwhile.
+ * Map: the logical-to-physical table is looked up in map chunks of
+ * chunk-bytes.  DRAM drives cache cache-bytes of it (all of it when it
+ * fits); DRAM-less ones keep a small on-chip cache and the rest in the
+ * host memory buffer, a link round trip away.  A miss everywhere reads the
+ * chunk from NAND (SLC); with miss-blocks-core the firmware core waits.
  */
-static uint64_t nvm_map_lookup(NvmModel *m, uint64_t off, uint64_t t,
-                               unsigned core)
-{
-    uint64_t done;
-    uint64_t mp;
-    uint32_t slot;
 
-    if (!m->n_map_tags) {
+static bool nvm_tag_hit(uint32_t *tags, uint32_t n, uint64_t mp)
+{
+    uint32_t slot = mp % n;
+
+    if (tags[slot] == (uint32_t)mp + 1) {
+        return true;
+    }
+    tags[slot] = (uint32_t)mp + 1;
+    return false;
+}
+
+static uint64_t nvm_map_lookup(NvmModel *m, uint64_t off, uint64_t t,
+                               unsigned core, bool update)
+{
+    uint64_t mp = off >> m->map_cover_shift;
+    uint64_t done = t;
+
+    if (m->map_hmb) {
+        if (m->n_sram_tags && nvm_tag_hit(m->sram_tags, m->n_sram_tags,
+                                          mp)) {
+            return t;
+        }
+        if (m->n_map_tags && nvm_tag_hit(m->map_tags, m->n_map_tags, mp)) {
+            done = t + m->hmb_rtt_ns;
+            goto out;
+        }
+    } else if (!m->n_map_tags ||
+               nvm_tag_hit(m->map_tags, m->n_map_tags, mp)) {
         return t;
     }
-    mp = off >> m->map_cover_shift;
-    slot = mp % m->n_map_tags;
-    if (m->map_tags[slot] == (uint32_t)mp + 1) {
-        return t;
-    }
-    m->map_tags[slot] = (uint32_t)mp + 1;
     m->map_misses++;
-    done = nvm_page_read(m, mp % m->ndies, (mp / m->ndies) % m->planes, t,
-                         m->read_slc_ns, m->map_chunk_bytes);
-    if (m->map_miss_blocks_core && done > m->core_free[core]) {
+    done = nvm_page_read(m, mp * (m->map_chunk_bytes < m->page_bytes ?
+                                  1 : m->map_chunk_bytes / m->page_bytes),
+                         t, m->read_slc_ns, m->map_chunk_bytes);
+out:
+    if ((update ? m->map_update_blocks_core : m->map_miss_blocks_core) &&
+        done > m->core_free[core]) {
         m->core_free[core] = done;
     }
     return done;
 }
 
 /* ------------------------------------------------------------------ */
-/* Valid data and SLC occupancy, tracked as byte counters over a span. */
+/* SLC cache and background work */
 
-static double nvm_span_overlap(const NvmModel *m, uint64_t s, uint64_t e)
+/* SLC cache size now, in map units. */
+static uint64_t nvm_slc_size(const NvmModel *m, uint64_t valid)
 {
-    uint64_t lo = s > m->span_lo ? s : m->span_lo;
-    uint64_t hi = e < m->span_hi ? e : m->span_hi;
+    uint64_t nlpn = m->capacity_bytes >> m->lpn_shift;
+    uint64_t dyn = valid < nlpn ? (nlpn - valid) / m->bits : 0;
 
-    return hi > lo ? (double)(hi - lo) : 0;
+    if (dyn > m->slc_dyn_max_lpns) {
+        dyn = m->slc_dyn_max_lpns;
+    }
+    return m->slc_static_lpns + dyn;
 }
 
-static void nvm_note_write(NvmModel *m, uint64_t s, uint64_t e, bool to_slc)
+/*
+ * Multi-plane reads to gather one native unit of valid data from a source
+ * whose units are valid with probability @u: every page holding one.
+ */
+static double nvm_reads_per_unit(const NvmModel *m, double u)
 {
-    double b = e - s;
-    double len = nvm_span_len(m);
-    double inside = len > 0 ? nvm_span_overlap(m, s, e) : 0;
-    double outside = b - inside;
-    double p_in = len > 0 ? m->span_valid / len : 0;
-    double slc_span = m->slc_used - m->slc_base;
-    double slc_frac = m->span_valid > 0 ? slc_span / m->span_valid : 0;
-    double base_valid = m->base_density * (m->capacity_bytes - len);
-    double base_frac = base_valid > 0 ? m->slc_base / base_valid : 0;
-    double overwritten = inside * p_in + outside * m->base_density;
-    double gone_base = outside * m->base_density * (base_frac > 1 ? 1
-                                                                  : base_frac);
-    double new_len;
+    double per_page = u > 0 ? (1 - pow(1 - u, m->lpns_per_page)) / u : 1;
+    double reads = (double)m->bits * per_page;
 
-    if (slc_frac > 1) {
-        slc_frac = 1;
-    }
-    m->slc_used -= inside * p_in * slc_frac + gone_base;
-    m->slc_base -= gone_base;
-    if (m->slc_base < 0) {
-        m->slc_base = 0;
-    }
-    if (len <= 0) {
-        m->span_lo = s;
-        m->span_hi = e;
-    } else {
-        if (s < m->span_lo) {
-            m->span_lo = s;
-        }
-        if (e > m->span_hi) {
-            m->span_hi = e;
-        }
-    }
-    new_len = nvm_span_len(m);
-    m->span_valid += (new_len - len) * m->base_density - overwritten + b;
-    if (to_slc) {
-        m->slc_used += b;
-    }
-    if (m->slc_used < 0) {
-        m->slc_used = 0;
-    }
-    nvm_update_wa(m, false);
+    return reads < m->bits ? m->bits : reads;
 }
 
-static void nvm_note_trim(NvmModel *m, uint64_t s, uint64_t e)
+/* Reclaim one superblock (fold an SLC one, or greedy GC); false if none. */
+static bool nvm_reclaim(NvmModel *m, bool slc)
 {
-    double len = nvm_span_len(m);
-    double inside = len > 0 ? nvm_span_overlap(m, s, e) : 0;
-    double outside = (e - s) - inside;
-    double p_in = len > 0 ? m->span_valid / len : 0;
-    double rest = m->capacity_bytes - len;
-    double slc_frac = m->span_valid > 0 ?
-                      (m->slc_used - m->slc_base) / m->span_valid : 0;
-    double base_frac = rest > 0 && m->base_density > 0 ?
-                       m->slc_base / (m->base_density * rest) : 0;
-    double gone_base = outside * m->base_density *
-                       (base_frac > 1 ? 1 : base_frac);
+    Debt *dt = slc ? &m->fold : &m->gc;
+    uint32_t cap = slc ? m->sb_lpns / m->bits : m->sb_lpns;
+    int64_t moved = nvm_ftl_reclaim(m->ftl, slc);
+    double u;
 
-    m->slc_used -= inside * p_in * (slc_frac > 1 ? 1 : slc_frac) + gone_base;
-    m->slc_base -= gone_base;
-    if (m->slc_used < 0) {
-        m->slc_used = 0;
+    if (moved < 0) {
+        return false;
     }
-    if (m->slc_base < 0) {
-        m->slc_base = 0;
+    u = (double)moved / cap;
+    dt->units += (((uint64_t)moved << m->lpn_shift) + m->native_unit_bytes -
+                  1) / m->native_unit_bytes;
+    dt->reads_per_unit = nvm_reads_per_unit(m, u);
+    dt->per_host_unit = u < 1 ? u / (1 - u) : 1e9;
+    dt->erases += m->ndies;
+    dt->slc_src = slc;
+    if (!slc) {
+        m->gc_wa = u < 1 ? 1 / (1 - u) : 1e9;
     }
-    m->span_valid -= inside * p_in;
-    if (m->span_valid < 0) {
-        m->span_valid = 0;
+    return true;
+}
+
+/* Issue one relocation unit (or, when the copies are done, one erase). */
+static void nvm_bg_issue(NvmModel *m, Debt *dt, uint64_t ready)
+{
+    unsigned die = m->bg_die;
+    uint64_t dur;
+
+    m->bg_die = die + 1 == m->ndies ? 0 : die + 1;
+    if (dt->units) {
+        double tr = dt->slc_src ? m->read_slc_ns : m->read_native_ns;
+        double rd_bytes = dt->reads_per_unit * m->slc_unit_bytes;
+        uint64_t xfer = (uint64_t)((rd_bytes + m->native_unit_bytes) *
+                                   m->chan_ns_per_byte);
+        double prog = m->prog_native_ns * nvm_jitter(m);
+        double reads = dt->reads_per_unit * tr;
+
+        dt->units--;
+        /* the data crosses the channel out and back in (ECC check) */
+        ready = nvm_channel(m, die, ready, xfer) - xfer;
+        dur = (uint64_t)((reads + prog) * m->slow) + xfer;
+        nvm_die_push(m, die, ready, dur, OP_COPY, NONE32, SLOT_NATIVE);
+        nvm_energy(m, m->read_mw, reads * m->slow);
+        nvm_energy(m, m->program_mw, prog * m->slow);
+        m->nand_written += m->native_unit_bytes;
+        m->total_nand_written += m->native_unit_bytes;
+        m->nand_read += (uint64_t)rd_bytes;
+        if (dt->slc_src) {
+            m->fold_bytes += m->native_unit_bytes;
+        } else {
+            m->gc_bytes += m->native_unit_bytes;
+        }
+        return;
     }
-    if (rest > 0) {
-        m->base_density *= 1.0 - (outside < rest ? outside / rest : 1.0);
+    if (dt->erases) {
+        dt->erases--;
+        dur = (uint64_t)(m->erase_ns * nvm_jitter(m) * m->slow);
+        nvm_die_push(m, die, ready, dur, OP_ERASE, NONE32, SLOT_ERASE);
+        nvm_energy(m, m->erase_mw, dur);
+        m->erases++;
     }
-    nvm_update_wa(m, false);
+}
+
+static bool nvm_debt(const Debt *dt)
+{
+    return dt->units || dt->erases;
+}
+
+/* Pay all outstanding relocation work now (host writes queue behind). */
+static void nvm_bg_pay_all(NvmModel *m, Debt *dt, uint64_t t)
+{
+    while (nvm_debt(dt)) {
+        nvm_bg_issue(m, dt, t);
+    }
+    dt->credit = 0;
+}
+
+/*
+ * Keep free superblocks above the urgent mark before host data needs a
+ * new one: reclaim and relocate at once, which stalls the host.
+ */
+static void nvm_bg_urgent(NvmModel *m, uint64_t t)
+{
+    for (int guard = 0; guard < 64; guard++) {
+        if (nvm_ftl_free_sbs(m->ftl) > m->gc_urgent_free) {
+            return;
+        }
+        nvm_bg_pay_all(m, &m->gc, t);
+        nvm_bg_pay_all(m, &m->fold, t);
+        if (!nvm_reclaim(m, false) && !nvm_reclaim(m, true)) {
+            return;
+        }
+    }
+}
+
+/*
+ * Relocation interleaved with host writes, after each host unit of
+ * @bytes: GC copies in the proportion that frees space as fast as the
+ * host fills it, and one fold unit per host unit while the SLC cache
+ * holds more than its shrunken size.
+ */
+static void nvm_bg_interleave(NvmModel *m, uint64_t t, uint32_t bytes)
+{
+    if (!nvm_debt(&m->gc) &&
+        nvm_ftl_free_sbs(m->ftl) < m->gc_start_free) {
+        nvm_reclaim(m, false);
+    }
+    if (nvm_debt(&m->gc)) {
+        m->gc.credit += m->gc.per_host_unit * bytes / m->native_unit_bytes;
+        while (m->gc.units && m->gc.credit >= 1) {
+            m->gc.credit -= 1;
+            nvm_bg_issue(m, &m->gc, t);
+        }
+        if (!m->gc.units) {
+            while (m->gc.erases) {
+                nvm_bg_issue(m, &m->gc, t);
+            }
+            m->gc.credit = 0;
+        }
+    }
+    if (nvm_ftl_slc_written(m->ftl) > nvm_slc_size(m, nvm_ftl_valid(m->ftl)) +
+        m->sb_lpns / m->bits) {
+        /* (folding left over from an idle period waits for the next) */
+        if (!nvm_debt(&m->fold)) {
+            nvm_reclaim(m, true);
+        }
+        if (nvm_debt(&m->fold)) {
+            nvm_bg_issue(m, &m->fold, t);
+        }
+    }
+}
+
+/*
+ * Background work while the host is idle (no command outstanding, nothing
+ * programmed) for fold-idle-ms: folding, then GC up to the start mark, in
+ * the dies' idle time up to @now.  Computed when the next command (or a
+ * statistics query) comes; what runs past @now delays that command.
+ */
+static void nvm_bg_idle(NvmModel *m, uint64_t now)
+{
+    uint64_t from = m->busy_until + m->fold_idle_ns;
+
+    if (now <= from) {
+        return;
+    }
+    for (;;) {
+        Die *d = &m->dies[m->bg_die];
+        Debt *dt;
+        uint64_t start;
+
+        if (!nvm_debt(&m->fold) && !nvm_debt(&m->gc)) {
+            if (!(nvm_ftl_slc_sbs(m->ftl) > 1 && nvm_reclaim(m, true)) &&
+                !(nvm_ftl_free_sbs(m->ftl) < m->gc_start_free &&
+                  nvm_reclaim(m, false))) {
+                return;
+            }
+        }
+        dt = nvm_debt(&m->fold) ? &m->fold : &m->gc;
+        start = d->free > from ? d->free : from;
+        if (start >= now) {
+            return;
+        }
+        nvm_bg_issue(m, dt, start);
+    }
 }
 
 /* ------------------------------------------------------------------ */
-/* Write path: buffer -> program units on dies in turn. */
+/* Write path: buffer -> program units on the dies in turn. */
 
-static void nvm_program_unit(NvmModel *m)
+static void nvm_open_unit(NvmModel *m, uint64_t t)
 {
-    unsigned d = m->next_die;
-    uint64_t t = m->unit_ready;
-    uint64_t xfer = (uint64_t)(m->unit_bytes * m->chan_ns_per_byte);
-    uint64_t *cf = &m->chan_free[d % m->channels];
-    uint64_t cs = t > *cf ? t : *cf;
-    uint64_t ds, done;
-    double prog;
-    uint64_t g0, g1;
+    uint64_t unit_lpns = m->slc_unit_bytes >> m->lpn_shift;
+    Unit *u;
 
-    *cf = cs + xfer;
-    ds = cs + xfer > m->die_prog_free[d] ? cs + xfer : m->die_prog_free[d];
-    if (!m->program_suspend) {
-        for (unsigned p = 0; p < m->planes; p++) {
-            uint64_t pf = m->plane_free[d * m->planes + p];
-
-            ds = pf > ds ? pf : ds;
-        }
-    }
-    if (m->unit_slc) {
-        prog = m->prog_slc_ns * nvm_jitter(m);
-        m->nand_written += m->unit_bytes;
-        m->total_nand_written += m->unit_bytes;
-    } else {
-        double rand = (double)m->unit_rand_bytes / m->unit_bytes;
-        double wa = 1.0 + (m->wa - 1.0) * (rand > 1 ? 1 : rand);
-
-        double excess = m->slc_used - nvm_slc_capacity(m);
-
-        prog = nvm_native_unit_ns(m, m->prog_native_ns * nvm_jitter(m),
-                                  rand > 1 ? 1 : rand);
-        m->nand_written += m->unit_bytes * wa;
-        m->total_nand_written += m->unit_bytes * wa;
-        if (excess > 0) {
-            /*
-             * The dynamic cache shrank under its data (the drive filled):
-             * fold the surplus alongside host writes.
-             */
-            double f = excess < m->unit_bytes ? excess : m->unit_bytes;
-
-            prog += f * nvm_fold_ns_per_byte(m) * m->ndies;
-            nvm_slc_drain(m, f);
-            m->nand_written += f * (1.0 + (m->wa - 1.0) * m->rand_frac);
-            m->total_nand_written += f * (1.0 + (m->wa - 1.0) * m->rand_frac);
-            m->nand_read += f;
-        }
-    }
-    m->unit_rand_bytes = 0;
-    done = ds + (uint64_t)prog;
-    m->die_prog_free[d] = done;
-    if (!m->program_suspend) {
-        for (unsigned p = 0; p < m->planes; p++) {
-            m->plane_free[d * m->planes + p] = done;
-        }
-    }
-    if (done > m->nand_write_done) {
-        m->nand_write_done = done;
-    }
-    g0 = m->unit_start >> m->granule_shift;
-    g1 = (m->unit_start + m->unit_bytes - 1) >> m->granule_shift;
-    for (uint64_t g = g0; g <= g1; g++) {
-        m->ring[g % m->ring_n] = done;
-    }
-    m->next_die = d + 1 == m->ndies ? 0 : d + 1;
-    m->unit_start += m->unit_bytes;
-    m->unit_bytes = 0;
-}
-
-static void nvm_open_unit(NvmModel *m)
-{
-    m->unit_slc = m->slc_used + m->slc_unit_bytes <= nvm_slc_capacity(m);
-    m->unit_bytes = m->unit_slc ? m->slc_unit_bytes : m->native_unit_bytes;
+    nvm_bg_urgent(m, t);
+    m->unit_slc = nvm_ftl_slc_written(m->ftl) + unit_lpns <=
+                  nvm_slc_size(m, nvm_ftl_valid(m->ftl)) &&
+                  (nvm_ftl_open_room(m->ftl, NVM_SB_SLC) >= unit_lpns ||
+                   nvm_ftl_free_sbs(m->ftl) > m->gc_urgent_free + 1);
+    m->unit_cap = m->unit_slc ? m->slc_unit_bytes : m->native_unit_bytes;
+    m->unit_fill = 0;
     m->unit_ready = 0;
+    m->unit_open = true;
+    u = nvm_unit(m, m->unit_seq);
+    u->seq = m->unit_seq;
+    u->end = OPEN_END;
+    u->stream_end = m->stream_bytes;
 }
 
-/* Does a write at @off continue one of the recent sequential streams? */
-static bool nvm_sequential(NvmModel *m, uint64_t off, uint64_t end)
+/* Program the open unit (padded if it is not full); returns its end. */
+static uint64_t nvm_program_unit(NvmModel *m, uint64_t t)
 {
-    for (unsigned i = 0; i < 8; i++) {
-        if (m->stream_end[i] == off) {
-            m->stream_end[i] = end;
-            return true;
-        }
+    unsigned die = m->next_die;
+    uint64_t ready = m->unit_ready > t ? m->unit_ready : t;
+    uint64_t xfer = (uint64_t)(m->unit_cap * m->chan_ns_per_byte);
+    uint64_t xend = nvm_channel(m, die, ready, xfer);
+    double prog = (m->unit_slc ? m->prog_slc_ns : m->prog_native_ns) *
+                  nvm_jitter(m) * m->slow;
+    uint32_t pad = (m->unit_cap - m->unit_fill) >> m->lpn_shift;
+    Unit *u = nvm_unit(m, m->unit_seq);
+    uint64_t end;
+
+    if (pad) {
+        nvm_ftl_pad(m->ftl, pad, m->unit_slc ? NVM_SB_SLC : NVM_SB_NATIVE);
     }
-    m->stream_end[m->stream_victim] = end;
-    m->stream_victim = (m->stream_victim + 1) % 8;
-    return false;
+    end = nvm_die_push(m, die, xend, (uint64_t)prog, OP_PROGRAM,
+                       m->unit_seq % m->n_units,
+                       m->unit_slc ? SLOT_SLC : SLOT_NATIVE);
+    nvm_energy(m, m->unit_slc ? m->program_slc_mw : m->program_mw, prog);
+    u->end = end;
+    u->stream_end = m->stream_bytes;
+    m->next_die = die + 1 == m->ndies ? 0 : die + 1;
+    m->nand_written += m->unit_cap;
+    m->total_nand_written += m->unit_cap;
+    m->unit_open = false;
+    m->unit_seq++;
+    nvm_bg_interleave(m, ready, m->unit_cap);
+    return end;
 }
 
-/* Append @b bytes that arrived at @t; returns when the buffer admits them. */
-static uint64_t nvm_buffer_write(NvmModel *m, uint64_t b, uint64_t t,
-                                 uint64_t s_off)
+/*
+ * Append host data [@off, @off + @b) that arrived at @t; returns when the
+ * buffer admits it (and, with @fua, when it is programmed).
+ */
+static uint64_t nvm_buffer_write(NvmModel *m, uint64_t off, uint64_t b,
+                                 uint64_t t, bool fua)
 {
-    uint64_t end = m->stream_bytes + b;
-    uint64_t done = t;
-    uint64_t left = b;
-    uint64_t off = s_off;
-    bool rand = !nvm_sequential(m, s_off, s_off + b);
+    uint64_t lpn = off >> m->lpn_shift;
+    uint64_t last = (off + b - 1) >> m->lpn_shift;
+    uint64_t done = t, fua_end = 0;
 
-    /* Folded data keeps the random/sequential mix it was written with. */
-    m->rand_frac += ((rand ? 1.0 : 0.0) - m->rand_frac) / 256.0;
+    m->pristine = false;
+    m->dirty = true;
+    while (lpn <= last) {
+        uint32_t n;
+        NvmSbMode mode;
 
-    while (left) {
-        uint64_t room, n;
-
-        if (!m->unit_bytes) {
-            nvm_open_unit(m);
+        if (!m->unit_open) {
+            nvm_open_unit(m, t);
         }
-        room = m->unit_start + m->unit_bytes - m->stream_bytes;
-        n = left < room ? left : room;
-        nvm_note_write(m, off, off + n, m->unit_slc);
-        if (rand) {
-            m->unit_rand_bytes += n;
+        mode = m->unit_slc ? NVM_SB_SLC : NVM_SB_NATIVE;
+        n = (m->unit_cap - m->unit_fill) >> m->lpn_shift;
+        if (n > last + 1 - lpn) {
+            n = last + 1 - lpn;
         }
-        m->stream_bytes += n;
-        off += n;
-        left -= n;
+        if (!nvm_ftl_write(m->ftl, lpn, n, mode)) {
+            /* out of free superblocks: reclaim whatever it takes */
+            nvm_bg_urgent(m, t);
+            if (!nvm_ftl_write(m->ftl, lpn, n, mode)) {
+                m->map_lost += n;
+            }
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t *e = &m->bh[((lpn + i) & m->bh_mask) * 2];
+
+            e[0] = lpn + i + 1;
+            e[1] = m->unit_seq;
+        }
+        lpn += n;
+        m->unit_fill += n << m->lpn_shift;
+        m->stream_bytes += (uint64_t)n << m->lpn_shift;
         if (t > m->unit_ready) {
             m->unit_ready = t;
         }
-        if (m->stream_bytes == m->unit_start + m->unit_bytes) {
-            nvm_program_unit(m);
+        if (m->unit_fill >= m->unit_cap) {
+            uint64_t end = nvm_program_unit(m, t);
+
+            if (fua) {
+                fua_end = end > fua_end ? end : fua_end;
+            }
         }
     }
-    if (end > m->write_buffer_bytes) {
-        uint64_t g = (end - m->write_buffer_bytes - 1) >> m->granule_shift;
-        uint64_t freed = m->ring[g % m->ring_n];
+    if (fua && m->unit_open && m->unit_fill) {
+        uint64_t end = nvm_program_unit(m, t);
 
-        done = freed > done ? freed : done;
+        fua_end = end > fua_end ? end : fua_end;
+    }
+    /* Buffer full: wait until the data B bytes back is programmed. */
+    if (m->stream_bytes > m->write_buffer_bytes) {
+        uint64_t x = m->stream_bytes - m->write_buffer_bytes - 1;
+        Unit *u;
+
+        if (m->adm_seq + m->n_units < m->unit_seq) {
+            m->adm_seq = m->unit_seq - m->n_units + 1;
+        }
+        while (m->adm_seq < m->unit_seq &&
+               nvm_unit(m, m->adm_seq)->stream_end <= x) {
+            m->adm_seq++;
+        }
+        u = nvm_unit(m, m->adm_seq);
+        if (u->seq == m->adm_seq && u->end != OPEN_END && u->end > done) {
+            done = u->end;
+        }
+    }
+    return fua_end > done ? fua_end : done;
+}
+
+/* Is @lpn's latest data still in the buffer at @t? */
+static bool nvm_buffer_hit(NvmModel *m, uint64_t lpn, uint64_t t)
+{
+    const uint64_t *e = &m->bh[(lpn & m->bh_mask) * 2];
+    const Unit *u;
+
+    if (e[0] != lpn + 1) {
+        return false;
+    }
+    u = nvm_unit(m, e[1]);
+    return u->seq == e[1] && (u->end == OPEN_END || u->end > t);
+}
+
+/* Flush: program the open unit, journal the map, wait for all programs. */
+static uint64_t nvm_flush(NvmModel *m, uint64_t t)
+{
+    uint64_t done = t;
+
+    if (!m->dirty) {
+        return t;
+    }
+    m->dirty = false;
+    if (m->unit_open && m->unit_fill) {
+        nvm_program_unit(m, t);
+    }
+    for (uint64_t s = m->unit_seq > m->n_units ? m->unit_seq - m->n_units
+                                               : 0;
+         s < m->unit_seq; s++) {
+        const Unit *u = nvm_unit(m, s);
+
+        if (u->seq == s && u->end != OPEN_END && u->end > done) {
+            done = u->end;
+        }
+    }
+    /* the map/journal update: one SLC page program after the data */
+    {
+        unsigned die = m->next_die;
+        double prog = m->prog_slc_ns * nvm_jitter(m) * m->slow;
+
+        m->next_die = die + 1 == m->ndies ? 0 : die + 1;
+        done = nvm_die_push(m, die, done, (uint64_t)prog, OP_PROGRAM,
+                            NONE32, SLOT_SLC);
+        nvm_energy(m, m->program_slc_mw, prog);
+        m->nand_written += m->page_bytes;
+        m->total_nand_written += m->page_bytes;
     }
     return done;
-}
-
-/* Program whatever the open unit holds (flush). */
-static void nvm_flush_unit(NvmModel *m, uint64_t t)
-{
-    if (m->unit_bytes && m->stream_bytes > m->unit_start) {
-        uint64_t used = m->stream_bytes - m->unit_start;
-
-        if (t > m->unit_ready) {
-            m->unit_ready = t;
-        }
-        m->unit_bytes = used;
-        nvm_program_unit(m);
-        /* Padding: the stream restarts at the next granule. */
-        m->stream_bytes = ((m->unit_start >> m->granule_shift) +
-                           ((m->unit_start & ((1ULL << m->granule_shift) -
-                                              1)) ? 1 : 0))
-                          << m->granule_shift;
-        m->unit_start = m->stream_bytes;
-    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -872,37 +1194,41 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
     unsigned core;
     uint64_t cmd_t = nvm_core(m, t, m->read_cmd_ns, &core);
     uint64_t nand_done = cmd_t;
-    uint64_t t_nand = nvm_map_lookup(m, off, cmd_t, core);
-    double len = nvm_span_len(m);
-    bool in_span = len > 0 && off >= m->span_lo && off < m->span_hi;
-    double p_valid = in_span ? m->span_valid / len : m->base_density;
-    double p_slc;
-    double tr;
+    uint64_t t_nand = nvm_map_lookup(m, off, cmd_t, core, false);
+    uint64_t lpn = off >> m->lpn_shift;
+    uint64_t last = (off + bytes - 1) >> m->lpn_shift;
 
-    if (in_span) {
-        p_slc = m->span_valid > 0 ?
-                (m->slc_used - m->slc_base) / m->span_valid : 0;
-    } else {
-        double base = nvm_valid_bytes(m) - m->span_valid;
+    while (lpn <= last) {
+        uint64_t page = lpn / m->lpns_per_page;
+        uint64_t pend = (page + 1) * m->lpns_per_page;
+        NvmLoc where = NVM_LOC_UNMAPPED;
+        uint32_t n = 0;
 
-        p_slc = base > 0 ? m->slc_base / base : 0;
-    }
-    tr = nvm_rand01(m) < p_slc ? m->read_slc_ns : m->read_native_ns;
+        /*
+         * the units of this read on this page: one page read if any is
+         * on NAND (the buffer and unmapped units need none)
+         */
+        for (; lpn <= last && lpn < pend; lpn++, n++) {
+            NvmLoc l = nvm_ftl_locate(m->ftl, lpn);
 
-    if (nvm_rand01(m) < p_valid) {
-        uint64_t end = off + bytes;
-        uint64_t page = off / m->page_bytes;
-
-        while (off < end) {
-            uint64_t pend = (page + 1) * m->page_bytes;
-            uint32_t n = (end < pend ? end : pend) - off;
-            uint64_t d = nvm_page_read(m, page % m->ndies,
-                                       (page / m->ndies) % m->planes,
-                                       t_nand, tr, n);
+            if (l == NVM_LOC_UNMAPPED) {
+                continue;
+            }
+            if (nvm_buffer_hit(m, lpn, cmd_t)) {
+                m->buffer_hits++;
+                continue;
+            }
+            if (where != NVM_LOC_NATIVE) {
+                where = l;
+            }
+        }
+        if (where != NVM_LOC_UNMAPPED) {
+            uint64_t d = nvm_page_read(m, page, t_nand,
+                                       where == NVM_LOC_SLC ?
+                                       m->read_slc_ns : m->read_native_ns,
+                                       n << m->lpn_shift);
 
             nand_done = d > nand_done ? d : nand_done;
-            off += n;
-            page++;
         }
     }
     /* Data path (ECC, DMA), then the link to the host. */
@@ -914,7 +1240,7 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
 }
 
 static uint64_t nvm_do_write(NvmModel *m, uint64_t t, uint64_t off,
-                             uint64_t bytes)
+                             uint64_t bytes, bool fua)
 {
     unsigned core;
     uint64_t cmd_t = nvm_core(m, t, m->write_cmd_ns, &core);
@@ -926,11 +1252,24 @@ static uint64_t nvm_do_write(NvmModel *m, uint64_t t, uint64_t off,
     fe = nvm_pipe(&m->write_path_free, cmd_t, fe,
                   (uint64_t)(bytes * m->write_path_ns_per_byte));
     /* The map chunk must be cached to record the new location. */
-    mapped = nvm_map_lookup(m, off, cmd_t, core);
+    mapped = nvm_map_lookup(m, off, cmd_t, core, true);
     fe = mapped > fe ? mapped : fe;
     m->host_written += bytes;
     m->total_host_written += bytes;
-    return nvm_buffer_write(m, bytes, fe, off);
+    return nvm_buffer_write(m, off, bytes, fe, fua);
+}
+
+static void nvm_trim(NvmModel *m, uint64_t off, uint64_t bytes)
+{
+    /* only whole map units lose their data */
+    uint64_t unit = 1ULL << m->lpn_shift;
+    uint64_t lo = (off + unit - 1) >> m->lpn_shift;
+    uint64_t hi = (off + bytes) >> m->lpn_shift;
+
+    if (hi > lo) {
+        m->pristine = false;
+        nvm_ftl_trim(m->ftl, lo, hi - lo);
+    }
 }
 
 uint64_t nvm_model_submit(NvmModel *m, const NvmCmd *cmd, uint64_t now_ns)
@@ -941,17 +1280,23 @@ uint64_t nvm_model_submit(NvmModel *m, const NvmCmd *cmd, uint64_t now_ns)
     unsigned c = cmd->op < NVM_CLASS_COUNT ? cmd->op : NVM_OP_FLUSH;
     ClassAcc *acc;
 
-    if (off >= m->capacity_bytes) {
-        off %= m->capacity_bytes;
+    if (cmd->slba >= m->capacity_bytes / m->lba_bytes) {
+        off = cmd->slba % (m->capacity_bytes / m->lba_bytes) * m->lba_bytes;
     }
-    if (off + bytes > m->capacity_bytes) {
+    if (bytes > m->capacity_bytes - off) {
         bytes = m->capacity_bytes - off;
     }
-    if (m->slc_used > 0) {
-        nvm_fold(m, now_ns);
-    } else {
-        m->fold_clock = now_ns;
+    if (!bytes && (c == NVM_OP_READ || c == NVM_OP_WRITE)) {
+        bytes = m->lba_bytes;
+        if (off + bytes > m->capacity_bytes) {
+            off = m->capacity_bytes - bytes;
+        }
     }
+    if (now_ns > m->now) {
+        m->now = now_ns;
+    }
+    nvm_bg_idle(m, now_ns);
+    nvm_thermal_update(m, now_ns);
     t = nvm_wake(m, now_ns);
 
     switch (cmd->op) {
@@ -959,24 +1304,33 @@ uint64_t nvm_model_submit(NvmModel *m, const NvmCmd *cmd, uint64_t now_ns)
         done = nvm_do_read(m, t, off, bytes);
         break;
     case NVM_OP_WRITE:
-        done = nvm_do_write(m, t, off, bytes);
+        done = nvm_do_write(m, t, off, bytes, cmd->flags & NVM_CMD_FUA);
         break;
     case NVM_OP_DISCARD:
-    case NVM_OP_WRITE_ZEROES:
-        done = nvm_core(m, t, m->trim_cmd_ns, &c);
-        c = cmd->op;
-        nvm_note_trim(m, off, off + bytes);
+    case NVM_OP_WRITE_ZEROES: {
+        unsigned core;
+
+        done = nvm_core(m, t, m->trim_cmd_ns, &core);
+        nvm_trim(m, off, bytes);
         break;
+    }
     case NVM_OP_FLUSH:
-    default:
-        done = nvm_core(m, t, m->flush_cmd_ns, &c);
+    default: {
+        unsigned core;
+
+        done = nvm_core(m, t, m->flush_cmd_ns, &core);
         c = NVM_OP_FLUSH;
-        nvm_flush_unit(m, done);
-        if (m->nand_write_done > done) {
-            done = m->nand_write_done;
+        done = nvm_flush(m, done);
+        /* after every earlier write, even one still waiting for the buffer */
+        if (done < m->last_write_done) {
+            done = m->last_write_done;
         }
         bytes = 0;
         break;
+    }
+    }
+    if (c != NVM_OP_READ && c != NVM_OP_FLUSH && done > m->last_write_done) {
+        m->last_write_done = done;
     }
 
     if (done > m->busy_until) {
@@ -1004,11 +1358,30 @@ static double nvm_pcie_lane_mbps(unsigned gen)
     return gt[gen] * 1000.0 / 8.0 * coding;
 }
 
+static void nvm_map_setup(NvmModel *m)
+{
+    uint64_t cache = m->map_hmb ? m->hmb_bytes : m->map_cache_bytes;
+
+    g_free(m->map_tags);
+    m->map_tags = NULL;
+    m->n_map_tags = 0;
+    if (m->map_hmb ? cache > 0 : cache < m->map_bytes) {
+        /* an HMB that holds the whole map: one tag per chunk, no conflicts */
+        uint64_t tags = cache >= m->map_bytes ?
+                        (m->map_bytes + m->map_chunk_bytes - 1) /
+                        m->map_chunk_bytes : cache / m->map_chunk_bytes;
+
+        m->n_map_tags = MAX(MIN(tags, NVM_MAX_MAP_TAGS), 1);
+        m->map_tags = g_new0(uint32_t, m->n_map_tags);
+    }
+}
+
 NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
 {
     NvmModel *m = g_new0(NvmModel, 1);
     double link_mbps;
-    uint64_t block_native;
+    uint64_t block_bytes, blocks_per_die;
+    NvmFtlGeom g;
 
     m->capacity_bytes = p->capacity_bytes;
     m->lba_bytes = p->lba_bytes;
@@ -1017,7 +1390,18 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
     m->channels = p->channels;
     m->ndies = p->channels * p->dies_per_channel;
     m->planes = p->planes;
+    m->rd_planes = p->independent_plane_reads ? p->planes : 1;
     m->page_bytes = p->page_bytes;
+    /*
+     * mapping state per 4 KiB region (the map unit if larger), coarser
+     * where that would make more than NVM_MAX_MAP_REGIONS
+     */
+    m->lpn_shift = MAX(g_bit_nth_msf(p->map_unit_bytes, -1), 12);
+    while ((p->capacity_bytes >> m->lpn_shift) > NVM_MAX_MAP_REGIONS) {
+        m->lpn_shift++;
+    }
+    m->lpns_per_page = p->page_bytes >> m->lpn_shift ?
+                       p->page_bytes >> m->lpn_shift : 1;
     m->slc_unit_bytes = p->planes * p->page_bytes;
     m->native_unit_bytes = m->slc_unit_bytes * m->bits;
 
@@ -1037,36 +1421,58 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
     m->read_native_ns = p->read_us_native * NS_PER_US;
     m->prog_slc_ns = p->program_us_slc * NS_PER_US;
     m->prog_native_ns = p->program_us_native * NS_PER_US;
-    block_native = (uint64_t)p->pages_per_block * m->slc_unit_bytes;
-    m->erase_ns_per_native_unit = p->erase_us * NS_PER_US *
-                                  m->native_unit_bytes / block_native;
-    m->indep_planes = p->independent_plane_reads;
-    m->program_suspend = p->program_suspend;
+    m->erase_ns = p->erase_us * NS_PER_US;
+    m->suspend_ok = p->program_suspend && p->max_suspends > 0;
     m->suspend_ns = llround(p->suspend_us * NS_PER_US);
-    m->phys_native_bytes = (double)p->raw_bytes - p->gc_reserved_bytes -
-                           (double)p->slc_static_bytes * m->bits;
-    m->slc_static_bytes = p->slc_static_bytes;
-    m->slc_dynamic_max_bytes = p->slc_dynamic_max_bytes;
+    m->resume_ns = llround(p->resume_us * NS_PER_US);
+    m->max_suspends = p->max_suspends;
+    m->slc_static_lpns = p->slc_static_bytes >> m->lpn_shift;
+    m->slc_dyn_max_lpns = p->slc_dynamic_max_bytes >> m->lpn_shift;
     m->fold_idle_ns = p->fold_idle_ms * NS_PER_MS;
     m->write_buffer_bytes = p->write_buffer_bytes;
+    m->gc_start_free = p->gc_start_free;
+    m->gc_urgent_free = p->gc_urgent_free;
+
+    /* Superblocks: one block on every die, less the reserved blocks. */
+    block_bytes = (uint64_t)p->pages_per_block * m->slc_unit_bytes;
+    blocks_per_die = p->raw_bytes / m->ndies / block_bytes;
+    m->nsb = blocks_per_die -
+             (p->gc_reserved_bytes + (uint64_t)m->ndies * block_bytes - 1) /
+             ((uint64_t)m->ndies * block_bytes);
+    m->sb_lpns = (uint32_t)((uint64_t)m->ndies * block_bytes >> m->lpn_shift);
+    g = (NvmFtlGeom){
+        .nlpn = p->capacity_bytes >> m->lpn_shift,
+        .sb_lpns = m->sb_lpns,
+        .bits = m->bits,
+        .nsb = m->nsb,
+        .seed = seed ^ 0x5851f42d4c957f2dULL,
+    };
+    m->ftl = nvm_ftl_new(&g);
+    m->fill_lpns = 0;
+    m->pristine = true;
 
     /* Map: one map chunk (the unit loaded on a miss) covers this much. */
     {
         uint64_t cover = (uint64_t)(p->map_chunk_bytes / p->map_entry_bytes) *
                          p->map_unit_bytes;
-        uint64_t map_bytes = p->capacity_bytes / p->map_unit_bytes *
-                             p->map_entry_bytes;
 
         m->map_cover_shift = g_bit_nth_msf(cover, -1);
         m->map_chunk_bytes = p->map_chunk_bytes;
         m->map_miss_blocks_core = p->map_miss_blocks_core;
-        if (p->map_cache_bytes < map_bytes) {
-            /* The loader bounds the tag count; never allocate beyond it. */
-            uint64_t tags = p->map_cache_bytes / p->map_chunk_bytes;
-
-            m->n_map_tags = MAX(MIN(tags, NVM_MAX_MAP_TAGS), 1);
-            m->map_tags = g_new0(uint32_t, m->n_map_tags);
+        m->map_update_blocks_core = p->map_update_blocks_core;
+        m->map_bytes = p->capacity_bytes / p->map_unit_bytes *
+                       p->map_entry_bytes;
+        m->map_hmb = p->map_kind == NVM_MAP_HMB;
+        m->map_cache_bytes = p->map_cache_bytes;
+        m->hmb_bytes = m->map_hmb ? p->map_cache_bytes : 0;
+        m->hmb_rtt_ns = llround(p->hmb_rtt_ns);
+        if (m->map_hmb && p->map_sram_bytes) {
+            m->n_sram_tags = MAX(1, MIN(p->map_sram_bytes /
+                                        p->map_chunk_bytes,
+                                        NVM_MAX_MAP_TAGS));
+            m->sram_tags = g_new0(uint32_t, m->n_sram_tags);
         }
+        nvm_map_setup(m);
     }
 
     m->n_ps = p->n_power_states;
@@ -1082,21 +1488,61 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
     m->retry_ns = llround(p->read_retry_us * NS_PER_US);
     m->endurance_bytes = (double)p->endurance_tbw * 1e12;
 
-    m->chan_free = g_new0(uint64_t, m->channels);
-    m->die_prog_free = g_new0(uint64_t, m->ndies);
-    m->plane_free = g_new0(uint64_t, (size_t)m->ndies * m->planes);
-    m->granule_shift = g_bit_nth_msf(m->slc_unit_bytes, -1);
-    /* <= 2^18 + 10 granules: write-buffer-bytes <= 1 GiB, page >= 4 KiB */
-    m->ring_n = MIN(p->write_buffer_bytes, NVM_MAX_WRITE_BUFFER_BYTES) >>
-                m->granule_shift;
-    m->ring_n += 2 * m->bits + 2;
-    m->ring = g_new0(uint64_t, m->ring_n);
+    m->thermal_default = p->thermal_enabled;
+    m->idle_w = p->idle_w;
+    m->active_w = p->active_w;
+    m->read_mw = p->read_mw;
+    m->program_mw = p->program_mw;
+    m->program_slc_mw = p->program_slc_mw;
+    m->erase_mw = p->erase_mw;
+    m->idle_c = p->temp_idle_c;
+    m->c_per_w = p->thermal_c_per_w;
+    m->tau_ns = p->thermal_tau_s * 1e9;
+    m->throttle_c = p->throttle_c;
+    m->throttle_slowdown = p->throttle_slowdown;
+    m->slow = 1.0;
+    nvm_model_set_thermal(m, m->thermal_default);
+
+    m->chan = g_new0(ReadLine, m->channels);
+    m->dies = g_new0(Die, m->ndies);
+    {
+        const double mw[3] = { p->program_mw, p->program_slc_mw,
+                               p->erase_mw };
+
+        for (int k = 0; k < 3; k++) {
+            double n = mw[k] > 0 ? p->nand_power_budget_mw / mw[k]
+                                 : m->ndies;
+
+            m->n_slots[k] = n < 1 ? 1 : n > m->ndies ? m->ndies
+                                                    : (unsigned)n;
+            m->slots[k] = g_new0(uint64_t, m->n_slots[k]);
+        }
+    }
+    m->rd = g_new0(ReadLine, (size_t)m->ndies * m->rd_planes);
+    m->n_units = (uint32_t)(MIN(p->write_buffer_bytes,
+                                NVM_MAX_WRITE_BUFFER_BYTES) /
+                            m->slc_unit_bytes) + 8;
+    m->units = g_new0(Unit, m->n_units);
+    for (uint32_t i = 0; i < m->n_units; i++) {
+        m->units[i].seq = UINT64_MAX;
+    }
+    {
+        uint64_t want = (MIN(p->write_buffer_bytes,
+                             NVM_MAX_WRITE_BUFFER_BYTES) >> m->lpn_shift) * 2;
+        uint32_t n = 1;
+
+        while (n < want) {
+            n <<= 1;
+        }
+        m->bh_mask = n - 1;
+        m->bh = g_new0(uint64_t, (size_t)n * 2);
+    }
 
     for (int i = 0; i < 4; i++) {
         m->rng[i] = nvm_splitmix64(&seed);
     }
+    m->gc_wa = 1.0;
     nvm_model_reset_apst(m);
-    nvm_model_secure_erase(m);
     return m;
 }
 
@@ -1105,69 +1551,131 @@ void nvm_model_free(NvmModel *m)
     if (!m) {
         return;
     }
-    g_free(m->chan_free);
-    g_free(m->die_prog_free);
-    g_free(m->plane_free);
-    g_free(m->ring);
+    nvm_ftl_free(m->ftl);
+    g_free(m->chan);
+    g_free(m->dies);
+    for (int k = 0; k < 3; k++) {
+        g_free(m->slots[k]);
+    }
+    g_free(m->rd);
+    g_free(m->units);
+    g_free(m->bh);
     g_free(m->map_tags);
+    g_free(m->sram_tags);
     g_free(m);
 }
 
 size_t nvm_model_memory_bytes(const NvmModel *m)
 {
-    return sizeof(*m) + sizeof(uint64_t) * (m->channels + m->ndies +
-                                            (size_t)m->ndies * m->planes +
-                                            m->ring_n) +
-           sizeof(uint32_t) * (size_t)m->n_map_tags;
+    return sizeof(*m) + sizeof(ReadLine) * m->channels +
+           sizeof(Die) * m->ndies +
+           sizeof(uint64_t) * (m->n_slots[0] + m->n_slots[1] +
+                               m->n_slots[2]) +
+           sizeof(ReadLine) * (size_t)m->ndies * m->rd_planes +
+           sizeof(Unit) * m->n_units +
+           sizeof(uint64_t) * 2 * ((size_t)m->bh_mask + 1) +
+           sizeof(uint32_t) * ((size_t)m->n_map_tags + m->n_sram_tags) +
+           nvm_ftl_memory_bytes(m->ftl);
 }
 
 size_t nvm_model_max_memory_bytes(void)
 {
-    size_t ring = NVM_MAX_WRITE_BUFFER_BYTES / NVM_MIN_PAGE_BYTES +
-                  2 * NVM_CELL_QLC + 2;
+    size_t units = NVM_MAX_WRITE_BUFFER_BYTES / NVM_MIN_PAGE_BYTES + 8;
+    size_t bh = 2 * (NVM_MAX_WRITE_BUFFER_BYTES >> 12) * 2;
 
-    return sizeof(NvmModel) +
-           sizeof(uint64_t) * (NVM_MAX_CHANNELS + NVM_MAX_DIES +
-                               (size_t)NVM_MAX_DIES * NVM_MAX_PLANES + ring) +
-           sizeof(uint32_t) * (size_t)NVM_MAX_MAP_TAGS;
+    return sizeof(NvmModel) + sizeof(ReadLine) * NVM_MAX_CHANNELS +
+           sizeof(Die) * NVM_MAX_DIES + sizeof(uint64_t) * 3 * NVM_MAX_DIES +
+           sizeof(ReadLine) * (size_t)NVM_MAX_DIES * NVM_MAX_PLANES +
+           sizeof(Unit) * units + sizeof(uint64_t) * bh +
+           sizeof(uint32_t) * 2 * (size_t)NVM_MAX_MAP_TAGS +
+           nvm_ftl_memory_bound(NVM_MAX_MAP_REGIONS, NVM_MAX_SUPERBLOCKS);
 }
 
 /* ------------------------------------------------------------------ */
 /* State injection */
 
+/* Forget queued work and buffered data (the drive was just prepared). */
+static void nvm_quiesce(NvmModel *m)
+{
+    memset(&m->gc, 0, sizeof(m->gc));
+    memset(&m->fold, 0, sizeof(m->fold));
+    m->unit_open = false;
+    m->dirty = false;
+    m->pristine = true;
+    memset(m->bh, 0, sizeof(uint64_t) * 2 * ((size_t)m->bh_mask + 1));
+}
+
 bool nvm_model_set_fill(NvmModel *m, double pct, GError **errp)
 {
+    uint64_t nlpn = m->capacity_bytes >> m->lpn_shift;
+
     if (!(pct >= 0 && pct <= 100)) {
         g_set_error(errp, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "fill level %g %% is outside 0..100", pct);
         return false;
     }
-    m->base_density = pct / 100.0;
-    m->span_lo = m->span_hi = 0;
-    m->span_valid = 0;
-    m->slc_used = 0;
-    m->slc_base = 0;
-    nvm_update_wa(m, true);
+    m->fill_lpns = (uint64_t)llround(pct / 100.0 * nlpn);
+    m->fill_pct = pct;
+    nvm_ftl_reset(m->ftl, m->fill_lpns, 0);
+    nvm_quiesce(m);
     return true;
 }
 
 bool nvm_model_set_slc_used(NvmModel *m, uint64_t bytes, GError **errp)
 {
-    double cap = nvm_slc_capacity(m);
-    double valid = nvm_valid_bytes(m);
+    uint64_t lpns = bytes >> m->lpn_shift;
+    uint64_t cap = nvm_slc_size(m, m->fill_lpns);
 
-    if (bytes > cap + 0.5 || bytes > valid + 0.5) {
+    if (lpns > cap || lpns > m->fill_lpns) {
         g_set_error(errp, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "SLC occupancy %" G_GUINT64_FORMAT " bytes exceeds the "
-                    "SLC cache size (%.0f) or the valid data (%.0f)",
-                    bytes, cap, valid);
+                    "SLC cache size (%" G_GUINT64_FORMAT ") or the valid "
+                    "data (%" G_GUINT64_FORMAT ")", bytes,
+                    cap << m->lpn_shift, m->fill_lpns << m->lpn_shift);
         return false;
     }
-    /* Injected SLC data belongs to the data already on the drive. */
-    m->slc_used = bytes;
-    m->slc_base = bytes;
-    nvm_update_wa(m, true);
+    if (!m->pristine) {
+        g_set_error(errp, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "SLC occupancy can only be set right after a fill "
+                    "level or a secure erase");
+        return false;
+    }
+    /* the data the fill wrote last is what sits in SLC */
+    nvm_ftl_reset(m->ftl, m->fill_lpns, lpns);
+    nvm_quiesce(m);
     return true;
+}
+
+bool nvm_model_set_steady_random(NvmModel *m, uint64_t start_bytes,
+                                 uint64_t span_bytes, GError **errp)
+{
+    uint64_t lo = start_bytes >> m->lpn_shift;
+    uint64_t hi = (start_bytes + span_bytes) >> m->lpn_shift;
+
+    if (!m->pristine || !nvm_ftl_scatter(m->ftl, lo, hi, m->gc_start_free)) {
+        g_set_error(errp, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "a steady random state needs a fill that holds the span "
+                    "(set the fill level first) and room for it");
+        return false;
+    }
+    return true;
+}
+
+void nvm_model_warm_map(NvmModel *m, uint64_t start_bytes,
+                        uint64_t span_bytes)
+{
+    uint64_t lo = start_bytes >> m->map_cover_shift;
+    uint64_t hi = (start_bytes + span_bytes + (1ULL << m->map_cover_shift) -
+                   1) >> m->map_cover_shift;
+
+    for (uint64_t mp = lo; mp < hi; mp++) {
+        if (m->n_map_tags) {
+            m->map_tags[mp % m->n_map_tags] = (uint32_t)mp + 1;
+        }
+        if (m->n_sram_tags) {
+            m->sram_tags[mp % m->n_sram_tags] = (uint32_t)mp + 1;
+        }
+    }
 }
 
 bool nvm_model_set_wear(NvmModel *m, double pct, GError **errp)
@@ -1185,22 +1693,22 @@ bool nvm_model_set_wear(NvmModel *m, double pct, GError **errp)
 
 void nvm_model_secure_erase(NvmModel *m)
 {
-    m->base_density = 0;
-    m->span_lo = m->span_hi = 0;
-    m->span_valid = 0;
-    m->slc_used = 0;
-    m->slc_base = 0;
+    m->fill_lpns = 0;
+    m->fill_pct = 0;
+    nvm_ftl_reset(m->ftl, 0, 0);
+    nvm_quiesce(m);
     if (m->map_tags) {
         memset(m->map_tags, 0, sizeof(uint32_t) * m->n_map_tags);
     }
-    nvm_update_wa(m, true);
+    if (m->sram_tags) {
+        memset(m->sram_tags, 0, sizeof(uint32_t) * m->n_sram_tags);
+    }
 }
 
 bool nvm_model_set_mapped(NvmModel *m, const NvmLbaRange *ranges, size_t n,
                           GError **errp)
 {
     uint64_t cap_lbas = m->capacity_bytes / m->lba_bytes;
-    double valid = 0;
 
     for (size_t i = 0; i < n; i++) {
         const NvmLbaRange *r = &ranges[i];
@@ -1214,26 +1722,43 @@ bool nvm_model_set_mapped(NvmModel *m, const NvmLbaRange *ranges, size_t n,
                         i, r->slba, r->nlb, cap_lbas);
             return false;
         }
-        valid += (double)r->nlb * m->lba_bytes;
     }
     nvm_model_secure_erase(m);
     if (n) {
-        /* the byte counters hold the ranges as one span of that density */
-        m->span_lo = ranges[0].slba * m->lba_bytes;
-        m->span_hi = (ranges[n - 1].slba + ranges[n - 1].nlb) * m->lba_bytes;
-        m->span_valid = valid;
+        /*
+         * The mapping state: written in order up to the end of the last
+         * range (on native cells, as a fill leaves them), then the gaps
+         * between the ranges deallocated; a 4 KiB unit that holds any of
+         * a range's LBAs is mapped.
+         */
+        uint64_t unit = 1ULL << m->lpn_shift;
+        uint64_t end = (ranges[n - 1].slba + ranges[n - 1].nlb) *
+                       m->lba_bytes;
+        uint64_t prev = 0;
+
+        nvm_ftl_reset(m->ftl, (end + unit - 1) >> m->lpn_shift, 0);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t lo = ranges[i].slba * m->lba_bytes;
+
+            if (lo > prev) {
+                nvm_trim(m, prev, lo - prev);
+            }
+            prev = lo + ranges[i].nlb * m->lba_bytes;
+        }
+        m->fill_lpns = nvm_ftl_valid(m->ftl);
+        m->fill_pct = 100.0 * m->fill_lpns /
+                      (double)(m->capacity_bytes >> m->lpn_shift);
+        nvm_quiesce(m);
     }
-    nvm_update_wa(m, true);
     return true;
 }
 
 void nvm_model_state_at(NvmModel *m, uint64_t now_ns)
 {
+    /* background work (folding, GC) and power states count idle time
+     * from busy_until (nvm_bg_idle, nvm_account_idle) */
     if (now_ns > m->busy_until) {
         m->busy_until = now_ns;
-    }
-    if (now_ns > m->fold_clock) {
-        m->fold_clock = now_ns;
     }
 }
 
@@ -1243,6 +1768,9 @@ void nvm_model_reset_stats(NvmModel *m, uint64_t now_ns)
     m->host_written = m->nand_written = m->nand_read = 0;
     m->map_misses = 0;
     m->power_exits = 0;
+    m->buffer_hits = m->gc_bytes = m->fold_bytes = 0;
+    m->erases = m->suspends = 0;
+    m->throttled_ns = 0;
     memset(m->ps_time_ns, 0, sizeof(m->ps_time_ns));
     m->acct_ns = now_ns;
 }
@@ -1279,17 +1807,58 @@ void nvm_model_reset_apst(NvmModel *m)
     }
 }
 
+bool nvm_model_set_hmb(NvmModel *m, uint64_t bytes, GError **errp)
+{
+    if (!m->map_hmb) {
+        g_set_error(errp, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "the drive has DRAM; it takes no host memory buffer");
+        return false;
+    }
+    if (bytes > (1ULL << 40)) {
+        g_set_error(errp, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "host memory buffer of %" G_GUINT64_FORMAT " bytes is "
+                    "implausibly large", bytes);
+        return false;
+    }
+    m->hmb_bytes = bytes;
+    nvm_map_setup(m);
+    return true;
+}
+
+void nvm_model_set_thermal(NvmModel *m, bool enabled)
+{
+    m->thermal_on = enabled;
+    m->temp_c = m->idle_c;
+    m->temp_t = m->now;
+    m->energy_nj = 0;
+    m->core_busy_ns = 0;
+    m->throttled = false;
+    m->slow = 1.0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Statistics */
 
-void nvm_model_get_stats(const NvmModel *m, uint64_t now_ns, NvmStats *st)
+void nvm_model_get_stats(const NvmModel *cm, uint64_t now_ns, NvmStats *st)
 {
-    uint64_t from;
-    double folded = nvm_fold_amount(m, now_ns, &from);
-    double fold_wa = 1.0 + (m->wa - 1.0) * m->rand_frac;
-    double valid = nvm_valid_bytes(m);
+    /*
+     * Logically const: the idle-time background work below is what the
+     * next command would account first, in the same order, so reading the
+     * statistics changes no result.
+     */
+    NvmModel *m = (NvmModel *)cm;
+    NvmFtlCounts fc;
     unsigned state = 0;
 
+    if (now_ns > m->now) {
+        /* the background work a command arriving now would find done */
+        uint64_t keep = m->now;
+
+        m->now = now_ns;
+        nvm_bg_idle(m, now_ns);
+        m->now = keep;
+    }
+    nvm_ftl_counts(m->ftl, &fc);
     memset(st, 0, sizeof(*st));
     for (unsigned c = 0; c < NVM_CLASS_COUNT; c++) {
         const ClassAcc *a = &m->cls[c];
@@ -1307,21 +1876,21 @@ void nvm_model_get_stats(const NvmModel *m, uint64_t now_ns, NvmStats *st)
         }
     }
     st->host_bytes_written = m->host_written;
-    /* as nvm_fold will account it: GC only for the random share */
-    st->nand_bytes_written = m->nand_written + (uint64_t)(folded * fold_wa);
-    st->nand_bytes_read = m->nand_read + (uint64_t)folded;
+    st->nand_bytes_written = m->nand_written;
+    st->nand_bytes_read = m->nand_read;
     st->total_host_bytes_written = m->total_host_written;
-    st->total_nand_bytes_written = (uint64_t)(m->total_nand_written +
-                                              folded * fold_wa);
+    st->total_nand_bytes_written = (uint64_t)m->total_nand_written;
     st->write_amplification = m->host_written ?
-        (double)st->nand_bytes_written / m->host_written : 0;
-    st->gc_wa_now = m->wa;
+        (double)m->nand_written / m->host_written : 0;
+    st->gc_wa_now = m->gc_wa;
     st->wear_pct = m->wear_pct_base +
-                   100.0 * st->total_nand_bytes_written / m->endurance_bytes;
-    st->valid_bytes = valid > 0 ? (uint64_t)valid : 0;
-    st->fill_pct = 100.0 * valid / m->capacity_bytes;
-    st->slc_used_bytes = (uint64_t)(m->slc_used - folded);
-    st->slc_size_bytes = (uint64_t)nvm_slc_capacity(m);
+                   100.0 * m->total_nand_written / m->endurance_bytes;
+    st->valid_bytes = fc.valid << m->lpn_shift;
+    /* right after a fill, the level it was set to (held in whole regions) */
+    st->fill_pct = m->pristine ? m->fill_pct
+                               : 100.0 * st->valid_bytes / m->capacity_bytes;
+    st->slc_used_bytes = fc.slc_written << m->lpn_shift;
+    st->slc_size_bytes = nvm_slc_size(m, fc.valid) << m->lpn_shift;
     st->map_misses = m->map_misses;
     st->power_exits = m->power_exits;
     memcpy(st->ps_time_ns, m->ps_time_ns, sizeof(st->ps_time_ns));
@@ -1338,4 +1907,16 @@ void nvm_model_get_stats(const NvmModel *m, uint64_t now_ns, NvmStats *st)
         st->ps_time_ns[0] += now_ns - m->acct_ns;
     }
     st->power_state = state;
+    st->buffer_read_hits = m->buffer_hits;
+    st->gc_bytes = m->gc_bytes;
+    st->fold_bytes = m->fold_bytes;
+    st->erases = m->erases;
+    st->suspends = m->suspends;
+    st->free_superblocks = fc.free_sbs;
+    st->hmb_bytes = m->hmb_bytes;
+    st->temp_c = m->thermal_on ? m->temp_c : m->idle_c;
+    st->throttled_ns = m->throttled_ns;
+    st->throttles = m->throttles;
+    st->total_throttled_ns = m->total_throttled_ns;
+    st->map_state_bytes = nvm_ftl_memory_bytes(m->ftl);
 }

@@ -27,6 +27,9 @@
 #define NVM_MAX_PAGE_BYTES 65536
 #define NVM_MAX_WRITE_BUFFER_BYTES (1ULL << 30)      /* 1 GiB */
 #define NVM_MAX_MAP_TAGS (1U << 20)                  /* partial map slots */
+/* Mapping state: 4 KiB regions up to 2 TiB, coarser beyond (2^29 of them) */
+#define NVM_MAX_MAP_REGIONS (1ULL << 29)
+#define NVM_MAX_SUPERBLOCKS 65000
 
 /* Cell modes, numbered by bits per cell. */
 typedef enum NvmCellMode {
@@ -61,6 +64,14 @@ typedef struct NvmLbaFormats {
     uint8_t rp[NVM_MAX_LBA_FORMATS];
 } NvmLbaFormats;
 
+/* A parameter `nvmimic fit` may change: [fit] in the file that sets it. */
+typedef struct NvmFreeParam {
+    char *group;
+    char *key;
+    char *file;                 /* the part or drive file that sets it */
+    double lo, hi;              /* the range the fit searches */
+} NvmFreeParam;
+
 /*
  * A drive profile, loaded from profiles/<name>.ini.  Identity fields are for
  * the device (Identify Controller, PCI config space, SMART); the rest drives
@@ -70,6 +81,11 @@ typedef struct NvmProfile {
     char *name;                 /* file name without .ini */
     char *path;
     char *description;
+    /* [parts]: shared part files (NULL for a self-contained profile) */
+    char *nand_part, *nand_part_path;
+    char *controller_part, *controller_part_path;
+    NvmFreeParam *free_params;  /* from the [fit] sections */
+    unsigned n_free_params;
 
     /* [identity] */
     char *vendor;
@@ -125,6 +141,13 @@ typedef struct NvmProfile {
     double trim_cmd_ns;
     double read_path_mbps;
     double write_path_mbps;
+    uint64_t map_sram_bytes;    /* on-chip map cache of a DRAM-less design */
+    uint32_t max_channels;      /* what the controller can drive */
+    uint32_t max_dies_per_channel;
+    double nand_power_budget_mw;    /* programs/erases at once, by power */
+    double idle_w;              /* controller + DRAM power, idle */
+    double active_w;            /* ... with every core busy */
+    double hmb_rtt_ns;          /* device read of host memory, round trip */
 
     /* [nand] */
     NvmCellMode cell_mode;      /* native mode: TLC or QLC */
@@ -134,7 +157,8 @@ typedef struct NvmProfile {
     uint32_t page_bytes;
     uint32_t pages_per_block;
     double channel_mbps;
-    uint64_t raw_bytes;
+    uint64_t die_bytes;
+    uint64_t raw_bytes;         /* derived: dies x die-bytes */
     double read_us_slc;
     double read_us_native;
     double program_us_slc;
@@ -143,6 +167,10 @@ typedef struct NvmProfile {
     bool independent_plane_reads;
     bool program_suspend;
     double suspend_us;
+    double resume_us;           /* a suspended program/erase is this longer */
+    uint32_t max_suspends;      /* per program or erase */
+    double read_mw, program_mw, erase_mw;   /* one active die */
+    double program_slc_mw;
 
     /* [cache] */
     uint64_t write_buffer_bytes;
@@ -153,13 +181,24 @@ typedef struct NvmProfile {
     /* [map] */
     NvmMapKind map_kind;
     uint64_t map_cache_bytes;
+    uint64_t map_hmb_min_bytes;
     uint32_t map_entry_bytes;
     uint32_t map_unit_bytes;
     uint32_t map_chunk_bytes;
     bool map_miss_blocks_core;
+    bool map_update_blocks_core;
 
     /* [gc] */
     uint64_t gc_reserved_bytes;
+    uint32_t gc_start_free;     /* superblocks: GC runs below this many free */
+    uint32_t gc_urgent_free;    /* ... and stalls host writes at this many */
+
+    /* [thermal] */
+    bool thermal_enabled;
+    double thermal_c_per_w;
+    double thermal_tau_s;
+    double throttle_c;
+    double throttle_slowdown;
 
     /* [power] */
     uint32_t n_power_states;
@@ -190,6 +229,22 @@ typedef struct NvmProfile {
  */
 NvmProfile *nvm_profile_load(const char *name_or_path, const char *search_dir,
                              GError **errp);
+/*
+ * As nvm_profile_load, with values replaced after the files are composed:
+ * @overrides holds "group", "key", "value" triples, NULL-terminated (the
+ * fit's trial values, tests).  They pass the same checks as file values.
+ */
+NvmProfile *nvm_profile_load_with(const char *name_or_path,
+                                  const char *search_dir,
+                                  const char *const *overrides,
+                                  GError **errp);
+/*
+ * The drive's key set composed from its part files and its own file, as
+ * one self-contained profile text (no [parts], no [fit]): what the strict
+ * loader checks.  Free with g_free.
+ */
+char *nvm_profile_compose_text(const char *name_or_path,
+                               const char *search_dir, GError **errp);
 /* The same from @len bytes of profile text; @path names it in errors. */
 NvmProfile *nvm_profile_load_data(const char *path, const char *data,
                                   size_t len, GError **errp);
@@ -232,10 +287,14 @@ const char *nvm_op_name(NvmOp op);
 /* The operation named @name; false if none is. */
 bool nvm_op_from_name(const char *name, NvmOp *op);
 
+/* NvmCmd.flags */
+#define NVM_CMD_FUA 1u          /* write: complete once it is on NAND */
+
 typedef struct NvmCmd {
     NvmOp op;
     uint64_t slba;
     uint32_t nlb;               /* number of logical blocks (not 0-based) */
+    uint32_t flags;             /* NVM_CMD_* */
 } NvmCmd;
 
 typedef struct NvmModel NvmModel;
@@ -257,6 +316,20 @@ uint64_t nvm_model_submit(NvmModel *m, const NvmCmd *cmd, uint64_t now_ns);
 bool nvm_model_set_fill(NvmModel *m, double pct, GError **errp);
 bool nvm_model_set_slc_used(NvmModel *m, uint64_t bytes, GError **errp);
 bool nvm_model_set_wear(NvmModel *m, double pct, GError **errp);
+/*
+ * The map cache as a run over [@start_bytes, +@span_bytes) leaves it: the
+ * chunks of that range cached, the latest where two compete for a slot
+ * (for simulated runs shorter than the minutes a review's point lasts).
+ */
+void nvm_model_warm_map(NvmModel *m, uint64_t start_bytes,
+                        uint64_t span_bytes);
+/*
+ * Right after a fill: [@start_bytes, +@span_bytes) rewritten at random
+ * until greedy GC reached its steady state (the state the reviews' earlier
+ * write tests leave on their span), computed, not simulated.
+ */
+bool nvm_model_set_steady_random(NvmModel *m, uint64_t start_bytes,
+                                 uint64_t span_bytes, GError **errp);
 void nvm_model_secure_erase(NvmModel *m);
 /*
  * The state injected by the calls above holds from @now_ns: the drive was
@@ -292,6 +365,15 @@ bool nvm_model_set_apst(NvmModel *m, bool enabled, const uint32_t *idle_ms,
                         unsigned n, GError **errp);
 void nvm_model_reset_apst(NvmModel *m);
 
+/*
+ * Host Memory Buffer the host granted (Set Features 0x0d), in bytes; 0 =
+ * none.  Only for a DRAM-less profile ([map] kind = hmb); a new model
+ * starts with the profile's cache-bytes, as a host that honours HMPRE.
+ */
+bool nvm_model_set_hmb(NvmModel *m, uint64_t bytes, GError **errp);
+/* Thermal model on or off (the profile's [thermal] enabled by default). */
+void nvm_model_set_thermal(NvmModel *m, bool enabled);
+
 typedef struct NvmClassStats {
     uint64_t count;
     uint64_t bytes;
@@ -311,7 +393,7 @@ typedef struct NvmStats {
     uint64_t total_host_bytes_written;  /* lifetime, incl. injected wear */
     uint64_t total_nand_bytes_written;
     double write_amplification;         /* nand / host since reset */
-    double gc_wa_now;                   /* current analytical GC WA */
+    double gc_wa_now;                   /* WA of the latest GC victim */
     double wear_pct;                    /* of rated endurance */
     double fill_pct;
     uint64_t valid_bytes;
@@ -321,9 +403,26 @@ typedef struct NvmStats {
     uint64_t power_exits;
     unsigned power_state;               /* state at the time of the query */
     uint64_t ps_time_ns[NVM_MAX_POWER_STATES];
+    /* since reset, unless noted */
+    uint64_t buffer_read_hits;          /* reads served from the buffer */
+    uint64_t gc_bytes;                  /* relocated by GC */
+    uint64_t fold_bytes;                /* moved from SLC to native */
+    uint64_t erases;                    /* die block erases */
+    uint64_t suspends;                  /* program/erase suspends */
+    uint32_t free_superblocks;          /* now */
+    uint64_t hmb_bytes;                 /* now */
+    double temp_c;                      /* now */
+    uint64_t throttled_ns;              /* time at the throttle threshold */
+    uint64_t throttles;                 /* lifetime: times throttling began */
+    uint64_t total_throttled_ns;        /* lifetime */
+    uint64_t map_state_bytes;           /* now: the mapping state */
 } NvmStats;
 
-/* Statistics up to @now_ns (the model is not changed). */
+/*
+ * Statistics up to @now_ns.  Background work (folding, GC) that the drive
+ * does by @now_ns is accounted first (it would be at the next command
+ * anyway): the results do not depend on when or how often they are read.
+ */
 void nvm_model_get_stats(const NvmModel *m, uint64_t now_ns, NvmStats *st);
 uint64_t nvm_hist_bucket_upper_ns(unsigned bucket);
 /* The bucket @ns falls in (for histograms of other times, in ns). */

@@ -220,6 +220,10 @@ static const KeyDesc key_table[] = {
       OFF(cmd_overhead_bytes), KF_REQ,
       BOUND(1, 4096, "bytes", "a few TLPs per command"),
       "per-command link traffic: SQE fetch, CQE, doorbell, MSI-X" },
+    { "host-interface", "hmb-rtt-ns", KT_DBL, OFF(hmb_rtt_ns), KF_REQ,
+      BOUND(50, 100000, "ns",
+            "a device read of host memory takes ~0.5-2 us on PCIe"),
+      "round trip of a device read of host memory (an HMB map chunk)" },
 
     { "controller", "cores", KT_U32, OFF(cores), KF_REQ,
       BOUND(1, NVM_MAX_CORES, "cores", "the model's per-core state"),
@@ -242,6 +246,29 @@ static const KeyDesc key_table[] = {
     { "controller", "write-path-mbps", KT_DBL, OFF(write_path_mbps), KF_REQ,
       BOUND(10, 1e6, "MB/s", WHY_PATH),
       "write data path throughput (DMA + encode), shared" },
+    { "controller", "map-sram-bytes", KT_U64, OFF(map_sram_bytes), KF_REQ,
+      BOUND(0, 64 * MIB, "bytes",
+            "controllers carry a few MiB of SRAM; 4 B of tags per chunk"),
+      "on-chip cache of map chunks in front of the HMB (0: none)" },
+    { "controller", "max-channels", KT_U32, OFF(max_channels), KF_REQ,
+      BOUND(1, NVM_MAX_CHANNELS, "channels", "controllers have 2-16"),
+      "flash channels the controller drives" },
+    { "controller", "max-dies-per-channel", KT_U32,
+      OFF(max_dies_per_channel), KF_REQ,
+      BOUND(1, NVM_MAX_DIES, "dies", "chip enables x LUNs per channel"),
+      "dies the controller addresses on one channel (CE x LUN)" },
+    { "controller", "nand-power-budget-mw", KT_DBL,
+      OFF(nand_power_budget_mw), KF_REQ,
+      BOUND(10, 100000, "mW",
+            "a drive's NAND draws at most a few to tens of W"),
+      "NAND power the controller allows at once: programs and erases "
+      "start only while it lasts" },
+    { "controller", "idle-w", KT_DBL, OFF(idle_w), KF_REQ,
+      BOUND(0, 50, "W", "an M.2/U.2 drive draws at most tens of W"),
+      "controller and DRAM power while idle in PS0 (thermal model)" },
+    { "controller", "active-w", KT_DBL, OFF(active_w), KF_REQ,
+      BOUND(0, 50, "W", "an M.2/U.2 drive draws at most tens of W"),
+      "controller and DRAM power with every core busy (thermal model)" },
 
     { "nand", "cell-mode", KT_CELL, OFF(cell_mode), KF_REQ, NO_BOUND,
       "native cell mode: tlc or qlc (SLC is the cache mode)" },
@@ -268,10 +295,9 @@ static const KeyDesc key_table[] = {
       BOUND(10, 10000, "MB/s",
             "ONFI and Toggle buses run 40-3600 MT/s on 8 bits"),
       "channel (bus) transfer rate" },
-    { "nand", "raw-bytes", KT_U64, OFF(raw_bytes), KF_REQ,
-      BOUND(MIB, 2 * NVM_MAX_CAPACITY_BYTES, "bytes",
-            "twice the largest capacity"),
-      "raw NAND capacity in native mode (dies x die size)" },
+    { "nand", "die-bytes", KT_U64, OFF(die_bytes), KF_REQ,
+      BOUND(MIB, 4 * TIB, "bytes", "dies hold 32 Gb to 2 Tb"),
+      "raw capacity of one die in native mode" },
     { "nand", "read-us-slc", KT_DBL, OFF(read_us_slc), KF_REQ,
       BOUND(1, 10000, "us", WHY_READ_US),
       "page read time (tR) in SLC mode" },
@@ -302,6 +328,25 @@ static const KeyDesc key_table[] = {
     { "nand", "suspend-us", KT_DBL, OFF(suspend_us), KF_REQ,
       BOUND(0.1, 1000, "us", "suspend and resume cost tens of us"),
       "cost a read pays to suspend a program" },
+    { "nand", "resume-us", KT_DBL, OFF(resume_us), KF_REQ,
+      BOUND(0, 1000, "us", "suspend and resume cost tens of us"),
+      "extra time a suspended program or erase takes on resuming" },
+    { "nand", "max-suspends", KT_U32, OFF(max_suspends), KF_REQ,
+      BOUND(0, 100, "suspends",
+            "parts allow a handful per operation; 0 = reads wait"),
+      "suspends one program or erase allows (then reads wait)" },
+    { "nand", "read-mw", KT_DBL, OFF(read_mw), KF_REQ,
+      BOUND(0, 5000, "mW", "a die draws tens to hundreds of mW"),
+      "power of one die reading (thermal model)" },
+    { "nand", "program-mw", KT_DBL, OFF(program_mw), KF_REQ,
+      BOUND(0, 5000, "mW", "a die draws tens to hundreds of mW"),
+      "power of one die programming (thermal model)" },
+    { "nand", "program-slc-mw", KT_DBL, OFF(program_slc_mw), KF_REQ,
+      BOUND(0, 5000, "mW", "a die draws tens to hundreds of mW"),
+      "power of one die programming in SLC mode" },
+    { "nand", "erase-mw", KT_DBL, OFF(erase_mw), KF_REQ,
+      BOUND(0, 5000, "mW", "a die draws tens to hundreds of mW"),
+      "power of one die erasing (thermal model)" },
 
     { "cache", "write-buffer-bytes", KT_U64, OFF(write_buffer_bytes), KF_REQ,
       BOUND(64 * KIB, NVM_MAX_WRITE_BUFFER_BYTES, "bytes",
@@ -324,7 +369,12 @@ static const KeyDesc key_table[] = {
       BOUND(4 * KIB, 64 * GIB, "bytes",
             "HMBs are tens of MB, DRAM ~1 GB per TB; a partial map's tag "
             "count is bounded too"),
-      "map cache: DRAM size or host memory buffer size" },
+      "map cache: DRAM size, or the host memory buffer the drive asks "
+      "for (Identify HMPRE)" },
+    { "map", "hmb-min-bytes", KT_U64, OFF(map_hmb_min_bytes), KF_REQ,
+      BOUND(0, 64 * GIB, "bytes",
+            "at most cache-bytes (HMPRE); 0 for a drive with DRAM"),
+      "smallest host memory buffer the drive uses (Identify HMMIN)" },
     { "map", "entry-bytes", KT_U32, OFF(map_entry_bytes), KF_REQ | KF_POW2,
       BOUND(1, 16, "bytes", "page-level maps use 4-8 B entries"),
       "bytes per map entry" },
@@ -338,11 +388,22 @@ static const KeyDesc key_table[] = {
       "map bytes read from NAND (SLC) on a map cache miss" },
     { "map", "miss-blocks-core", KT_BOOL, OFF(map_miss_blocks_core), KF_REQ,
       NO_BOUND,
-      "the firmware core waits for a map miss (synchronous load)" },
+      "the firmware core waits for a read's map miss (synchronous load)" },
+    { "map", "update-blocks-core", KT_BOOL, OFF(map_update_blocks_core),
+      KF_REQ, NO_BOUND,
+      "the core waits for the map chunk a write updates when it misses" },
 
     { "gc", "reserved-bytes", KT_U64, OFF(gc_reserved_bytes), KF_REQ,
       BOUND(0, 2 * NVM_MAX_CAPACITY_BYTES, "bytes", "at most raw-bytes"),
       "raw NAND not available to data or spare (firmware, parity)" },
+    { "gc", "start-free-blocks", KT_U32, OFF(gc_start_free), KF_REQ,
+      BOUND(2, 4096, "superblocks",
+            "firmware keeps a few free blocks per die"),
+      "GC reclaims superblocks while fewer than this many are free" },
+    { "gc", "urgent-free-blocks", KT_U32, OFF(gc_urgent_free), KF_REQ,
+      BOUND(1, 4096, "superblocks",
+            "firmware keeps a few free blocks per die"),
+      "at this many free superblocks host writes wait for GC" },
 
     { "power", "states", KT_U32, OFF(n_power_states), KF_REQ,
       BOUND(1, NVM_MAX_POWER_STATES, "states",
@@ -376,6 +437,22 @@ static const KeyDesc key_table[] = {
       BOUND(1, 100000, "us",
             "a retry is a re-read plus soft decode: 0.1-10 ms"),
       "extra time of a read retry" },
+
+    { "thermal", "enabled", KT_BOOL, OFF(thermal_enabled), KF_REQ,
+      NO_BOUND, "the thermal model runs (the device can turn it off)" },
+    { "thermal", "c-per-w", KT_DBL, OFF(thermal_c_per_w), KF_REQ,
+      BOUND(0.1, 100, "C/W", "an M.2 drive in air: a few C per W"),
+      "temperature rise per watt above idle-w at steady state (an idle "
+      "drive reads temp-idle-c)" },
+    { "thermal", "time-constant-s", KT_DBL, OFF(thermal_tau_s), KF_REQ,
+      BOUND(0.1, 3600, "s", "a drive heats up in tens of seconds"),
+      "how fast the temperature follows the power" },
+    { "thermal", "throttle-c", KT_DBL, OFF(throttle_c), KF_REQ,
+      BOUND(30, 125, "C", WHY_TEMP),
+      "temperature at which the firmware throttles" },
+    { "thermal", "throttle-slowdown", KT_DBL, OFF(throttle_slowdown), KF_REQ,
+      BOUND(1, 100, "x", "throttling halves to quarters the speed"),
+      "NAND operations take this many times longer while throttled" },
 
     { "review", "state", KT_REVIEW, OFF(review_state), KF_REQ, NO_BOUND,
       "review starting state: filled or erased" },
@@ -510,6 +587,66 @@ bool nvm_profile_key_info(unsigned i, NvmProfileKeyInfo *ki)
                   : d->flags & KF_QLC ? NVM_CELL_QLC : 0;
     format_range(d, d->flags & KF_HEX, ki->range, sizeof(ki->range));
     return true;
+}
+
+/* Where each key of a composed profile came from (errors name it). */
+typedef struct Src {
+    const char *drive;          /* the drive file */
+    GHashTable *by_key;         /* "group\nkey" -> file; NULL: all drive */
+    /* by KeyPart: the part file a missing key is looked for in */
+    const char *part_file[3];
+} Src;
+
+typedef enum KeyPart {
+    KP_DRIVE,
+    KP_NAND,
+    KP_CONTROLLER,
+} KeyPart;
+
+static const char *const part_names[] = { "drive", "nand", "controller" };
+
+/*
+ * Which file a key belongs in when a drive is composed of parts: NAND
+ * properties in the NAND part, the controller's and its firmware's design
+ * in the controller part, geometry, policy, identity in the drive.
+ */
+static KeyPart key_part(const char *group, const char *key)
+{
+    if (!strcmp(group, "controller") || !strcmp(group, "host-interface")) {
+        return KP_CONTROLLER;
+    }
+    if (!strcmp(group, "variability")) {
+        return KP_NAND;
+    }
+    if (!strcmp(group, "nand")) {
+        return !strcmp(key, "channels") || !strcmp(key, "dies-per-channel")
+               ? KP_DRIVE : KP_NAND;
+    }
+    if (!strcmp(group, "map")) {
+        return !strcmp(key, "cache-bytes") ||
+               !strcmp(key, "hmb-min-bytes") ? KP_DRIVE : KP_CONTROLLER;
+    }
+    if (!strcmp(group, "power")) {
+        return g_str_has_prefix(key, "link-") || g_str_has_prefix(key, "core-")
+               ? KP_CONTROLLER : KP_DRIVE;
+    }
+    return KP_DRIVE;
+}
+
+static const char *src_file(const Src *s, const char *group, const char *key)
+{
+    const char *f = NULL;
+
+    if (s->by_key && key) {
+        g_autofree char *k = g_strconcat(group, "\n", key, NULL);
+
+        f = g_hash_table_lookup(s->by_key, k);
+        if (!f) {
+            /* a missing key: the file it belongs in */
+            f = s->part_file[key_part(group, key)];
+        }
+    }
+    return f ? f : s->drive;
 }
 
 static void set_err(GError **errp, const char *file, const char *group,
@@ -793,9 +930,11 @@ static bool parse_value(const char *val, const KeyDesc *d, void *dst,
 }
 
 /* Parse key @d of [@group] in @kf into @base; false with the error set. */
-static bool load_key(GKeyFile *kf, const char *f, const char *group,
+static bool load_key(GKeyFile *kf, const Src *src, const char *group,
                      const KeyDesc *d, void *base, GError **errp)
 {
+    const char *f = src_file(src, group, d->key);
+
     g_autofree char *val = g_key_file_get_value(kf, group, d->key, NULL);
     g_autofree char *range_err = NULL;
     const char *why = NULL;
@@ -842,18 +981,22 @@ static bool group_known(const char *group)
     return false;
 }
 
+#define F(g, k) src_file(src, (g), (k))
+
 /* Identify Controller fields: agreement with each other and the rest. */
-static bool check_identify(const NvmProfile *p, const char *f, GError **errp)
+static bool check_identify(const NvmProfile *p, const Src *src,
+                           GError **errp)
 {
     bool found = false;
 
     if (!(p->frmw & 0xe)) {
-        set_err(errp, f, "identity", "frmw",
+        set_err(errp, F("identity", "frmw"), "identity", "frmw",
                 "bits 3:1 give the number of firmware slots, 1 to 7");
         return false;
     }
     if (p->unvmcap_bytes > p->tnvmcap_bytes) {
-        set_err(errp, f, "identity", "unvmcap-bytes",
+        set_err(errp, F("identity", "unvmcap-bytes"), "identity",
+                "unvmcap-bytes",
                 "more than tnvmcap-bytes");
         return false;
     }
@@ -861,7 +1004,7 @@ static bool check_identify(const NvmProfile *p, const char *f, GError **errp)
         found |= p->lba_formats.bytes[i] == p->lba_bytes;
     }
     if (!found) {
-        set_err(errp, f, "identity", "lba-formats",
+        set_err(errp, F("identity", "lba-formats"), "identity", "lba-formats",
                 "does not list lba-bytes %u, the format the drive ships in",
                 p->lba_bytes);
         return false;
@@ -873,71 +1016,152 @@ static bool check_identify(const NvmProfile *p, const char *f, GError **errp)
  * Cross-key checks: geometry and sizes that cannot exist.  The per-key
  * bounds keep every product here far below 2^64.
  */
-static bool check_geometry(const NvmProfile *p, const char *f, GError **errp)
+static bool check_geometry(NvmProfile *p, const Src *src, GError **errp)
 {
     uint64_t dies = (uint64_t)p->channels * p->dies_per_channel;
+    uint64_t block = (uint64_t)p->pages_per_block * p->planes *
+                     p->page_bytes;
+    uint64_t sb_bytes, nsb, need;
     uint64_t unit = (uint64_t)p->planes * p->page_bytes * p->cell_mode;
     uint64_t map_bytes = p->capacity_bytes / p->map_unit_bytes *
                          p->map_entry_bytes;
 
     if (p->lba_bytes != 512 && p->lba_bytes != 4096) {
-        set_err(errp, f, "identity", "lba-bytes", "must be 512 or 4096");
+        set_err(errp, F("identity", "lba-bytes"), "identity", "lba-bytes",
+                "must be 512 or 4096");
         return false;
     }
-    if (!check_identify(p, f, errp)) {
+    if (!check_identify(p, src, errp)) {
         return false;
     }
     if (p->capacity_bytes % p->lba_bytes) {
-        set_err(errp, f, "identity", "capacity-bytes",
+        set_err(errp, F("identity", "capacity-bytes"), "identity",
+                "capacity-bytes",
                 "%" G_GUINT64_FORMAT " is not a multiple of lba-bytes %u",
                 p->capacity_bytes, p->lba_bytes);
         return false;
     }
     if (p->temp_crit_c <= p->temp_warn_c) {
-        set_err(errp, f, "identity", "temp-crit-c",
+        set_err(errp, F("identity", "temp-crit-c"), "identity", "temp-crit-c",
                 "must be above temp-warn-c");
         return false;
     }
     if (dies > NVM_MAX_DIES) {
-        set_err(errp, f, "nand", "dies-per-channel",
+        set_err(errp, F("nand", "dies-per-channel"), "nand", "dies-per-channel",
                 "channels x dies-per-channel exceeds %d", NVM_MAX_DIES);
         return false;
     }
-    if (p->raw_bytes < p->capacity_bytes + p->gc_reserved_bytes +
-        p->slc_static_bytes * p->cell_mode) {
-        set_err(errp, f, "nand", "raw-bytes",
-                "smaller than capacity + reserved + static SLC: "
-                "no room for the data");
+    if (p->channels > p->max_channels) {
+        set_err(errp, F("nand", "channels"), "nand", "channels",
+                "%u, but the controller%s%s drives at most %u", p->channels,
+                p->controller_part ? " " : "",
+                p->controller_part ? p->controller_part : "",
+                p->max_channels);
         return false;
     }
-    if (p->raw_bytes % (dies * p->planes * p->page_bytes)) {
-        set_err(errp, f, "nand", "raw-bytes",
-                "not a whole number of pages on every plane of every die");
+    if (p->dies_per_channel > p->max_dies_per_channel) {
+        set_err(errp, F("nand", "dies-per-channel"), "nand",
+                "dies-per-channel",
+                "%u, but the controller%s%s addresses at most %u per "
+                "channel", p->dies_per_channel,
+                p->controller_part ? " " : "",
+                p->controller_part ? p->controller_part : "",
+                p->max_dies_per_channel);
+        return false;
+    }
+    if (p->die_bytes < 4 * block) {
+        set_err(errp, F("nand", "die-bytes"), "nand", "die-bytes",
+                "holds fewer than 4 blocks (pages-per-block x planes x "
+                "page-bytes = %" G_GUINT64_FORMAT ")", block);
+        return false;
+    }
+    if (p->pages_per_block % p->cell_mode) {
+        set_err(errp, F("nand", "pages-per-block"), "nand",
+                "pages-per-block", "not a multiple of the %u bits per cell",
+                (unsigned)p->cell_mode);
+        return false;
+    }
+    p->raw_bytes = dies * p->die_bytes;
+    if (p->raw_bytes < p->capacity_bytes + p->gc_reserved_bytes +
+        p->slc_static_bytes * p->cell_mode) {
+        set_err(errp, F("nand", "dies-per-channel"), "nand",
+                "dies-per-channel",
+                "%" G_GUINT64_FORMAT " dies of die-bytes hold less than "
+                "capacity + reserved + static SLC: no room for the data",
+                dies);
+        return false;
+    }
+    /* Superblocks: one block per die; the FTL records them in 16 bits. */
+    sb_bytes = dies * block;
+    nsb = p->die_bytes / block - (p->gc_reserved_bytes + sb_bytes - 1) /
+          sb_bytes;
+    need = (p->capacity_bytes + sb_bytes - 1) / sb_bytes +
+           (p->slc_static_bytes * p->cell_mode + sb_bytes - 1) / sb_bytes +
+           p->gc_urgent_free + 3;
+    if (nsb > NVM_MAX_SUPERBLOCKS) {
+        set_err(errp, F("nand", "pages-per-block"), "nand",
+                "pages-per-block", "%" G_GUINT64_FORMAT " blocks per die; "
+                "at most %u are modelled", nsb, NVM_MAX_SUPERBLOCKS);
+        return false;
+    }
+    if (nsb < need) {
+        set_err(errp, F("gc", "reserved-bytes"), "gc", "reserved-bytes",
+                "leaves %" G_GUINT64_FORMAT " superblocks of %"
+                G_GUINT64_FORMAT " bytes; the data, static SLC and "
+                "urgent-free-blocks + 3 open ones need %" G_GUINT64_FORMAT,
+                nsb, sb_bytes, need);
+        return false;
+    }
+    if (p->gc_urgent_free >= p->gc_start_free) {
+        set_err(errp, F("gc", "urgent-free-blocks"), "gc",
+                "urgent-free-blocks", "must be below start-free-blocks");
+        return false;
+    }
+    if (p->active_w < p->idle_w) {
+        set_err(errp, F("controller", "active-w"), "controller", "active-w",
+                "below idle-w");
+        return false;
+    }
+    if (p->map_unit_bytes > p->page_bytes) {
+        set_err(errp, F("map", "unit-bytes"), "map", "unit-bytes",
+                "larger than page-bytes");
         return false;
     }
     if (p->write_buffer_bytes < 2 * unit) {
-        set_err(errp, f, "cache", "write-buffer-bytes",
+        set_err(errp, F("cache", "write-buffer-bytes"), "cache",
+                "write-buffer-bytes",
                 "must hold two native program units (%" G_GUINT64_FORMAT
                 " bytes)", 2 * unit);
         return false;
     }
     if (p->map_unit_bytes % p->lba_bytes) {
-        set_err(errp, f, "map", "unit-bytes",
+        set_err(errp, F("map", "unit-bytes"), "map", "unit-bytes",
                 "must be a multiple of lba-bytes");
         return false;
     }
     if (p->map_entry_bytes > p->map_chunk_bytes) {
-        set_err(errp, f, "map", "entry-bytes", "larger than chunk-bytes");
+        set_err(errp, F("map", "entry-bytes"), "map", "entry-bytes",
+                "larger than chunk-bytes");
         return false;
     }
     if (p->map_chunk_bytes > p->page_bytes) {
-        set_err(errp, f, "map", "chunk-bytes", "larger than page-bytes");
+        set_err(errp, F("map", "chunk-bytes"), "map", "chunk-bytes",
+                "larger than page-bytes");
+        return false;
+    }
+    if (p->map_kind == NVM_MAP_DRAM ? p->map_hmb_min_bytes != 0 :
+        p->map_hmb_min_bytes > p->map_cache_bytes ||
+        p->map_cache_bytes % 4096 || p->map_hmb_min_bytes % 4096 ||
+        p->map_cache_bytes / 4096 > UINT32_MAX) {
+        set_err(errp, F("map", "hmb-min-bytes"), "map", "hmb-min-bytes",
+                "must be 0 for kind = dram; for kind = hmb at most "
+                "cache-bytes, both whole 4 KiB units (Identify HMPRE/HMMIN)");
         return false;
     }
     /* A partial map keeps one tag per chunk the cache holds. */
     if (p->map_cache_bytes < map_bytes &&
         p->map_cache_bytes / p->map_chunk_bytes > NVM_MAX_MAP_TAGS) {
-        set_err(errp, f, "map", "cache-bytes",
+        set_err(errp, F("map", "cache-bytes"), "map", "cache-bytes",
                 "a partial map of %" G_GUINT64_FORMAT " chunks of "
                 "chunk-bytes; at most %u are modelled",
                 p->map_cache_bytes / p->map_chunk_bytes, NVM_MAX_MAP_TAGS);
@@ -946,7 +1170,7 @@ static bool check_geometry(const NvmProfile *p, const char *f, GError **errp)
     return true;
 }
 
-static bool load_power_states(GKeyFile *kf, NvmProfile *p, const char *f,
+static bool load_power_states(GKeyFile *kf, NvmProfile *p, const Src *src,
                               GError **errp)
 {
     for (unsigned s = 0; s < p->n_power_states; s++) {
@@ -956,7 +1180,7 @@ static bool load_power_states(GKeyFile *kf, NvmProfile *p, const char *f,
         snprintf(group, sizeof(group), "power-state-%u", s);
         keys = g_key_file_get_keys(kf, group, NULL, NULL);
         if (!keys) {
-            set_err(errp, f, group, NULL,
+            set_err(errp, F("power", "states"), group, NULL,
                     "missing section ([power] states = %u)",
                     p->n_power_states);
             return false;
@@ -968,22 +1192,23 @@ static bool load_power_states(GKeyFile *kf, NvmProfile *p, const char *f,
                 found |= !strcmp(*k, ps_table[i].key);
             }
             if (!found) {
-                set_err(errp, f, group, *k, "unknown key");
+                set_err(errp, F(group, *k), group, *k, "unknown key");
                 return false;
             }
         }
         for (size_t i = 0; i < N_PS_KEYS; i++) {
-            if (!load_key(kf, f, group, &ps_table[i], &p->ps[s], errp)) {
+            if (!load_key(kf, src, group, &ps_table[i], &p->ps[s], errp)) {
                 return false;
             }
         }
         if (s == 0 && p->ps[s].non_operational) {
-            set_err(errp, f, group, "non-operational",
-                    "power state 0 must be operational");
+            set_err(errp, F(group, "non-operational"), group,
+                    "non-operational", "power state 0 must be operational");
             return false;
         }
         if (p->ps[s].idle_before_entry_ms && !p->ps[s].non_operational) {
-            set_err(errp, f, group, "idle-before-entry-ms",
+            set_err(errp, F(group, "idle-before-entry-ms"), group,
+                    "idle-before-entry-ms",
                     "APST only enters non-operational states");
             return false;
         }
@@ -1002,9 +1227,9 @@ static bool power_group_in_range(const char *group, unsigned n)
     return s < n;
 }
 
-static NvmProfile *profile_parse(GKeyFile *kf, const char *f, GError **errp)
+static NvmProfile *profile_parse(GKeyFile *kf, const Src *src,
+                                 NvmProfile *p, GError **errp)
 {
-    NvmProfile *p = g_new0(NvmProfile, 1);
     g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
     g_autofree char *cell = g_key_file_get_value(kf, "nand", "cell-mode",
                                                  NULL);
@@ -1018,7 +1243,7 @@ static NvmProfile *profile_parse(GKeyFile *kf, const char *f, GError **errp)
 
     /* Pass 1: the number of power states decides which groups exist. */
     if (g_key_file_has_key(kf, "power", "states", NULL) &&
-        !load_key(kf, f, "power", find_key("power", "states"), p, errp)) {
+        !load_key(kf, src, "power", find_key("power", "states"), p, errp)) {
         goto fail;
     }
 
@@ -1029,22 +1254,23 @@ static NvmProfile *profile_parse(GKeyFile *kf, const char *f, GError **errp)
         if (power_group_in_range(*g, p->n_power_states)) {
             continue;
         }
+        keys = g_key_file_get_keys(kf, *g, NULL, NULL);
         if (!group_known(*g)) {
-            set_err(errp, f, *g, NULL, "unknown section");
+            set_err(errp, F(*g, keys && *keys ? *keys : NULL), *g, NULL,
+                    "unknown section");
             goto fail;
         }
-        keys = g_key_file_get_keys(kf, *g, NULL, NULL);
         for (char **k = keys; k && *k; k++) {
             const KeyDesc *d = find_key(*g, *k);
 
             if (!d) {
-                set_err(errp, f, *g, *k, "unknown key");
+                set_err(errp, F(*g, *k), *g, *k, "unknown key");
                 goto fail;
             }
             if ((d->flags & (KF_TLC | KF_QLC)) && mode_flag &&
                 !(d->flags & mode_flag)) {
-                set_err(errp, f, *g, *k, "not used with cell-mode = %s",
-                        cell);
+                set_err(errp, F(*g, *k), *g, *k,
+                        "not used with cell-mode = %s", cell);
                 goto fail;
             }
         }
@@ -1058,15 +1284,15 @@ static NvmProfile *profile_parse(GKeyFile *kf, const char *f, GError **errp)
                 continue;
             }
         }
-        if (!load_key(kf, f, d->group, d, p, errp)) {
+        if (!load_key(kf, src, d->group, d, p, errp)) {
             goto fail;
         }
     }
 
-    if (!load_power_states(kf, p, f, errp)) {
+    if (!load_power_states(kf, p, src, errp)) {
         goto fail;
     }
-    if (!check_geometry(p, f, errp)) {
+    if (!check_geometry(p, src, errp)) {
         goto fail;
     }
     p->mdts = g_bit_nth_msf(p->mdts_pages, -1);
@@ -1191,12 +1417,12 @@ static unsigned first_bad_line(const char *text, gsize len)
     return 0;
 }
 
-NvmProfile *nvm_profile_load_data(const char *path, const char *data,
-                                  size_t len, GError **errp)
+/* @data (of @path) as a key file; NULL with one line naming the file. */
+static GKeyFile *load_key_data(const char *path, const char *data,
+                               size_t len, GError **errp)
 {
-    g_autoptr(GKeyFile) kf = g_key_file_new();
+    GKeyFile *kf = g_key_file_new();
     g_autoptr(GError) err = NULL;
-    NvmProfile *p;
 
     if (!g_key_file_load_from_data(kf, data, len, G_KEY_FILE_NONE, &err)) {
         /* GKeyFile's message quotes the offending line: not repeated */
@@ -1211,31 +1437,328 @@ NvmProfile *nvm_profile_load_data(const char *path, const char *data,
                         "%s: not a profile: not a key file of UTF-8 text",
                         path);
         }
+        g_key_file_free(kf);
         return NULL;
     }
-    p = profile_parse(kf, path, errp);
-    return p ? profile_named(p, path) : NULL;
+    return kf;
 }
 
-NvmProfile *nvm_profile_load(const char *name_or_path, const char *search_dir,
-                             GError **errp)
+/* ------------------------------------------------------------------ */
+/*
+ * Composition: a drive file may name shared part files in [parts]
+ * (nand = NAME, controller = NAME), found as parts/<kind>/NAME.ini beside
+ * the drive file or under the search directory.  Their keys and the
+ * drive's are merged into one key set, each key set by exactly one file
+ * (a drive does not override its parts), then checked as one profile.
+ * [fit] sections name the keys of their own file that `nvmimic fit` may
+ * change ("group.key = LO..HI").
+ */
+
+typedef struct Compose {
+    GKeyFile *kf;               /* the composed key set */
+    Src src;
+    GPtrArray *files;           /* owns the file names src points to */
+    GArray *free;               /* NvmFreeParam */
+    char *part_name[3];
+} Compose;
+
+static void compose_clear(Compose *c)
 {
-    g_autofree char *path = NULL;
+    if (c->kf) {
+        g_key_file_free(c->kf);
+    }
+    if (c->src.by_key) {
+        g_hash_table_destroy(c->src.by_key);
+    }
+    if (c->files) {
+        g_ptr_array_free(c->files, TRUE);
+    }
+    if (c->free) {
+        for (unsigned i = 0; i < c->free->len; i++) {
+            NvmFreeParam *f = &g_array_index(c->free, NvmFreeParam, i);
+
+            g_free(f->group);
+            g_free(f->key);
+            g_free(f->file);
+        }
+        g_array_free(c->free, TRUE);
+    }
+    for (int i = 0; i < 3; i++) {
+        g_free(c->part_name[i]);
+    }
+    memset(c, 0, sizeof(*c));
+}
+
+static const char *compose_keep(Compose *c, const char *file)
+{
+    char *f = g_strdup(file);
+
+    g_ptr_array_add(c->files, f);
+    return f;
+}
+
+/* [fit] of @file: "group.key = LO..HI" for keys @file itself sets. */
+static bool compose_fit(Compose *c, GKeyFile *kf, const char *file,
+                        GError **errp)
+{
+    g_auto(GStrv) keys = g_key_file_get_keys(kf, "fit", NULL, NULL);
+
+    for (char **k = keys; k && *k; k++) {
+        g_autofree char *val = g_key_file_get_value(kf, "fit", *k, NULL);
+        const char *dot = strchr(*k, '.');
+        g_autofree char *group = dot ? g_strndup(*k, dot - *k) : NULL;
+        NvmFreeParam fp = { 0 };
+        const KeyDesc *d;
+        char *end = NULL, *sep;
+        g_autofree char *shown = NULL;
+
+        d = dot ? find_key(group, dot + 1) : NULL;
+        if (!d || d->type != KT_DBL) {
+            set_err(errp, file, "fit", *k, "not a numeric key of the "
+                    "profile (write group.key, e.g. nand.read-us-tlc)");
+            return false;
+        }
+        if (!g_key_file_has_key(kf, group, dot + 1, NULL)) {
+            set_err(errp, file, "fit", *k, "this file does not set [%s] %s",
+                    group, dot + 1);
+            return false;
+        }
+        g_strstrip(val);
+        shown = g_strdup(val);
+        sep = strstr(val, "..");
+        if (sep) {
+            *sep = 0;
+            fp.lo = g_ascii_strtod(val, &end);
+        }
+        if (!sep || *end || end == val) {
+            set_err(errp, file, "fit", *k, "'%s' is not a range LO..HI",
+                    shown);
+            return false;
+        }
+        fp.hi = g_ascii_strtod(sep + 2, &end);
+        if (*end || end == sep + 2 || !(fp.lo > 0 && fp.lo < fp.hi) ||
+            fp.lo < d->b.min || fp.hi > d->b.max) {
+            set_err(errp, file, "fit", *k, "'%s' is not a range LO..HI "
+                    "with 0 < LO < HI inside the key's bounds", shown);
+            return false;
+        }
+        fp.group = g_strdup(group);
+        fp.key = g_strdup(dot + 1);
+        fp.file = g_strdup(file);
+        g_array_append_val(c->free, fp);
+    }
+    return true;
+}
+
+/* Add the keys of @kf (from @file, a @kind file) to the composed set. */
+static bool compose_add(Compose *c, GKeyFile *kf, const char *file,
+                        KeyPart kind, bool has_parts, GError **errp)
+{
+    g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+    const char *f = compose_keep(c, file);
+
+    for (char **g = groups; *g; g++) {
+        g_auto(GStrv) keys = NULL;
+
+        if (!strcmp(*g, "parts") || !strcmp(*g, "fit")) {
+            continue;
+        }
+        keys = g_key_file_get_keys(kf, *g, NULL, NULL);
+        for (char **k = keys; *k; k++) {
+            g_autofree char *val = g_key_file_get_value(kf, *g, *k, NULL);
+            g_autofree char *id = g_strconcat(*g, "\n", *k, NULL);
+            const char *prev = g_hash_table_lookup(c->src.by_key, id);
+            KeyPart home = key_part(*g, *k);
+
+            if (prev) {
+                set_err(errp, f, *g, *k, "also set in %s; a key is set in "
+                        "one file (a drive does not override its parts)",
+                        prev);
+                return false;
+            }
+            if (kind != KP_DRIVE && home != kind && find_key(*g, *k)) {
+                set_err(errp, f, *g, *k, "belongs in the %s file, not in "
+                        "a %s part", part_names[home], part_names[kind]);
+                return false;
+            }
+            if (kind == KP_DRIVE && has_parts && home != KP_DRIVE &&
+                c->part_name[home] && find_key(*g, *k)) {
+                set_err(errp, f, *g, *k, "belongs in the %s part (%s)",
+                        part_names[home], c->part_name[home]);
+                return false;
+            }
+            g_key_file_set_value(c->kf, *g, *k, val);
+            g_hash_table_insert(c->src.by_key, g_steal_pointer(&id),
+                                (gpointer)f);
+        }
+    }
+    return compose_fit(c, kf, f, errp);
+}
+
+static bool part_name_ok(const char *n)
+{
+    if (!*n || *n == '.') {
+        return false;
+    }
+    for (; *n; n++) {
+        if (!g_ascii_isalnum(*n) && *n != '-' && *n != '_' && *n != '.') {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Compose @drive_kf (read from @path) with the parts it names. */
+static bool compose(Compose *c, GKeyFile *drive_kf, const char *path,
+                    const char *search_dir, GError **errp)
+{
+    g_autofree char *dir = g_path_get_dirname(path);
+    bool has_parts = g_key_file_has_group(drive_kf, "parts");
+    GKeyFile *part_kf[3] = { NULL };
+    bool ok = false;
+
+    c->kf = g_key_file_new();
+    c->files = g_ptr_array_new_with_free_func(g_free);
+    c->src.by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                          NULL);
+    c->src.drive = compose_keep(c, path);
+    c->free = g_array_new(FALSE, TRUE, sizeof(NvmFreeParam));
+
+    if (has_parts) {
+        g_auto(GStrv) keys = g_key_file_get_keys(drive_kf, "parts", NULL,
+                                                 NULL);
+
+        for (char **k = keys; k && *k; k++) {
+            KeyPart kind = !strcmp(*k, "nand") ? KP_NAND
+                         : !strcmp(*k, "controller") ? KP_CONTROLLER
+                         : KP_DRIVE;
+            g_autofree char *name = g_key_file_get_value(drive_kf, "parts",
+                                                         *k, NULL);
+            g_autofree char *p1 = NULL, *p2 = NULL;
+            const char *found = NULL;
+            gsize len;
+
+            if (kind == KP_DRIVE) {
+                set_err(errp, path, "parts", *k,
+                        "unknown key (parts are nand and controller)");
+                goto out;
+            }
+            if (c->part_name[kind]) {
+                set_err(errp, path, "parts", *k, "set twice");
+                goto out;
+            }
+            g_strstrip(name);
+            if (!part_name_ok(name)) {
+                set_err(errp, path, "parts", *k, "'%s' is not a part name",
+                        name);
+                goto out;
+            }
+            p1 = g_strdup_printf("%s/parts/%s/%s.ini", dir, *k, name);
+            if (search_dir) {
+                p2 = g_strdup_printf("%s/parts/%s/%s.ini", search_dir, *k,
+                                     name);
+            }
+            found = g_file_test(p1, G_FILE_TEST_IS_REGULAR) ? p1
+                  : p2 && g_file_test(p2, G_FILE_TEST_IS_REGULAR) ? p2
+                  : NULL;
+            if (!found) {
+                set_err(errp, path, "parts", *k, "no %s part '%s' (looked "
+                        "for %s%s%s)", *k, name, p1, p2 ? " and " : "",
+                        p2 ? p2 : "");
+                goto out;
+            }
+            {
+                g_autofree char *text = read_profile_file(found, &len, errp);
+
+                part_kf[kind] = text ? load_key_data(found, text, len, errp)
+                                     : NULL;
+                if (!part_kf[kind]) {
+                    goto out;
+                }
+            }
+            c->part_name[kind] = g_strdup(name);
+            c->src.part_file[kind] = compose_keep(c, found);
+        }
+        for (int i = KP_NAND; i <= KP_CONTROLLER; i++) {
+            if (part_kf[i] && !compose_add(c, part_kf[i],
+                                           c->src.part_file[i], i, true,
+                                           errp)) {
+                goto out;
+            }
+        }
+    }
+    ok = compose_add(c, drive_kf, path, KP_DRIVE, has_parts, errp);
+out:
+    for (int i = 0; i < 3; i++) {
+        if (part_kf[i]) {
+            g_key_file_free(part_kf[i]);
+        }
+    }
+    return ok;
+}
+
+/* Parse the composed set into a profile named after @path. */
+static NvmProfile *compose_parse(Compose *c, const char *path, GError **errp)
+{
+    NvmProfile *p = g_new0(NvmProfile, 1);
+
+    p->nand_part = g_strdup(c->part_name[KP_NAND]);
+    p->controller_part = g_strdup(c->part_name[KP_CONTROLLER]);
+    p->nand_part_path = g_strdup(c->src.part_file[KP_NAND]);
+    p->controller_part_path = g_strdup(c->src.part_file[KP_CONTROLLER]);
+    if (!profile_parse(c->kf, &c->src, p, errp)) {
+        return NULL;
+    }
+    p->n_free_params = c->free->len;
+    p->free_params = (NvmFreeParam *)g_array_free(c->free, FALSE);
+    c->free = NULL;
+    return profile_named(p, path);
+}
+
+NvmProfile *nvm_profile_load_data(const char *path, const char *data,
+                                  size_t len, GError **errp)
+{
+    g_autoptr(GKeyFile) kf = load_key_data(path, data, len, errp);
+    Compose c = { 0 };
+    NvmProfile *p = NULL;
+
+    if (!kf) {
+        return NULL;
+    }
+    if (compose(&c, kf, path, NULL, errp)) {
+        p = compose_parse(&c, path, errp);
+    }
+    compose_clear(&c);
+    return p;
+}
+
+static char *profile_path(const char *name_or_path, const char *search_dir)
+{
+    if (strchr(name_or_path, '/') || g_str_has_suffix(name_or_path, ".ini")) {
+        return g_strdup(name_or_path);
+    }
+    return g_strdup_printf("%s/%s.ini", search_dir ? search_dir : ".",
+                           name_or_path);
+}
+
+/* Read and compose the drive file; false with the error set. */
+static bool compose_file(Compose *c, const char *name_or_path,
+                         const char *search_dir, char **path_out,
+                         GError **errp)
+{
     g_autofree char *text = NULL;
+    g_autoptr(GKeyFile) kf = NULL;
     g_autoptr(GError) err = NULL;
+    char *path;
     gsize len;
 
     if (!name_or_path || !*name_or_path) {
         g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                     "no profile name given");
-        return NULL;
+        return false;
     }
-    if (strchr(name_or_path, '/') || g_str_has_suffix(name_or_path, ".ini")) {
-        path = g_strdup(name_or_path);
-    } else {
-        path = g_strdup_printf("%s/%s.ini", search_dir ? search_dir : ".",
-                               name_or_path);
-    }
+    path = profile_path(name_or_path, search_dir);
+    *path_out = path;
     text = read_profile_file(path, &len, &err);
     if (!text) {
         if (g_error_matches(err, G_FILE_ERROR, G_FILE_ERROR_NOENT)) {
@@ -1245,9 +1768,61 @@ NvmProfile *nvm_profile_load(const char *name_or_path, const char *search_dir,
         } else {
             g_propagate_error(errp, g_steal_pointer(&err));
         }
-        return NULL;
+        return false;
     }
-    return nvm_profile_load_data(path, text, len, errp);
+    kf = load_key_data(path, text, len, errp);
+    return kf && compose(c, kf, path, search_dir, errp);
+}
+
+NvmProfile *nvm_profile_load_with(const char *name_or_path,
+                                  const char *search_dir,
+                                  const char *const *overrides,
+                                  GError **errp)
+{
+    g_autofree char *path = NULL;
+    Compose c = { 0 };
+    NvmProfile *p = NULL;
+
+    if (compose_file(&c, name_or_path, search_dir, &path, errp)) {
+        for (const char *const *o = overrides; o && o[0]; o += 3) {
+            g_autofree char *id = NULL;
+
+            if (!o[1] || !o[2]) {
+                g_set_error(errp, G_KEY_FILE_ERROR,
+                            G_KEY_FILE_ERROR_INVALID_VALUE,
+                            "%s: incomplete override list", path);
+                goto out;
+            }
+            id = g_strconcat(o[0], "\n", o[1], NULL);
+            g_key_file_set_value(c.kf, o[0], o[1], o[2]);
+            g_hash_table_insert(c.src.by_key, g_steal_pointer(&id),
+                                (gpointer)"(override)");
+        }
+        p = compose_parse(&c, path, errp);
+    }
+out:
+    compose_clear(&c);
+    return p;
+}
+
+NvmProfile *nvm_profile_load(const char *name_or_path, const char *search_dir,
+                             GError **errp)
+{
+    return nvm_profile_load_with(name_or_path, search_dir, NULL, errp);
+}
+
+char *nvm_profile_compose_text(const char *name_or_path,
+                               const char *search_dir, GError **errp)
+{
+    g_autofree char *path = NULL;
+    Compose c = { 0 };
+    char *text = NULL;
+
+    if (compose_file(&c, name_or_path, search_dir, &path, errp)) {
+        text = g_key_file_to_data(c.kf, NULL, NULL);
+    }
+    compose_clear(&c);
+    return text;
 }
 
 void nvm_profile_free(NvmProfile *p)
@@ -1260,6 +1835,16 @@ void nvm_profile_free(NvmProfile *p)
             g_free(*(char **)((char *)p + key_table[i].off));
         }
     }
+    for (unsigned i = 0; i < p->n_free_params; i++) {
+        g_free(p->free_params[i].group);
+        g_free(p->free_params[i].key);
+        g_free(p->free_params[i].file);
+    }
+    g_free(p->free_params);
+    g_free(p->nand_part);
+    g_free(p->nand_part_path);
+    g_free(p->controller_part);
+    g_free(p->controller_part_path);
     g_free(p->name);
     g_free(p->path);
     g_free(p);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fit.h"
 #include "lv.h"
 #include "matrix.h"
 #include "paths.h"
@@ -27,6 +28,8 @@ static const NvmCommand *const commands[] = {
     &nvm_cmd_libvirt_xml,
     &nvm_cmd_trace2iolog,
     &nvm_cmd_calibrate,
+    &nvm_cmd_fit,
+    &nvm_cmd_validate,
     &nvm_cmd_profile_keys,
 };
 

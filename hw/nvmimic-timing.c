@@ -208,6 +208,7 @@ void nvmimic_timing_init(NvmimicTiming *t, NvmProfile *profile,
     memset(t, 0, sizeof(*t));
     t->profile = profile;
     t->model = nvm_model_new(profile, seed);
+    t->thermal = profile->thermal_enabled;
     t->post = post;
     t->opaque = opaque;
     nvm_heap_init(&t->heap, 64);
@@ -471,6 +472,12 @@ bool nvmimic_timing_check_state(NvmimicTiming *t, const char *id,
                    st->wear_pct, NVMIMIC_WEAR_PCT_MAX);
         return false;
     }
+    if ((st->has_steady && st->steady_bytes > cap) ||
+        (st->has_warm && st->warm_bytes > cap)) {
+        error_setg(errp, "%s: steady-random-bytes or warm-map-bytes is "
+                   "beyond the drive's %" PRIu64 " bytes", id, cap);
+        return false;
+    }
     if (!st->has_slc) {
         return true;
     }
@@ -520,14 +527,24 @@ bool nvmimic_timing_apply_state(NvmimicTiming *t, const char *id,
     if (ok && st->has_wear) {
         ok = nvm_model_set_wear(t->model, st->wear_pct, &err);
     }
+    if (ok && st->has_steady) {
+        ok = nvm_model_set_steady_random(t->model, 0, st->steady_bytes, &err);
+    }
     if (!ok) {
         error_setg(errp, "%s: %s", id, err->message);
         g_error_free(err);
         return false;
     }
-    if (st->erase || st->has_fill || st->has_slc) {
+    if (st->erase || st->has_fill || st->has_slc || st->has_steady) {
         /* the new state holds from now, not from the last I/O */
         nvm_model_state_at(t->model, nvmimic_now());
+    }
+    if (st->has_warm) {
+        nvm_model_warm_map(t->model, 0, st->warm_bytes);
+    }
+    if (st->has_thermal) {
+        nvm_model_set_thermal(t->model, st->thermal);
+        t->thermal = st->thermal;
     }
     if (st->reset) {
         nvmimic_timing_reset_stats(t, nvmimic_now());

@@ -59,6 +59,12 @@ typedef struct NvmimicState {
     uint64_t slc_used_bytes;
     bool has_wear;
     double wear_pct;
+    bool has_thermal;
+    bool thermal;
+    bool has_steady;            /* the random-write steady state of ... */
+    uint64_t steady_bytes;      /* ... the first steady_bytes */
+    bool has_warm;              /* the map cache warm over ... */
+    uint64_t warm_bytes;        /* ... the first warm_bytes */
     bool reset;
 } NvmimicState;
 
@@ -95,6 +101,7 @@ typedef struct NvmimicTiming {
     int64_t first_arrival_ns;
     int64_t last_deadline_ns;
     unsigned paused;            /* > 0: nothing is held (a drain) */
+    bool thermal;               /* the model's thermal model runs */
 } NvmimicTiming;
 
 static inline int64_t nvmimic_now(void)
@@ -158,7 +165,7 @@ struct NvmimicStats *nvmimic_timing_query(NvmimicTiming *t, char *canon_id);
 /*
  * Check everything @st asks for before anything is applied, so that a
  * refused state leaves the drive as it was; then apply it (erase, fill,
- * SLC, wear, then the statistics reset).
+ * SLC, wear, steady state, warm map, thermal, then the statistics reset).
  */
 bool nvmimic_timing_check_state(NvmimicTiming *t, const char *id,
                                 const NvmimicState *st, Error **errp);

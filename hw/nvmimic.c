@@ -54,6 +54,10 @@
 
 /* SMART Percentage Used saturates at 255 (NVMe 1.4, Figure 194). */
 #define NVMIMIC_WEAR_PCT_MAX 255
+/* SMART log byte offsets: reserved2, TMT1 transition count and total time */
+#define NVMIMIC_SMART_RSVD2 192
+#define NVMIMIC_SMART_TMT1TC 216
+#define NVMIMIC_SMART_TTTMT1 224
 
 /*
  * Of the optional capabilities a profile reports (OACS, ONCS, LPA), those
@@ -92,6 +96,23 @@
  */
 #define NVMIMIC_UNCOR_RANGES_MAX 4096
 
+/*
+ * Host Memory Buffer (Get/Set Features 0x0d) of a DRAM-less profile.  The
+ * model only times map misses against the buffer's size: nvmimic never
+ * reads or writes the buffer itself.  A descriptor list holds at most
+ * this many entries (Linux's smallest chunks, 8 KiB, for 64 MiB), each
+ * 16 bytes; a longer one is refused with Invalid Field.
+ */
+#define NVMIMIC_FID_HMB 0x0d
+#define NVMIMIC_HMB_DESCS_MAX 8192
+#define NVMIMIC_HMB_ATTR_BYTES 4096
+
+typedef struct QEMU_PACKED NvmimicHmbDesc {
+    uint64_t badd;                      /* memory page size aligned */
+    uint32_t bsize;                     /* memory pages */
+    uint32_t rsvd;
+} NvmimicHmbDesc;
+
 /* Model commands are split so that no count exceeds NvmCmd's nlb. */
 #define NVMIMIC_MODEL_NLB_MAX UINT32_MAX
 
@@ -122,6 +143,11 @@ struct NvmimicCtrl {
     GPtrArray *marks;           /* NvmimicMark, oldest first */
     uint64_t marks_dropped;
     GArray *pending;            /* NvmimicPending, in the order queued */
+    /* Host Memory Buffer as the host last enabled it (Set Features 0x0d) */
+    bool hmb_enabled;
+    uint32_t hmb_hsize;         /* memory pages */
+    uint64_t hmb_list;          /* descriptor list address */
+    uint32_t hmb_count;         /* descriptors */
 };
 
 /*
@@ -240,6 +266,10 @@ bool nvmimic_realize(NvmeCtrl *n, Error **errp)
     s->profile = s->t.profile;
     s->model = s->t.model;
     s->n = n;
+    if (p->map_kind == NVM_MAP_HMB) {
+        /* no host memory buffer until the host enables one */
+        nvm_model_set_hmb(s->model, 0, NULL);
+    }
     s->uncor = g_array_new(false, false, sizeof(NvmimicRange));
     s->marks = g_ptr_array_new_with_free_func(
         (GDestroyNotify)qapi_free_NvmimicMark);
@@ -452,6 +482,12 @@ void nvmimic_init_ctrl(NvmeCtrl *n)
     }
     id->npss = p->n_power_states - 1;
     id->apsta = any_nops ? 1 : 0;
+
+    /* HMPRE and HMMIN count 4 KiB units; 0 on a drive with DRAM */
+    if (p->map_kind == NVM_MAP_HMB) {
+        id->hmpre = cpu_to_le32(p->map_cache_bytes / 4096);
+        id->hmmin = cpu_to_le32(p->map_hmb_min_bytes / 4096);
+    }
 
     id->wctemp = cpu_to_le16(p->temp_warn_c + 273);
     id->cctemp = cpu_to_le16(p->temp_crit_c + 273);
@@ -962,6 +998,15 @@ static uint16_t nvmimic_admin_cmd(NvmeCtrl *n, NvmeRequest *req)
  * guest's doorbell write itself (nvmimic_sync_doorbell()), so the snapshot
  * lies at an exact point of the guest's timeline.
  */
+/* What a state applied to the model changes in the controller itself */
+static void nvmimic_state_applied(NvmeCtrl *n, const NvmimicState *st)
+{
+    if (st->has_thermal) {
+        /* a thermal model turned on or off starts from idle */
+        n->temperature = n->nvmimic->profile->temp_idle_c + 273;
+    }
+}
+
 static uint16_t nvmimic_mark(NvmeCtrl *n, NvmeRequest *req)
 {
     NvmimicCtrl *s = n->nvmimic;
@@ -1001,6 +1046,7 @@ static uint16_t nvmimic_mark(NvmeCtrl *n, NvmeRequest *req)
             m->state_error = g_strdup(error_get_pretty(err));
         }
         error_free(err);
+        nvmimic_state_applied(n, &p->st);
         reset |= p->st.reset;
         g_array_remove_index(s->pending, i);
     }
@@ -1015,6 +1061,113 @@ static uint16_t nvmimic_mark(NvmeCtrl *n, NvmeRequest *req)
     }
     g_ptr_array_add(s->marks, m);
     return nvmimic_done(req, NVME_SUCCESS);
+}
+
+/* ---- Host Memory Buffer ------------------------------------------------ */
+
+/* The buffer is gone (disabled, or a controller reset): misses go to NAND */
+static void nvmimic_hmb_release(NvmimicCtrl *s)
+{
+    s->hmb_enabled = false;
+    s->hmb_hsize = 0;
+    s->hmb_list = 0;
+    s->hmb_count = 0;
+    nvm_model_set_hmb(s->model, 0, NULL);
+}
+
+/*
+ * Set Features 0x0d.  Everything the guest supplies is checked before the
+ * buffer is taken: HSIZE at least HMMIN, a 16-byte aligned list of 1 to
+ * NVMIMIC_HMB_DESCS_MAX descriptors the device can read, each a nonzero
+ * run of whole memory pages at a page-aligned address that does not wrap,
+ * and the pages adding up to HSIZE.
+ */
+static uint16_t nvmimic_set_hmb(NvmeCtrl *n, NvmeRequest *req)
+{
+    NvmimicCtrl *s = n->nvmimic;
+    const NvmProfile *p = s->profile;
+    uint32_t dw11 = le32_to_cpu(req->cmd.cdw11);
+    uint32_t hsize = le32_to_cpu(req->cmd.cdw12);
+    uint64_t list = le32_to_cpu(req->cmd.cdw13) |
+                    (uint64_t)le32_to_cpu(req->cmd.cdw14) << 32;
+    uint32_t count = le32_to_cpu(req->cmd.cdw15);
+    uint64_t page = n->page_size;
+    uint64_t pages = 0;
+    g_autofree NvmimicHmbDesc *d = NULL;
+    uint32_t i;
+
+    if (NVME_SETFEAT_SAVE(le32_to_cpu(req->cmd.cdw10))) {
+        return NVME_FID_NOT_SAVEABLE | NVME_DNR;
+    }
+    if (!(dw11 & 1)) {                  /* EHM clear: the host takes it back */
+        nvmimic_hmb_release(s);
+        return NVME_SUCCESS;
+    }
+    if (s->hmb_enabled) {
+        return NVME_CMD_SEQ_ERROR | NVME_DNR;
+    }
+    if (!hsize || (uint64_t)hsize * page < p->map_hmb_min_bytes ||
+        !count || count > NVMIMIC_HMB_DESCS_MAX || count > hsize ||
+        list % 16) {
+        return NVME_INVALID_FIELD | NVME_DNR;
+    }
+    d = g_new(NvmimicHmbDesc, count);
+    if (pci_dma_read(PCI_DEVICE(n), list, d, count * sizeof(*d))) {
+        return NVME_DATA_TRAS_ERROR;
+    }
+    for (i = 0; i < count; i++) {
+        uint64_t badd = le64_to_cpu(d[i].badd);
+        uint64_t bsize = le32_to_cpu(d[i].bsize);
+
+        if (!bsize || badd % page || badd + bsize * page - 1 < badd) {
+            return NVME_INVALID_FIELD | NVME_DNR;
+        }
+        pages += bsize;
+    }
+    if (pages != hsize) {
+        return NVME_INVALID_FIELD | NVME_DNR;
+    }
+    /* more than HMPRE is accepted, and only HMPRE of it used */
+    nvm_model_set_hmb(s->model, MIN(pages * page, p->map_cache_bytes), NULL);
+    s->hmb_enabled = true;
+    s->hmb_hsize = hsize;
+    s->hmb_list = list;
+    s->hmb_count = count;
+    return NVME_SUCCESS;
+}
+
+/* Get Features 0x0d: EHM in Dword 0, the attributes as data */
+static uint16_t nvmimic_get_hmb(NvmeCtrl *n, NvmeRequest *req)
+{
+    NvmimicCtrl *s = n->nvmimic;
+    uint8_t sel = NVME_GETFEAT_SELECT(le32_to_cpu(req->cmd.cdw10));
+    g_autofree uint8_t *attr = g_malloc0(NVMIMIC_HMB_ATTR_BYTES);
+
+    if (sel == NVME_GETFEAT_SELECT_CAP) {
+        req->cqe.result = cpu_to_le32(NVME_FEAT_CAP_CHANGE);
+        return NVME_SUCCESS;
+    }
+    /* not saveable: the saved value is the default, disabled */
+    if (sel == NVME_GETFEAT_SELECT_CURRENT && s->hmb_enabled) {
+        req->cqe.result = cpu_to_le32(1);
+        stl_le_p(attr, s->hmb_hsize);
+        stl_le_p(attr + 4, (uint32_t)s->hmb_list);
+        stl_le_p(attr + 8, s->hmb_list >> 32);
+        stl_le_p(attr + 12, s->hmb_count);
+    } else {
+        req->cqe.result = 0;
+    }
+    return nvmimic_tx(n, req, attr, NVMIMIC_HMB_ATTR_BYTES, false);
+}
+
+static uint16_t nvmimic_hmb_cmd(NvmeCtrl *n, NvmeRequest *req)
+{
+    if (NVME_CMD_FLAGS_PSDT(req->cmd.flags) != NVME_PSDT_PRP ||
+        NVME_CMD_FLAGS_FUSE(req->cmd.flags)) {
+        return NVME_INVALID_FIELD | NVME_DNR;
+    }
+    return nvmimic_done(req, req->cmd.opcode == NVME_ADM_CMD_SET_FEATURES ?
+                        nvmimic_set_hmb(n, req) : nvmimic_get_hmb(n, req));
 }
 
 uint16_t nvmimic_cmd(NvmeCtrl *n, NvmeRequest *req)
@@ -1036,6 +1189,12 @@ uint16_t nvmimic_cmd(NvmeCtrl *n, NvmeRequest *req)
             NVME_VOLATILE_WRITE_CACHE && !s->profile->volatile_write_cache) {
             /* no such cache (Identify VWC = 0): nothing to turn on */
             return NVME_INVALID_FIELD | NVME_DNR;
+        }
+        if ((req->cmd.opcode == NVME_ADM_CMD_GET_FEATURES ||
+             req->cmd.opcode == NVME_ADM_CMD_SET_FEATURES) &&
+            (le32_to_cpu(req->cmd.cdw10) & 0xff) == NVMIMIC_FID_HMB &&
+            s->profile->map_kind == NVM_MAP_HMB) {
+            return nvmimic_hmb_cmd(n, req);
         }
         return nvmimic_admin_cmd(n, req);
     }
@@ -1079,7 +1238,8 @@ static void nvmimic_record(NvmimicCtrl *s, int64_t now, const NvmCmd *c,
  * 4 KiB LBAs each LBA is charged as 4 KiB.  Returns the latest deadline.
  */
 static int64_t nvmimic_model_submit(NvmeCtrl *n, uint32_t nsid, NvmOp op,
-                                    uint64_t slba, uint64_t nlb, int64_t now)
+                                    uint32_t flags, uint64_t slba,
+                                    uint64_t nlb, int64_t now)
 {
     NvmimicCtrl *s = n->nvmimic;
     NvmeNamespace *ns = nvme_ns(n, nsid);
@@ -1091,6 +1251,7 @@ static int64_t nvmimic_model_submit(NvmeCtrl *n, uint32_t nsid, NvmOp op,
     while (first < end) {
         NvmCmd c = {
             .op = op,
+            .flags = flags,
             .slba = first,
             .nlb = MIN(end - first, NVMIMIC_MODEL_NLB_MAX),
         };
@@ -1141,7 +1302,7 @@ static int64_t nvmimic_submit_dsm(NvmeCtrl *n, NvmeRequest *req, int64_t now)
         }
         uncor_clear(s, slba, slba + nlb);
         deadline = MAX(deadline, nvmimic_model_submit(n, nsid,
-                                                      NVM_OP_DISCARD, slba,
+                                                      NVM_OP_DISCARD, 0, slba,
                                                       nlb, now));
     }
     return deadline;
@@ -1176,7 +1337,12 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
         if (c.op != NVM_OP_READ) {
             uncor_clear(s, slba, slba + nlb);
         }
-        deadline = nvmimic_model_submit(n, nsid, c.op, slba, nlb, now);
+        /* Force Unit Access: the write completes when it is programmed */
+        deadline = nvmimic_model_submit(n, nsid, c.op,
+                                        c.op != NVM_OP_READ &&
+                                        (le16_to_cpu(rw->control) &
+                                         NVME_RW_FUA) ? NVM_CMD_FUA : 0,
+                                        slba, nlb, now);
         break;
     case NVME_CMD_FLUSH:
         c.op = NVM_OP_FLUSH;
@@ -1284,6 +1450,10 @@ void nvmimic_sq_freed(NvmeCtrl *n, NvmeSQueue *sq)
     if (!s) {
         return;
     }
+    if (!sq->sqid) {
+        /* the admin queue goes on a controller reset, and the buffer too */
+        nvmimic_hmb_release(s);
+    }
     for (i = 0; i < sq->size; i++) {
         NvmeRequest *req = &sq->io_req[i];
 
@@ -1390,6 +1560,28 @@ void nvmimic_smart_info(NvmeCtrl *n, NvmeSmartLog *smart)
                                           (double)NVMIMIC_WEAR_PCT_MAX);
     smart->available_spare = 100;
     smart->available_spare_threshold = 10;
+
+    /*
+     * The thermal model's composite temperature, and its throttling as the
+     * Thermal Management Temperature 1 transition count and total time
+     * (bytes 216 and 224, as drives report their own throttling).
+     */
+    if (s->t.thermal) {
+        n->temperature = (uint16_t)MIN(MAX(lround(st.temp_c) + 273, 0),
+                                       UINT16_MAX);
+        smart->temperature = cpu_to_le16(n->temperature);
+        smart->critical_warning &= ~NVME_SMART_TEMPERATURE;
+        if (n->temperature >= n->features.temp_thresh_hi ||
+            n->temperature <= n->features.temp_thresh_low ||
+            (n->smart_critical_warning & NVME_SMART_TEMPERATURE)) {
+            smart->critical_warning |= NVME_SMART_TEMPERATURE;
+        }
+    }
+    stl_le_p(smart->reserved2 + NVMIMIC_SMART_TMT1TC - NVMIMIC_SMART_RSVD2,
+             (uint32_t)MIN(st.throttles, UINT32_MAX));
+    stl_le_p(smart->reserved2 + NVMIMIC_SMART_TTTMT1 - NVMIMIC_SMART_RSVD2,
+             (uint32_t)MIN(st.total_throttled_ns / NANOSECONDS_PER_SECOND,
+                           UINT32_MAX));
 }
 
 /* ---- QMP ---------------------------------------------------------------- */
@@ -1487,6 +1679,10 @@ void qmp_nvmimic_set_state(const char *id,
                            bool has_wear_pct, double wear_pct,
                            bool has_reset_stats, bool reset_stats,
                            bool has_at_mark, uint32_t at_mark,
+                           bool has_thermal, bool thermal,
+                           bool has_steady_random_bytes,
+                           uint64_t steady_random_bytes,
+                           bool has_warm_map_bytes, uint64_t warm_map_bytes,
                            Error **errp)
 {
     g_autofree char *canon = NULL;
@@ -1499,6 +1695,12 @@ void qmp_nvmimic_set_state(const char *id,
         .slc_used_bytes = slc_used_bytes,
         .has_wear = has_wear_pct,
         .wear_pct = wear_pct,
+        .has_thermal = has_thermal,
+        .thermal = thermal,
+        .has_steady = has_steady_random_bytes,
+        .steady_bytes = steady_random_bytes,
+        .has_warm = has_warm_map_bytes,
+        .warm_bytes = warm_map_bytes,
         .reset = has_reset_stats && reset_stats,
     };
 
@@ -1525,7 +1727,13 @@ void qmp_nvmimic_set_state(const char *id,
         g_array_append_val(s->pending, p);
         return;
     }
-    nvmimic_timing_apply_state(t, id, &st, errp);
+    if (nvmimic_timing_apply_state(t, id, &st, errp)) {
+        NvmeCtrl *n = nvmimic_find(id, NULL);
+
+        if (n) {
+            nvmimic_state_applied(n, &st);
+        }
+    }
 }
 
 void qmp_nvmimic_trace_start(const char *id, const char *path,

@@ -38,6 +38,20 @@ def main(a):
         return 0
     sec, key = keys[a[2]]
     v = c.get(sec, key, fallback=None)
+    part = c.get("parts", "nand", fallback=None)
+    if v is None and sec == "nand" and part is not None:
+        # a drive composed of parts: the NAND facts are in its part file
+        # (parts/nand/NAME.ini beside the drive file, as backends/profile.c)
+        ppath = os.path.join(os.path.dirname(path), "parts", "nand", part.strip() + ".ini")
+        pc = configparser.ConfigParser(interpolation=None, strict=False)
+        try:
+            with open(ppath) as f:
+                pc.read_file(f)
+        except (OSError, configparser.Error):
+            print(f"profile {name}: {path}: [parts] nand: cannot read {ppath}", file=sys.stderr)
+            return 1
+        v = pc.get(sec, key, fallback=None)
+        path = ppath
     if v is None:
         print(f"profile {name}: {path}: no [{sec}] {key}", file=sys.stderr)
         return 1

@@ -139,7 +139,9 @@ static int cmd_calibrate(const Opts *o)
     g_string_append_printf(t, "\nSimulated peaks (closed loop at the stated "
                            "outstanding counts, seed %" G_GUINT64_FORMAT
                            ", %g simulated s after a %g s warm-up) against "
-                           "`four-corners.tsv`.  Bounds: IOPS within 5 %%; "
+                           "`four-corners.tsv`.  Bounds: IOPS within 10 %% "
+                           "(the structural model, fitted with at most 4 "
+                           "free parameters per drive family); "
                            "latency within 10 %% where the review's row is "
                            "consistent.\n\n", so.seed, so.duration_s,
                            so.duration_s / 5);
@@ -187,7 +189,7 @@ static int cmd_calibrate(const Opts *o)
             if (!isnan(q->lat_us)) {
                 lerr = 100.0 * (c->peak.lat_us - q->lat_us) / q->lat_us;
             }
-            ok = fabs(ierr) <= 5.0 &&
+            ok = fabs(ierr) <= 10.0 &&
                  (!q->consistent || isnan(lerr) || fabs(lerr) <= 10.0);
             fails += !ok;
             g_string_append_printf(t, "| %s | %s | %u | %s%.0f | %.0f | "
@@ -336,7 +338,7 @@ const NvmCommand nvm_cmd_calibrate = {
     .summary = "The review-vs-model peak table of every profile.",
     .description =
 "Simulates each drive's four-corners peaks and compares them with the\n"
-"reviews': IOPS within 5 %, latency within 10 % where the review's row is\n"
+"reviews': IOPS within 10 %, latency within 10 % where the review's row is\n"
 "consistent.  Exit status 3 when a row is outside those bounds.\n",
     .opts = calibrate_opts,
     .main = calibrate_main,

@@ -38,6 +38,7 @@
 #define IO_SQ 0x200000ull           /* up to 4096 x 64 bytes */
 #define IO_CQ 0x300000ull           /* up to 4096 x 16 bytes */
 #define DATA_BUF 0x400000ull
+#define HMB_BUF 0x10000000ull       /* never accessed (grant_hmb) */
 #define MAX_XFER_BYTES (PAGE * (PAGE / 8))  /* what one PRP list page maps */
 #define ADMIN_ENTRIES 16u
 #define ADMIN_POLLS 5000
@@ -194,8 +195,9 @@ static uint32_t get_le32(const uint8_t *p)
     return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static bool admin(NvmQnvme *d, uint8_t opc, uint32_t nsid, uint64_t prp1,
-                  uint32_t cdw10, uint32_t cdw11, GError **errp)
+/* An admin command with Dwords 10 to 15 (@cdw[0..5]), polled. */
+static bool admin_dw(NvmQnvme *d, uint8_t opc, uint32_t nsid, uint64_t prp1,
+                     const uint32_t cdw[6], GError **errp)
 {
     uint8_t sqe[SQE_BYTES] = { 0 };
     uint8_t cqe[CQE_BYTES];
@@ -204,8 +206,9 @@ static bool admin(NvmQnvme *d, uint8_t opc, uint32_t nsid, uint64_t prp1,
     put_le32(sqe, opc | (uint32_t)cid << 16);
     put_le32(sqe + 4, nsid);
     put_le64(sqe + 24, prp1);
-    put_le32(sqe + 40, cdw10);
-    put_le32(sqe + 44, cdw11);
+    for (int i = 0; i < 6; i++) {
+        put_le32(sqe + 40 + 4 * i, cdw[i]);
+    }
     d->a_tail = (d->a_tail + 1) % ADMIN_ENTRIES;
     nvm_qtest_queue_b64write(d->q, ADMIN_SQ + (uint64_t)((d->a_tail +
                              ADMIN_ENTRIES - 1) % ADMIN_ENTRIES) * SQE_BYTES,
@@ -247,6 +250,53 @@ static bool admin(NvmQnvme *d, uint8_t opc, uint32_t nsid, uint64_t prp1,
     g_set_error(errp, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
                 "NVMe admin command 0x%02x never completed", opc);
     return false;
+}
+
+static bool admin(NvmQnvme *d, uint8_t opc, uint32_t nsid, uint64_t prp1,
+                  uint32_t cdw10, uint32_t cdw11, GError **errp)
+{
+    const uint32_t cdw[6] = { cdw10, cdw11 };
+
+    return admin_dw(d, opc, nsid, prp1, cdw, errp);
+}
+
+/*
+ * A drive that asks for a host memory buffer (Identify HMPRE) gets one of
+ * its preferred size, as Linux grants it: Set Features 0x0d with one
+ * descriptor.  The device only times map misses against its size and
+ * never touches the buffer, so HMB_BUF needs no contents.
+ */
+static bool grant_hmb(NvmQnvme *d, GError **errp)
+{
+    g_autofree uint8_t *id = g_malloc(PAGE);
+    uint8_t desc[16] = { 0 };
+    uint32_t hmpre;
+
+    if (!admin(d, 0x06, 0, IDENT_BUF, 1, 0, errp) ||
+        !nvm_qtest_read(d->q, IDENT_BUF, id, PAGE, errp)) {
+        return false;
+    }
+    hmpre = get_le32(id + 272);         /* 4 KiB units */
+    if (!hmpre) {
+        return true;
+    }
+    put_le64(desc, HMB_BUF);
+    put_le32(desc + 8, hmpre);          /* memory pages of 4 KiB (CC.MPS 0) */
+    if (!nvm_qtest_write(d->q, IDENT_BUF, desc, sizeof(desc), errp)) {
+        return false;
+    }
+    {
+        const uint32_t cdw[6] = {
+            0x0d,                               /* FID: host memory buffer */
+            1,                                  /* EHM */
+            hmpre,                              /* HSIZE */
+            (uint32_t)IDENT_BUF,                /* HMDLLA */
+            (uint32_t)(IDENT_BUF >> 32),        /* HMDLUA */
+            1,                                  /* HMDLEC */
+        };
+
+        return admin_dw(d, 0x09, 0, 0, cdw, errp);
+    }
 }
 
 static bool enable(NvmQnvme *d, GError **errp)
@@ -366,6 +416,9 @@ NvmQnvme *nvm_qnvme_open(NvmQtest *q, unsigned slot, unsigned entries,
         goto fail;
     }
     d->lba_bytes = 1u << lbads;
+    if (!grant_hmb(d, errp)) {
+        goto fail;
+    }
 
     /* I/O queues, interrupts off: the completion queue is polled */
     nvm_qtest_queue(q, "memset 0x%llx 0x%x 0x0", IO_CQ,

@@ -137,6 +137,24 @@ static void h_set_state(void *opaque, bool erase, double fill_pct,
     qmp_do(e, "nvmimic-set-state", a->str, NULL);
 }
 
+static void h_review(void *opaque, uint64_t steady_bytes,
+                     uint64_t warm_bytes, uint64_t t_ns)
+{
+    Engine *e = opaque;
+    g_autoptr(GString) a = g_string_new("{\"id\": \"nvm0\"");
+
+    if (e->err || !nvm_qnvme_advance(e->d, t_ns, &e->err)) {
+        return;
+    }
+    if (steady_bytes) {
+        g_string_append_printf(a, ", \"steady-random-bytes\": %" PRIu64,
+                               steady_bytes);
+    }
+    g_string_append_printf(a, ", \"warm-map-bytes\": %" PRIu64 "}",
+                           warm_bytes);
+    qmp_do(e, "nvmimic-set-state", a->str, NULL);
+}
+
 static void h_submitted(void *opaque, const NvmCmd *cmd, uint64_t t_ns,
                         uint64_t done_ns)
 {
@@ -271,6 +289,7 @@ static bool run_one(Ctx *c, unsigned index, const char *name, BodyFn body,
     NvmRunHook hook = {
         .opaque = &e,
         .set_state = h_set_state,
+        .review = h_review,
         .submitted = h_submitted,
         .reset_stats = h_reset_stats,
         .stats = h_stats,

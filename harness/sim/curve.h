@@ -28,6 +28,11 @@ typedef struct NvmRunHook {
      * @slc_used_bytes (>= 0) of SLC cache in use, at @t_ns */
     void (*set_state)(void *opaque, bool erase, double fill_pct,
                       int64_t slc_used_bytes, uint64_t t_ns);
+    /* the first @steady_bytes (> 0) were put in GC's random-write steady
+     * state after a fill, and the map cache warmed over the first
+     * @warm_bytes, at @t_ns */
+    void (*review)(void *opaque, uint64_t steady_bytes, uint64_t warm_bytes,
+                   uint64_t t_ns);
     /* @cmd went to the model at @t_ns; the model completes it at @done_ns */
     void (*submitted)(void *opaque, const NvmCmd *cmd, uint64_t t_ns,
                       uint64_t done_ns);

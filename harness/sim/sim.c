@@ -21,11 +21,16 @@ void nvm_sim_review_state_hook(NvmModel *m, const NvmProfile *p,
     uint64_t span = (uint64_t)(p->capacity_bytes * p->review_span_pct /
                                100.0);
     bool hooked = hook && hook->set_state;
+    uint64_t steady = 0;
 
     span -= span % (1024 * 1024);
     *span_bytes = span;
     if (p->review_state == NVM_REVIEW_FILLED) {
-        /* The fill ends with the SLC cache full; the tests follow at once. */
+        /*
+         * The fill ends with the SLC cache full; the span has been
+         * rewritten at random by the earlier tests (each corner runs 13
+         * points), so GC is at its steady state.
+         */
         nvm_model_set_fill(m, 100.0, NULL);
         nvm_model_set_slc_used(m, p->slc_static_bytes, NULL);
         nvm_model_state_at(m, *now_ns);
@@ -33,6 +38,8 @@ void nvm_sim_review_state_hook(NvmModel *m, const NvmProfile *p,
             hook->set_state(hook->opaque, false, 100.0,
                             (int64_t)p->slc_static_bytes, *now_ns);
         }
+        nvm_model_set_steady_random(m, 0, span, NULL);
+        steady = span;
     } else {
         /* Secure erase, then the span is written once before the tests. */
         nvm_model_secure_erase(m);
@@ -41,6 +48,11 @@ void nvm_sim_review_state_hook(NvmModel *m, const NvmProfile *p,
             hook->set_state(hook->opaque, true, -1, -1, *now_ns);
         }
         nvm_curve_precondition_hook(m, 0, span, p->lba_bytes, now_ns, hook);
+    }
+    /* a review's point lasts minutes: the map cache has seen the span */
+    nvm_model_warm_map(m, 0, span);
+    if (hook && hook->review) {
+        hook->review(hook->opaque, steady, span, *now_ns);
     }
     nvm_run_reset_stats(m, hook, *now_ns);
 }

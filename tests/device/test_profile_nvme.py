@@ -41,6 +41,7 @@ DEV_ID = 'nvm0'
 ASAN_SWAPCONTEXT_NOTICE = re.compile(
     r"^==\d+==WARNING: ASan doesn't fully support makecontext/swapcontext")
 FID_APST = 0x0c
+FID_HMB = 0x0d
 
 
 # --------------------------------------------------------------------------
@@ -60,6 +61,14 @@ class Profile:
         cp.optionxform = str          # GKeyFile keys are case-sensitive
         with open(self.path) as f:    # a missing profile fails the test
             cp.read_file(f)
+        # The parts the drive names ([parts] nand, controller) hold the
+        # rest of its keys (a key is set by exactly one file).
+        if cp.has_section('parts'):
+            for kind, part in cp.items('parts'):
+                path = os.path.join(PROFILE_DIR, 'parts', kind,
+                                    part.strip() + '.ini')
+                with open(path) as f:
+                    cp.read_file(f)
         self.cp = cp
 
     def str(self, section, key):
@@ -335,9 +344,9 @@ class ProfileNvme(ProfileTest):
             text = f.read()
         cases = [
             # (description, edit, words the message must contain)
-            ('pcie-lanes not a number',
-             lambda t: _replace_key(t, 'pcie-lanes', 'four'),
-             ['pcie-lanes', 'four']),
+            ('endurance-tbw not a number',
+             lambda t: _replace_key(t, 'endurance-tbw', 'four'),
+             ['endurance-tbw', 'four']),
             ('missing model-number',
              lambda t: _replace_key(t, 'model-number', None),
              ['model-number', 'missing']),
@@ -698,7 +707,11 @@ class ProfileNvme(ProfileTest):
               % (n, erased_us, erased['write-amplification'], full_us,
                  full['write-amplification']))
         self.assertGreater(full_us, 1.2 * erased_us)
-        self.assertGreater(full['write-amplification'], 1.5)
+        # A fill leaves the spare area in free blocks: GC starts only once
+        # the host has written them (tests/unit/test-model.c's
+        # gc_brings_latency_spikes_as_the_drive_fills), so 8 MiB on a full
+        # drive go straight to native cells without GC, as on an erased one.
+        self.assertLess(full['write-amplification'], 1.1)
         self.assertLess(erased['write-amplification'], 1.1)
         self.assertAlmostEqual(self.cls(full, 'write')['mean-us'], full_us,
                                delta=0.005 * full_us)
@@ -951,14 +964,207 @@ class ProfileNvme(ProfileTest):
         self.assertEqual(st['power-exits'], 1)
 
 
+    # ---- 7. Host Memory Buffer, FUA, heat ----------------------------------------
+    def hmb_set(self, ctrl, descs, hsize=None, enable=True, list_addr=None,
+                count=None, save=False):
+        """Set Features 0x0d: descs is [(badd, pages)], written to a fresh
+        descriptor list (the buffer itself is never touched by nvmimic, so
+        the addresses need no guest memory behind them)."""
+        raw = b''.join(struct.pack('<QII', a, n, 0) for a, n in descs)
+        if list_addr is None:
+            list_addr = ctrl.alloc.alloc(max(len(raw), 16))
+            ctrl.qt.memwrite(list_addr, raw)
+        hsize = sum(n for _, n in descs) if hsize is None else hsize
+        count = len(descs) if count is None else count
+        return ctrl.admin_cmd(Cmd(ADM_SET_FEATURES,
+                                  cdw10=FID_HMB | (int(save) << 31),
+                                  cdw11=int(enable), cdw12=hsize,
+                                  cdw13=list_addr & 0xffffffff,
+                                  cdw14=list_addr >> 32, cdw15=count))
+
+    def hmb_get(self, ctrl, sel=0):
+        buf = ctrl.alloc.alloc(PAGE)
+        c = ctrl.admin_cmd(Cmd(ADM_GET_FEATURES, cdw10=FID_HMB | (sel << 8),
+                               prp1=buf))
+        return c, struct.unpack_from('<4I', ctrl.qt.memread(buf, 16))
+
+    def test_hmb_sizes_come_from_the_profile_and_the_feature_round_trips(self):
+        for name in (MAIN_PROFILE, WZ_PROFILE):
+            p = Profile(name)
+            ctrl = self.start(null_drive(p.capacity) + profile_device(name))
+            ctrl.enable()
+            raw = ctrl.identify_controller()['raw']
+            hmpre, hmmin = struct.unpack_from('<II', raw, 272)
+            hmb = p.str('map', 'kind') == 'hmb'
+            print('%s: HMPRE %d, HMMIN %d (4 KiB units)' % (name, hmpre, hmmin))
+            self.assertEqual(hmpre, p.int('map', 'cache-bytes') // 4096
+                             if hmb else 0)
+            self.assertEqual(hmmin, p.int('map', 'hmb-min-bytes') // 4096)
+            if not hmb:
+                c = self.hmb_set(ctrl, [(1 << 32, 16)])
+                self.assertStatus(c, SC_INVALID_FIELD, 'HMB on a DRAM drive')
+                self.machine.stop()
+                self.machine = None
+                continue
+            # Linux's way: chunks of 4 MiB, as many as HMPRE needs
+            chunk = 1024
+            descs = [((1 << 32) + i * (4 << 20), chunk)
+                     for i in range(hmpre // chunk)]
+            c, attr = self.hmb_get(ctrl)
+            self.assertStatus(c, SC_SUCCESS, 'Get Features HMB')
+            self.assertEqual((c.result & 1, attr), (0, (0, 0, 0, 0)))
+            c = self.hmb_set(ctrl, descs)
+            self.assertStatus(c, SC_SUCCESS, 'Set Features HMB')
+            c, attr = self.hmb_get(ctrl)
+            self.assertEqual(c.result & 1, 1)
+            self.assertEqual(attr[0], hmpre)
+            self.assertEqual(attr[3], len(descs))
+            c, _ = self.hmb_get(ctrl, sel=3)
+            self.assertEqual(c.result & 7, 4, 'changeable only')
+            c, attr1 = self.hmb_get(ctrl, sel=1)
+            self.assertEqual((c.result & 1, attr1), (0, (0, 0, 0, 0)),
+                             'default: disabled')
+            # enabling twice is a sequence error
+            self.assertStatus(self.hmb_set(ctrl, descs), 0x00c, 'enable twice')
+            # a controller reset takes the buffer away
+            ctrl.enable()
+            c, attr = self.hmb_get(ctrl)
+            self.assertEqual((c.result & 1, attr[0]), (0, 0), 'after reset')
+            # every guest-supplied value is checked; nothing is taken
+            big = (1 << 64) - PAGE
+            bad = {
+                'below HMMIN': dict(descs=[(1 << 32, hmmin - 1)]),
+                'sizes do not add up': dict(descs=descs, hsize=hmpre + 1),
+                'no descriptors': dict(descs=descs, count=0),
+                'too many descriptors': dict(descs=descs, count=8193),
+                'list not 16-byte aligned':
+                    dict(descs=descs, list_addr=ctrl.alloc.alloc(PAGE) + 8),
+                'unaligned buffer': dict(descs=[((1 << 32) + 512, hmpre)]),
+                'empty descriptor': dict(descs=[(1 << 32, hmpre), (1 << 33, 0)]),
+                'buffer wraps': dict(descs=[(big, hmpre)]),
+            }
+            for what, kw in bad.items():
+                with self.subTest(what):
+                    c = self.hmb_set(ctrl, **kw)
+                    self.assertStatus(c, SC_INVALID_FIELD, what)
+                    c, attr = self.hmb_get(ctrl)
+                    self.assertEqual(c.result & 1, 0, what)
+            self.assertStatus(self.hmb_set(ctrl, descs, save=True), 0x10d,
+                              'saveable')
+            # disabling is accepted whether enabled or not
+            self.assertStatus(self.hmb_set(ctrl, descs), SC_SUCCESS, 'enable')
+            self.assertStatus(self.hmb_set(ctrl, [], enable=False, hsize=0,
+                                           count=0), SC_SUCCESS, 'disable')
+            c, _ = self.hmb_get(ctrl)
+            self.assertEqual(c.result & 1, 0)
+            self.assertAlive()
+            self.machine.stop()
+            self.machine = None
+
+    def span_read_mean_us(self, ctrl, p, span, n, rng):
+        """Warm the map over [0, span) (one read per 4 MiB), then the mean
+        QD1 latency of n 4 KiB random reads in it."""
+        per = PAGE // p.lba_bytes
+        step = (4 << 20) // p.lba_bytes
+        for i in range(0, span // p.lba_bytes, step * 64):
+            ctrl.submit_and_time([ctrl.read_cmd(i + j * step, per)
+                                  for j in range(64)])
+        lat = [ctrl.latency_ns(ctrl.read_cmd(
+            rng.randrange(span // PAGE) * per, per)) for _ in range(n)]
+        return sum(lat) / len(lat) / 1000.0
+
+    def test_granted_hmb_makes_reads_over_a_wide_span_faster(self):
+        ctrl, p = self.start_profile(WZ_PROFILE)
+        self.set_state(**{'fill-pct': 100.0})
+        span = 4 << 30          # past the on-chip map cache, within the HMB
+        rng = random.Random(3)
+        none_us = self.span_read_mean_us(ctrl, p, span, 64, rng)
+        hmpre = p.int('map', 'cache-bytes') // PAGE
+        self.assertStatus(self.hmb_set(ctrl, [(1 << 32, hmpre)]), SC_SUCCESS,
+                          'Set Features HMB')
+        hmb_us = self.span_read_mean_us(ctrl, p, span, 64, rng)
+        print('4K random reads over 4 GiB, QD1: no HMB %.1f us, HMB %.1f us'
+              % (none_us, hmb_us))
+        self.assertLess(hmb_us, 0.8 * none_us)
+
+    def test_fua_write_waits_for_its_program_and_a_plain_one_does_not(self):
+        ctrl, p = self.start_profile()
+        per = PAGE // p.lba_bytes
+        buf = ctrl.alloc.alloc(PAGE)
+        self.set_state(**{'secure-erase': True})
+
+        def write(slba, fua):
+            c = ctrl.write_cmd(slba, bytes(PAGE), buf=buf)
+            c.cdw[2] |= int(fua) << 30          # CDW12 bit 30: FUA
+            return ctrl.latency_ns(c)
+        plain = [write(i * per, False) for i in range(8)]
+        fua = [write((100 + i) * per, True) for i in range(8)]
+        tprog = p.float('nand', 'program-us-slc') * 1000
+        print('4K QD1 writes: plain %s ns, FUA %s ns (SLC program %d ns)'
+              % (plain, fua, tprog))
+        self.assertLess(max(plain), 0.5 * tprog)
+        self.assertGreater(min(fua), tprog)
+
+    def test_thermal_model_heats_throttles_reports_and_turns_off(self):
+        p = Profile(MAIN_PROFILE)
+        with open(p.path) as f:
+            text = f.read()
+        for k, v in (('c-per-w', '100'), ('time-constant-s', '0.1'),
+                     ('throttle-c', '60')):
+            text = _replace_key(text, k, v)
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        path = os.path.join(tmp.name, 'hot.ini')
+        with open(path, 'w') as f:
+            f.write(text)
+        ctrl = self.start(null_drive(p.capacity) + profile_device(path))
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 256)
+        ctrl.identify_namespace(1)
+        idle_k = p.int('identity', 'temp-idle-c') + 273
+
+        def smart():
+            raw = ctrl.get_log_page(0x02, 512)
+            return (struct.unpack_from('<H', raw, 1)[0],
+                    struct.unpack_from('<I', raw, 216)[0],
+                    struct.unpack_from('<I', raw, 224)[0])
+        self.assertEqual(smart()[0], idle_k)
+        # 128 KiB sequential writes, 64 at a time, for 50 ms of virtual time
+        size = 128 << 10
+        buf = ctrl.alloc.alloc(size)
+        per = size // p.lba_bytes
+        prp2 = ctrl.prps(buf, size)[1]
+        slba, start = 0, ctrl.qt.now_ns
+        while ctrl.qt.now_ns - start < 50 * 10**6:
+            cmds = []
+            for _ in range(64):
+                cmds.append(Cmd(IO_WRITE, nsid=1, cdw10=slba & 0xffffffff,
+                                cdw11=slba >> 32, cdw12=per - 1, prp1=buf,
+                                prp2=prp2))
+                slba += per
+            self.assertTrue(all(c.ok for c in ctrl.submit_and_time(cmds)))
+        hot, count, _ = smart()
+        print('after %.0f MB of writes: %d K (idle %d K), throttled %d times'
+              % (slba * p.lba_bytes / 1e6, hot, idle_k, count))
+        self.assertGreaterEqual(hot, 60 + 273)
+        self.assertGreaterEqual(count, 1)
+        self.set_state(thermal=False)
+        self.assertEqual(smart()[0], idle_k)
+
+
 def _replace_key(text, key, value):
     out = []
+    found = False
     for line in text.splitlines():
         if line.split('=', 1)[0].strip() == key and not line.startswith('#'):
+            found = True
             if value is None:
                 continue
             line = '%s = %s' % (key, value)
         out.append(line)
+    # a key that is not in the file (e.g. one that moved to a part file)
+    # would leave the profile valid and the test asserting nothing
+    assert found, 'no key %s in the profile' % key
     return '\n'.join(out) + '\n'
 
 

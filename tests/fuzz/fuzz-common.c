@@ -5,8 +5,8 @@
  * earlier write, statistics count exactly what was submitted, hold no NaN
  * or infinity, account every nanosecond to one power state and only grow
  * between resets, state injection accepts exactly its documented ranges,
- * and the model's memory stays what it was at creation, within the bound
- * of nvm_model_max_memory_bytes().
+ * and the model's memory (its mapping state grows as data is written in
+ * mixed order) stays within the bound of nvm_model_max_memory_bytes().
  */
 #include <math.h>
 #include <stdarg.h>
@@ -98,14 +98,14 @@ uint64_t fuzz_submit(FuzzDriver *d, NvmOp op, uint64_t slba, uint32_t nlb)
 {
     NvmCmd c = { .op = op, .slba = slba, .nlb = nlb };
     uint64_t cap = d->p->capacity_bytes;
-    uint64_t off = slba * d->p->lba_bytes;
+    uint64_t cap_lbas = cap / d->p->lba_bytes;
+    /* an LBA past the end wraps in LBAs, as the model does (no overflow) */
+    uint64_t off = (slba >= cap_lbas ? slba % cap_lbas : slba) *
+                   d->p->lba_bytes;
     uint64_t bytes = (uint64_t)nlb * d->p->lba_bytes;
     uint64_t done;
     unsigned cls = op < NVM_CLASS_COUNT ? op : NVM_OP_FLUSH;
 
-    if (off >= cap) {
-        off %= cap;
-    }
     if (off + bytes > cap) {
         bytes = cap - off;
     }
@@ -294,6 +294,7 @@ void fuzz_check_stats(FuzzDriver *d)
     }
     FUZZ_CHECK(ps_sum == d->now - d->reset_at, "power states account %"
                PRIu64 " ns of %" PRIu64, ps_sum, d->now - d->reset_at);
-    FUZZ_CHECK(nvm_model_memory_bytes(d->m) == d->memory,
-               "model memory changed");
+    FUZZ_CHECK(nvm_model_memory_bytes(d->m) <= nvm_model_max_memory_bytes(),
+               "model memory %zu above the bound %zu",
+               nvm_model_memory_bytes(d->m), nvm_model_max_memory_bytes());
 }

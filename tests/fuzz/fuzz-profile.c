@@ -21,7 +21,8 @@
 
 #include "fuzz-common.h"
 
-#define PATH "fuzz.ini"
+/* beside the shipped drives, so that the seeds find their part files */
+#define PATH NVMIMIC_PROFILE_DIR "/fuzz.ini"
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,

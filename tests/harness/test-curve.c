@@ -78,6 +78,11 @@ static void points_below_the_peak_reach_their_rate_and_110_120_saturate(void)
             NvmRunResult peak, pts[G_N_ELEMENTS(pcts)];
             double target[G_N_ELEMENTS(pcts)];
 
+            NvmWorkload wl[NVM_FOUR_CORNERS];
+            bool is_write;
+
+            nvm_four_corners(wl, false);
+            is_write = wl[w].op == NVM_OP_WRITE;
             run_curve(p, w, pcts, G_N_ELEMENTS(pcts), &peak, pts, target);
             g_assert_cmpfloat(peak.iops, >, 0);
             for (unsigned i = 0; i < G_N_ELEMENTS(pcts); i++) {
@@ -93,6 +98,16 @@ static void points_below_the_peak_reach_their_rate_and_110_120_saturate(void)
                     double tol = 4 / sqrt(target[i] * 2.0) + 0.02;
 
                     g_assert_cmpfloat(fabs(got - 1), <, tol);
+                } else if (is_write) {
+                    /*
+                     * Writes above the closed-loop peak may be followed
+                     * for a while: the idle time of the low-load points
+                     * let background GC reclaim free blocks, and until
+                     * the host has used them up its writes pay no GC (the
+                     * model's background work, as a drive's).  Never more
+                     * than the rate asked.
+                     */
+                    g_assert_cmpfloat(got, <, 1.03);
                 } else {
                     /* Above the peak the drive cannot follow. */
                     g_assert_cmpfloat(pts[i].iops, <, 1.03 * peak.iops);
@@ -101,8 +116,11 @@ static void points_below_the_peak_reach_their_rate_and_110_120_saturate(void)
                     g_assert_cmpfloat(pts[i].lat_us, >, 0.8 * peak.lat_us);
                 }
             }
-            /* Latency grows with load between 50 % and saturation. */
-            g_assert_cmpfloat(pts[4].lat_us, >, pts[1].lat_us);
+            /* Latency grows with load between 50 % and saturation (reads:
+             * writes above the peak may still be followed, above). */
+            if (!is_write) {
+                g_assert_cmpfloat(pts[4].lat_us, >, pts[1].lat_us);
+            }
         }
         nvm_profile_free(p);
     }

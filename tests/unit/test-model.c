@@ -22,20 +22,23 @@ static NvmProfile *load(const char *name)
     return p;
 }
 
-/* Load @name with "key = value" lines replaced (for isolating mechanisms). */
+/*
+ * Load @name (composed with its parts) with "key=value" lines replaced in
+ * every section that has the key (for isolating mechanisms).
+ */
 static NvmProfile *load_patched(const char *name, const char *const *kv)
 {
-    g_autofree char *src = g_strdup_printf("%s/%s.ini", NVMIMIC_PROFILE_DIR,
-                                           name);
-    g_autofree char *text = NULL;
     g_autoptr(GError) err = NULL;
+    g_autofree char *text = nvm_profile_compose_text(name,
+                                                     NVMIMIC_PROFILE_DIR,
+                                                     &err);
     g_auto(GStrv) lines = NULL;
     GString *out = g_string_new(NULL);
     g_autofree char *path = NULL;
     NvmProfile *p;
     int fd;
 
-    g_assert_true(g_file_get_contents(src, &text, NULL, NULL));
+    g_assert_no_error(err);
     lines = g_strsplit(text, "\n", -1);
     for (char **l = lines; *l; l++) {
         const char *line = *l;
@@ -43,7 +46,7 @@ static NvmProfile *load_patched(const char *name, const char *const *kv)
         for (const char *const *k = kv; *k; k += 2) {
             size_t n = strlen(k[0]);
 
-            if (!strncmp(line, k[0], n) && line[n] == ' ') {
+            if (!strncmp(line, k[0], n) && line[n] == '=') {
                 line = NULL;
                 g_string_append_printf(out, "%s = %s\n", k[0], k[1]);
                 break;
@@ -127,8 +130,8 @@ static void slc_cache_exhausted_drops_to_native_rate_at_cache_size(void)
                    g_array_index(r, double, r->len - 1));
     g_assert_cmpint(cliff, >=, 0);
     g_assert_cmpfloat(fabs(cliff + 0.5 - expect_gb), <=, 1.5);
-    /* QLC-class rate after the cache: ~100 MB/s, well below the SLC rate */
-    g_assert_cmpfloat(g_array_index(r, double, r->len - 1), <, first / 10);
+    /* QLC writes after the cache: a fraction of the SLC rate */
+    g_assert_cmpfloat(g_array_index(r, double, r->len - 1), <, first / 3);
     g_array_free(r, TRUE);
     nvm_model_free(m);
     nvm_profile_free(p);
@@ -156,12 +159,13 @@ static void idle_folding_restores_slc_write_rate(void)
                    before_gb, after_gb, slow);
     g_assert_cmpfloat(after_gb, <, before_gb - 5);
 
-    r = write_seq_gb(m, p, &now, 300e9, 2);
-    g_assert_cmpfloat(g_array_index(r, double, 0), >, slow * 10);
-    g_array_free(r, TRUE);
-
-    /* Without the idle period the rate stays low. */
-    r = write_seq_gb(m, p, &now, 310e9, 20);
+    /* The folded room takes writes at the SLC rate again, then the
+     * cliff comes back (no idle time in between). */
+    r = write_seq_gb(m, p, &now, 300e9, before_gb - after_gb + 10);
+    g_test_message("after idle: first GB %.0f MB/s, last %.0f MB/s",
+                   g_array_index(r, double, 0),
+                   g_array_index(r, double, r->len - 1));
+    g_assert_cmpfloat(g_array_index(r, double, 0), >, slow * 3);
     g_assert_cmpfloat(g_array_index(r, double, r->len - 1), <, slow * 1.5);
     g_array_free(r, TRUE);
     nvm_model_free(m);
@@ -221,36 +225,57 @@ static double closed_loop(NvmModel *m, const NvmProfile *p,
     return res->iops;
 }
 
-static void fuller_drive_gives_lower_random_write_peak(void)
+/*
+ * A 2 GB drive with the P5's parts (2 dies of 1 GiB, 3 MiB blocks) and no
+ * SLC cache: small enough that random writes reach GC's steady state in a
+ * few simulated seconds.
+ */
+static const char *const mini_drive[] = {
+    "channels", "2", "dies-per-channel", "1", "die-bytes", "1073741824",
+    "pages-per-block", "48", "capacity-bytes", "2000000000",
+    "reserved-bytes", "0", "slc-static-bytes", "0",
+    "slc-dynamic-max-bytes", "0", NULL,
+};
+
+/* Random 4 KiB writes over the filled part of the mini drive. */
+static void steady_random_writes(const NvmProfile *p, double fill,
+                                 NvmRunResult *r, NvmStats *st)
 {
-    /* No SLC cache, so every write goes to native blocks through GC. */
-    static const char *const kv[] = {
-        "slc-static-bytes", "0", "slc-dynamic-max-bytes", "0", NULL,
-    };
-    NvmProfile *p = load_patched("crucial-p5-1tb", kv);
     NvmWorkload wl = { "4k-random-write", NVM_OP_WRITE, 4096, false, 64 };
+    NvmModel *m = nvm_model_new(p, 1);
+    uint64_t span = (uint64_t)(p->capacity_bytes * fill / 100) & ~4095ULL;
+    uint64_t now = 0;
+    /* three drive writes to reach steady state, then five seconds */
+    NvmRunSpec spec = {
+        .wl = &wl, .lba_bytes = p->lba_bytes, .span_bytes = span,
+        .warmup_ns = 30000000000ULL, .duration_ns = 5000000000ULL,
+    };
+
+    nvm_model_set_fill(m, fill, NULL);
+    nvm_curve_run(m, &spec, 1, &now, r);
+    nvm_model_get_stats(m, now, st);
+    nvm_model_free(m);
+}
+
+static void fuller_drive_gives_lower_steady_random_write_rate(void)
+{
+    NvmProfile *p = load_patched("crucial-p5-1tb", mini_drive);
     NvmRunResult r40, r90;
-    NvmStats s40, s90;
-    NvmModel *m;
+    NvmStats *s40 = g_new(NvmStats, 1), *s90 = g_new(NvmStats, 1);
 
-    m = nvm_model_new(p, 1);
-    nvm_model_set_fill(m, 40, NULL);
-    closed_loop(m, p, &wl, p->capacity_bytes, 2, 1, &r40);
-    nvm_model_get_stats(m, 0, &s40);
-    nvm_model_free(m);
-
-    m = nvm_model_new(p, 1);
-    nvm_model_set_fill(m, 90, NULL);
-    closed_loop(m, p, &wl, p->capacity_bytes, 2, 1, &r90);
-    nvm_model_get_stats(m, 0, &s90);
-    nvm_model_free(m);
-
+    steady_random_writes(p, 40, &r40, s40);
+    steady_random_writes(p, 90, &r90, s90);
     g_test_message("fill 40 %%: %.0f IOPS WA %.2f; fill 90 %%: %.0f IOPS "
-                   "WA %.2f", r40.iops, s40.write_amplification, r90.iops,
-                   s90.write_amplification);
-    g_assert_cmpfloat(s90.write_amplification, >,
-                      s40.write_amplification * 1.5);
+                   "WA %.2f (GC copied %.1f GB)", r40.iops,
+                   s40->write_amplification, r90.iops,
+                   s90->write_amplification, s90->gc_bytes / 1e9);
+    /* greedy GC over 90 % valid data copies far more */
+    g_assert_cmpfloat(s40->write_amplification, <, 1.3);
+    g_assert_cmpfloat(s90->write_amplification, >,
+                      s40->write_amplification * 1.5);
     g_assert_cmpfloat(r90.iops, <, r40.iops * 0.7);
+    g_free(s40);
+    g_free(s90);
     nvm_profile_free(p);
 }
 
@@ -278,7 +303,7 @@ static void hmb_map_miss_costs_an_extra_nand_read(void)
     g_test_message("2 GB span: %.1f us, miss %.3f; 1 TB span: %.1f us, "
                    "miss %.3f", lat[0], miss[0], lat[1], miss[1]);
     /* 64 MB of HMB maps 64 GB: a 2 GB span fits, a 1 TB one does not */
-    g_assert_cmpfloat(miss[0], <, 0.01);
+    g_assert_cmpfloat(miss[0], <, 0.05);     /* the first touches */
     g_assert_cmpfloat(miss[1], >, 0.8);
     /* each miss reads one map chunk from NAND ... */
     g_assert_cmpfloat(fabs(nand_per_read[1] - nand_per_read[0] -
@@ -435,7 +460,9 @@ static void state_injection_rejects_out_of_range(void)
     g_assert_true(nvm_model_set_wear(m, 12.5, &err));
     nvm_model_get_stats(m, 0, &st);
     g_assert_cmpfloat(fabs(st.fill_pct - 50), <, 0.01);
-    g_assert_cmpuint(st.slc_used_bytes, ==, 1000000000);
+    /* kept in whole 4 KiB map units */
+    g_assert_cmpuint(st.slc_used_bytes, <=, 1000000000);
+    g_assert_cmpuint(st.slc_used_bytes, >, 1000000000 - 4096);
     g_assert_cmpfloat(fabs(st.wear_pct - 12.5), <, 0.01);
     nvm_model_secure_erase(m);
     nvm_model_get_stats(m, 0, &st);
@@ -473,6 +500,11 @@ static void trim_empties_and_flush_waits_for_nand(void)
     nvm_profile_free(p);
 }
 
+/*
+ * A 2 TB drive's model: a few MiB filled (the map state is 4 B per 4 MiB
+ * chunk plus detail where state is mixed), ~10 MiB after random writes over
+ * the reviews' 5 % span.
+ */
 static void model_state_is_small_for_2tb_profiles(void)
 {
     const char *names[] = { "crucial-p2-2tb", "crucial-p5-2tb",
@@ -481,9 +513,22 @@ static void model_state_is_small_for_2tb_profiles(void)
     for (unsigned i = 0; i < G_N_ELEMENTS(names); i++) {
         NvmProfile *p = load(names[i]);
         NvmModel *m = nvm_model_new(p, 1);
+        NvmCmd w = { .op = NVM_OP_WRITE, .nlb = 4096 / p->lba_bytes };
+        uint64_t span = p->capacity_bytes / 20 / 4096, s = 3, t = 0;
+        size_t filled;
 
-        g_test_message("%s: %zu bytes", names[i], nvm_model_memory_bytes(m));
-        g_assert_cmpuint(nvm_model_memory_bytes(m), <, 1 << 20);
+        nvm_model_set_fill(m, 100, NULL);
+        filled = nvm_model_memory_bytes(m);
+        for (int k = 0; k < 300000; k++) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            w.slba = (s >> 20) % span * (4096 / p->lba_bytes);
+            t = nvm_model_submit(m, &w, t);
+        }
+        g_test_message("%s: %zu bytes filled, %zu after 300 K random "
+                       "writes over 5 %%", names[i], filled,
+                       nvm_model_memory_bytes(m));
+        g_assert_cmpuint(filled, <, 4 << 20);
+        g_assert_cmpuint(nvm_model_memory_bytes(m), <, 16 << 20);
         nvm_model_free(m);
         nvm_profile_free(p);
     }
@@ -549,15 +594,17 @@ static void largest_accepted_geometry_stays_within_stated_memory(void)
         "channels", "32", "dies-per-channel", "16", "planes", "8",
         "page-bytes", "65536", "write-buffer-bytes", "1073741824",
         "entry-bytes", "16", "chunk-bytes", "4096", "unit-bytes", "512",
-        "cache-bytes", "4294967296", NULL };
+        "cache-bytes", "4294967296", "max-channels", "32",
+        "max-dies-per-channel", "16", NULL };
     static const char *const ring[] = {
         "planes", "1", "page-bytes", "4096", "channels", "32",
         "dies-per-channel", "16", "write-buffer-bytes", "1073741824",
-        NULL };
+        "max-channels", "32", "max-dies-per-channel", "16", NULL };
     const char *const *kvs[] = { big, ring };
 
+    /* the mapping state dominates: 2 bits per 4 KiB at most, 2^29 regions */
     g_test_message("bound: %zu bytes", nvm_model_max_memory_bytes());
-    g_assert_cmpuint(nvm_model_max_memory_bytes(), <, 8 << 20);
+    g_assert_cmpuint(nvm_model_max_memory_bytes(), <, 192 << 20);
     for (unsigned i = 0; i < G_N_ELEMENTS(kvs); i++) {
         NvmProfile *p = load_patched("crucial-p5-1tb", kvs[i]);
         NvmModel *m = nvm_model_new(p, 1);
@@ -566,8 +613,6 @@ static void largest_accepted_geometry_stays_within_stated_memory(void)
         g_test_message("case %u: %zu bytes", i, nvm_model_memory_bytes(m));
         g_assert_cmpuint(nvm_model_memory_bytes(m), <=,
                          nvm_model_max_memory_bytes());
-        g_assert_cmpuint(nvm_model_memory_bytes(m), >,
-                         nvm_model_max_memory_bytes() / 8);
         nvm_model_set_fill(m, 100, NULL);
         run_mix(m, p, &t, 20000, 512);
         nvm_model_free(m);
@@ -624,6 +669,9 @@ static void nand_bytes_written_never_decrease_across_folding(void)
     uint64_t t = 0, s = 1;
 
     nvm_model_set_fill(m, 100, NULL);
+    /* the whole drive in random-write steady state: GC from the start */
+    g_assert_true(nvm_model_set_steady_random(m, 0, p->capacity_bytes,
+                                              NULL));
     /* random and sequential writes: 0 < random share < 1, GC WA > 1 */
     for (int i = 0; i < 20000; i++) {
         s = s * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -636,9 +684,11 @@ static void nand_bytes_written_never_decrease_across_folding(void)
     w.op = NVM_OP_READ;
     t = nvm_model_submit(m, &w, t);
     nvm_model_get_stats(m, t, &b);
-    g_test_message("GC WA %.3f; NAND written %" PRIu64 " then %" PRIu64,
-                   a.gc_wa_now, a.nand_bytes_written, b.nand_bytes_written);
-    g_assert_cmpfloat(a.gc_wa_now, >, 1.01);
+    g_test_message("folded %" PRIu64 ", GC %" PRIu64 " bytes; NAND written "
+                   "%" PRIu64 " then %" PRIu64, a.fold_bytes, a.gc_bytes,
+                   a.nand_bytes_written, b.nand_bytes_written);
+    /* background work ran between the two reads of the statistics */
+    g_assert_cmpuint(a.fold_bytes + a.gc_bytes, >, 0);
     g_assert_cmpuint(b.nand_bytes_written, >=, a.nand_bytes_written);
     g_assert_cmpuint(b.total_nand_bytes_written, >=,
                      a.total_nand_bytes_written);
@@ -733,6 +783,316 @@ static void mapped_ranges_are_read_from_nand_the_rest_is_not(void)
     nvm_profile_free(p);
 }
 
+
+/* ---- the die timeline, the buffer, flush and FUA ---- */
+
+/*
+ * One die of the P5's NAND behind its controller, no SLC cache, no jitter
+ * or retries: every operation's time is known.
+ */
+static const char *const one_die[] = {
+    "channels", "1", "dies-per-channel", "1", "die-bytes", "1073741824",
+    "pages-per-block", "48", "capacity-bytes", "800000000",
+    "reserved-bytes", "0", "slc-static-bytes", "0",
+    "slc-dynamic-max-bytes", "0", "nand-jitter-pct", "0",
+    "read-retry-ppm", "0", "read-retry-ppm-eol", "0",
+    "nand-power-budget-mw", "5000", NULL,
+};
+
+static uint64_t submit(NvmModel *m, NvmOp op, uint64_t byte_off,
+                       uint32_t bytes, uint32_t flags, uint64_t t)
+{
+    NvmCmd c = { op, byte_off / 512, bytes / 512, flags };
+
+    return nvm_model_submit(m, &c, t);
+}
+
+static void read_suspends_a_program_up_to_the_parts_limit(void)
+{
+    NvmProfile *p = load_patched("crucial-p5-1tb", one_die);
+    NvmModel *m = nvm_model_new(p, 1);
+    double tr = p->read_us_native * 1e3, tprog = p->program_us_native * 1e3;
+    uint64_t t0 = 500000, lat[8];
+
+    nvm_model_set_fill(m, 50, NULL);
+    /* one native program unit: its program runs from ~0.2 ms for tPROG */
+    for (unsigned i = 0; i < 48; i++) {
+        submit(m, NVM_OP_WRITE, 629145600 + i * 4096ULL, 4096, 0, 0);
+    }
+    for (unsigned i = 0; i < 7; i++) {
+        uint64_t done = submit(m, NVM_OP_READ, i * 65536ULL, 4096, 0,
+                               t0 + i);
+
+        lat[i] = done - (t0 + i);
+        g_test_message("read %u: %.1f us", i, lat[i] / 1e3);
+    }
+    /* the first read suspends the program: suspend + tR, not the rest of
+     * the program */
+    g_assert_cmpfloat(lat[0], <, p->suspend_us * 1e3 + tr + 40e3);
+    g_assert_cmpfloat(lat[0], >, tr);
+    /* the part allows max-suspends; the next read waits for the program,
+     * which each suspend made suspend + tR + resume longer */
+    g_assert_cmpuint(p->max_suspends, ==, 5);
+    g_assert_cmpfloat(lat[5], >, tprog * 0.8);
+    g_assert_cmpfloat(lat[4], <, tprog * 0.8);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+static void read_goes_ahead_of_queued_programs(void)
+{
+    NvmProfile *p = load_patched("crucial-p5-1tb", one_die);
+    NvmModel *m = nvm_model_new(p, 1);
+    double tprog = p->program_us_native * 1e3;
+    uint64_t done, t = 1000000;
+
+    nvm_model_set_fill(m, 50, NULL);
+    /* four program units queue on the one die: ~4 tPROG of work */
+    for (unsigned i = 0; i < 4 * 48; i++) {
+        submit(m, NVM_OP_WRITE, 629145600 + i * 4096ULL, 4096, 0, 0);
+    }
+    /* at 1 ms the first program runs; the next three wait behind it */
+    done = submit(m, NVM_OP_READ, 0, 4096, 0, t);
+    g_test_message("read among queued programs: %.1f us", (done - t) / 1e3);
+    g_assert_cmpfloat(done - t, <, tprog / 2);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+static void read_of_data_still_in_the_buffer_touches_no_nand(void)
+{
+    NvmProfile *p = load_patched("crucial-p5-1tb", one_die);
+    NvmModel *m = nvm_model_new(p, 1);
+    NvmStats st;
+    uint64_t w, r;
+
+    nvm_model_set_fill(m, 50, NULL);
+    w = submit(m, NVM_OP_WRITE, 629145600, 4096, 0, 0);
+    nvm_model_reset_stats(m, w);
+    r = submit(m, NVM_OP_READ, 629145600, 4096, 0, w);
+    nvm_model_get_stats(m, r, &st);
+    g_test_message("buffered read %.1f us, %" G_GUINT64_FORMAT " NAND "
+                   "bytes", (r - w) / 1e3, st.nand_bytes_read);
+    g_assert_cmpuint(st.buffer_read_hits, ==, 1);
+    g_assert_cmpuint(st.nand_bytes_read, ==, 0);
+    g_assert_cmpfloat(r - w, <, p->read_us_native * 1e3);
+    /* a neighbour that was never written is unmapped: no NAND either */
+    r = submit(m, NVM_OP_READ, 734003200, 4096, 0, r);
+    nvm_model_get_stats(m, r, &st);
+    g_assert_cmpuint(st.nand_bytes_read, ==, 0);
+    /* written data of the fill is read from NAND */
+    r = submit(m, NVM_OP_READ, 4096, 4096, 0, r);
+    nvm_model_get_stats(m, r, &st);
+    g_assert_cmpuint(st.nand_bytes_read, >=, 4096);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+static void trimmed_data_reads_as_unmapped(void)
+{
+    NvmProfile *p = load_patched("crucial-p5-1tb", one_die);
+    NvmModel *m = nvm_model_new(p, 1);
+    NvmStats st;
+    uint64_t t;
+
+    nvm_model_set_fill(m, 100, NULL);
+    t = submit(m, NVM_OP_DISCARD, 0, 1 << 20, 0, 0);
+    nvm_model_reset_stats(m, t);
+    for (unsigned i = 0; i < 256; i++) {
+        t = submit(m, NVM_OP_READ, i * 4096ULL, 4096, 0, t);
+    }
+    nvm_model_get_stats(m, t, &st);
+    g_assert_cmpuint(st.nand_bytes_read, ==, 0);
+    for (unsigned i = 256; i < 512; i++) {
+        t = submit(m, NVM_OP_READ, i * 4096ULL, 4096, 0, t);
+    }
+    nvm_model_get_stats(m, t, &st);
+    g_assert_cmpuint(st.nand_bytes_read, >=, 256 * 4096);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+static void fua_write_waits_for_its_program_and_flush_for_the_journal(void)
+{
+    NvmProfile *p = load_patched("crucial-p5-1tb", one_die);
+    NvmModel *m = nvm_model_new(p, 1);
+    double tprog = p->program_us_native * 1e3;
+    uint64_t w, f, fua, t = 0;
+
+    nvm_model_set_fill(m, 50, NULL);
+    w = submit(m, NVM_OP_WRITE, 629145600, 4096, 0, t);
+    g_assert_cmpfloat(w - t, <, 100e3);
+    /* the flush programs the open unit, then a map journal page (SLC) */
+    f = submit(m, NVM_OP_FLUSH, 0, 0, 0, w);
+    g_test_message("write %.1f us, flush %.1f us", (w - t) / 1e3,
+                   (f - w) / 1e3);
+    g_assert_cmpfloat(f - w, >, tprog + p->program_us_slc * 1e3 * 0.9);
+    /* nothing written since: the next flush is cheap */
+    t = submit(m, NVM_OP_FLUSH, 0, 0, 0, f);
+    g_assert_cmpfloat(t - f, <, 100e3);
+    /* a FUA write completes once its (padded) unit is programmed */
+    fua = submit(m, NVM_OP_WRITE, 629149696, 4096, NVM_CMD_FUA, t);
+    g_test_message("FUA write %.1f us", (fua - t) / 1e3);
+    g_assert_cmpfloat(fua - t, >, tprog);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+/*
+ * Random writes on an empty mini drive: while free superblocks last,
+ * writes only fill the buffer; once GC must run, latency spikes appear
+ * and throughput dips.
+ */
+static void gc_brings_latency_spikes_as_the_drive_fills(void)
+{
+    NvmProfile *p = load_patched("crucial-p5-1tb", mini_drive);
+    NvmModel *m = nvm_model_new(p, 1);
+    NvmWorkload wl = { "4k-random-write", NVM_OP_WRITE, 4096, false, 32 };
+    uint64_t now = 0;
+    double first_p99 = 0, worst_p99 = 0, first_iops = 0, low_iops = 1e12;
+
+    nvm_model_set_fill(m, 85, NULL);
+    for (int sec = 0; sec < 16; sec++) {
+        NvmRunSpec spec = {
+            .wl = &wl, .lba_bytes = p->lba_bytes,
+            .span_bytes = p->capacity_bytes * 85 / 100 & ~4095ULL,
+            .duration_ns = 1000000000ULL,
+        };
+        NvmRunResult r;
+        NvmStats st;
+
+        nvm_curve_run(m, &spec, sec + 1, &now, &r);
+        nvm_model_get_stats(m, now, &st);
+        g_test_message("s %2d: %6.0f IOPS p99 %8.1f us, free %u, GC %.2f GB",
+                       sec, r.iops, r.p99_us, st.free_superblocks,
+                       st.gc_bytes / 1e9);
+        if (sec == 0) {
+            first_p99 = r.p99_us;
+            first_iops = r.iops;
+        }
+        worst_p99 = MAX(worst_p99, r.p99_us);
+        low_iops = MIN(low_iops, r.iops);
+    }
+    g_assert_cmpfloat(worst_p99, >, first_p99 * 5);
+    g_assert_cmpfloat(low_iops, <, first_iops * 0.6);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+/* A steady random state injected at once writes with the steady WA. */
+static void injected_steady_state_has_steady_write_amplification(void)
+{
+    NvmProfile *p = load_patched("crucial-p5-1tb", mini_drive);
+    NvmModel *m = nvm_model_new(p, 1);
+    NvmWorkload wl = { "4k-random-write", NVM_OP_WRITE, 4096, false, 32 };
+    uint64_t span = p->capacity_bytes / 5 & ~4095ULL, now = 0;
+    double wa[3];
+    g_autoptr(GError) err = NULL;
+
+    g_assert_false(nvm_model_set_steady_random(m, 0, span, &err));
+    g_clear_error(&err);
+    nvm_model_set_fill(m, 100, NULL);
+    g_assert_true(nvm_model_set_steady_random(m, 0, span, &err));
+    for (int i = 0; i < 3; i++) {
+        NvmRunSpec spec = {
+            .wl = &wl, .lba_bytes = p->lba_bytes, .span_bytes = span,
+            .duration_ns = 2000000000ULL,
+        };
+        NvmRunResult r;
+        NvmStats st;
+
+        nvm_model_reset_stats(m, now);
+        nvm_curve_run(m, &spec, i + 1, &now, &r);
+        nvm_model_get_stats(m, now, &st);
+        wa[i] = st.write_amplification;
+        g_test_message("%d: WA %.2f", i, wa[i]);
+    }
+    g_assert_cmpfloat(wa[0], >, 1.05);
+    g_assert_cmpfloat(fabs(wa[0] - wa[2]), <, 0.15 * wa[2]);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+/* ---- host memory buffer, thermal model ---- */
+
+static void host_memory_buffer_size_sets_map_misses(void)
+{
+    NvmProfile *p = load("crucial-p2-2tb");
+    NvmProfile *q = load("crucial-p5-1tb");
+    NvmWorkload wl = { "4k-random-read", NVM_OP_READ, 4096, false, 16 };
+    uint64_t hmb[2] = { 0, 64ULL << 20 };
+    double misses[2];
+    g_autoptr(GError) err = NULL;
+    NvmModel *m;
+
+    for (int i = 0; i < 2; i++) {
+        NvmRunResult r;
+        NvmStats st;
+
+        m = nvm_model_new(p, 1);
+        nvm_model_set_fill(m, 100, NULL);
+        g_assert_true(nvm_model_set_hmb(m, hmb[i], &err));
+        closed_loop(m, p, &wl, 20000000000ULL, 0.5, 3, &r);
+        nvm_model_get_stats(m, 0, &st);
+        misses[i] = (double)st.map_misses / st.cls[NVM_OP_READ].count;
+        g_test_message("HMB %" G_GUINT64_FORMAT " MiB: %.0f IOPS, %.2f "
+                       "misses per read", hmb[i] >> 20, r.iops, misses[i]);
+        nvm_model_free(m);
+    }
+    /* 64 MiB maps 64 GiB: a 20 GB span stays cached; without it the
+     * on-chip cache (1 GiB) misses most reads */
+    g_assert_cmpfloat(misses[0], >, 0.5);
+    g_assert_cmpfloat(misses[1], <, misses[0] / 2);
+    m = nvm_model_new(q, 1);
+    g_assert_false(nvm_model_set_hmb(m, 1 << 20, &err));
+    g_assert_nonnull(strstr(err->message, "DRAM"));
+    nvm_model_free(m);
+    nvm_profile_free(p);
+    nvm_profile_free(q);
+}
+
+static void hot_drive_throttles_and_the_switch_turns_it_off(void)
+{
+    static const char *const hot[] = {
+        "c-per-w", "60", "time-constant-s", "1", "throttle-c", "50",
+        "throttle-slowdown", "4", NULL };
+    NvmProfile *p = load_patched("crucial-p5-1tb", hot);
+    double mbps[2][2], temp[2];
+    uint64_t thr[2];
+
+    for (int on = 0; on < 2; on++) {
+        NvmModel *m = nvm_model_new(p, 1);
+        uint64_t now = 0;
+        NvmStats st;
+
+        nvm_model_set_thermal(m, on);
+        nvm_model_set_fill(m, 20, NULL);
+        {
+            /* the first GB from a cool drive, the last of twelve hot */
+            GArray *r = write_seq_gb(m, p, &now, 0, 12);
+
+            mbps[on][0] = g_array_index(r, double, 0);
+            mbps[on][1] = g_array_index(r, double, r->len - 1);
+            g_array_free(r, TRUE);
+        }
+        nvm_model_get_stats(m, now, &st);
+        temp[on] = st.temp_c;
+        thr[on] = st.throttled_ns;
+        g_test_message("thermal %s: %.0f then %.0f MB/s, %.1f C, throttled "
+                       "%.1f s", on ? "on" : "off", mbps[on][0],
+                       mbps[on][1], st.temp_c, st.throttled_ns / 1e9);
+        nvm_model_free(m);
+    }
+    g_assert_cmpfloat(temp[1], >=, 48);
+    g_assert_cmpuint(thr[1], >, 0);
+    g_assert_cmpfloat(mbps[1][1], <, mbps[1][0] * 0.8);
+    /* off: the idle temperature, no throttling */
+    g_assert_cmpuint(thr[0], ==, 0);
+    g_assert_cmpfloat(temp[0], ==, p->temp_idle_c);
+    g_assert_cmpfloat(mbps[0][1], >, mbps[0][0] * 0.8);
+    nvm_profile_free(p);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -744,8 +1104,8 @@ int main(int argc, char **argv)
                     state_injected_after_idle_is_not_folded_by_that_idle);
     g_test_add_func("/model/idle_folding_restores_slc_write_rate",
                     idle_folding_restores_slc_write_rate);
-    g_test_add_func("/model/fuller_drive_gives_lower_random_write_peak",
-                    fuller_drive_gives_lower_random_write_peak);
+    g_test_add_func("/model/fuller_drive_gives_lower_steady_random_write_"
+                    "rate", fuller_drive_gives_lower_steady_random_write_rate);
     g_test_add_func("/model/hmb_map_miss_costs_an_extra_nand_read",
                     hmb_map_miss_costs_an_extra_nand_read);
     g_test_add_func("/model/littles_law_holds_at_saturation",
@@ -775,5 +1135,25 @@ int main(int argc, char **argv)
                     completions_never_precede_submission);
     g_test_add_func("/model/mapped_ranges_are_read_from_nand_the_rest_is_not",
                     mapped_ranges_are_read_from_nand_the_rest_is_not);
+    g_test_add_func("/model/read_suspends_a_program_up_to_the_parts_limit",
+                    read_suspends_a_program_up_to_the_parts_limit);
+    g_test_add_func("/model/read_goes_ahead_of_queued_programs",
+                    read_goes_ahead_of_queued_programs);
+    g_test_add_func("/model/read_of_data_still_in_the_buffer_touches_no_nand",
+                    read_of_data_still_in_the_buffer_touches_no_nand);
+    g_test_add_func("/model/trimmed_data_reads_as_unmapped",
+                    trimmed_data_reads_as_unmapped);
+    g_test_add_func("/model/fua_write_waits_for_its_program_and_flush_for_"
+                    "the_journal",
+                    fua_write_waits_for_its_program_and_flush_for_the_journal);
+    g_test_add_func("/model/gc_brings_latency_spikes_as_the_drive_fills",
+                    gc_brings_latency_spikes_as_the_drive_fills);
+    g_test_add_func("/model/injected_steady_state_has_steady_write_"
+                    "amplification",
+                    injected_steady_state_has_steady_write_amplification);
+    g_test_add_func("/model/host_memory_buffer_size_sets_map_misses",
+                    host_memory_buffer_size_sets_map_misses);
+    g_test_add_func("/model/hot_drive_throttles_and_the_switch_turns_it_off",
+                    hot_drive_throttles_and_the_switch_turns_it_off);
     return g_test_run();
 }

@@ -5,6 +5,7 @@
  * the file, the key and the problem.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -12,14 +13,37 @@
 
 #include "nvmimic-model.h"
 
+/*
+ * @name composed with its part files into one self-contained profile, one
+ * "key = value" per line (what the strict loader checks).
+ */
+static char *composed(const char *name)
+{
+    g_autoptr(GError) err = NULL;
+    g_autofree char *text = nvm_profile_compose_text(name,
+                                                     NVMIMIC_PROFILE_DIR,
+                                                     &err);
+    g_auto(GStrv) lines = NULL;
+    GString *out = g_string_new(NULL);
+
+    g_assert_no_error(err);
+    lines = g_strsplit(text, "\n", -1);
+    for (char **l = lines; *l; l++) {
+        char *eq = strchr(*l, '=');
+
+        if (eq && **l != '#' && **l != '[') {
+            g_string_append_printf(out, "%.*s = %s\n", (int)(eq - *l), *l,
+                                   eq + 1);
+        } else {
+            g_string_append_printf(out, "%s\n", *l);
+        }
+    }
+    return g_string_free(out, FALSE);
+}
+
 static char *base_text(void)
 {
-    g_autofree char *path = g_strdup_printf("%s/crucial-p5-1tb.ini",
-                                            NVMIMIC_PROFILE_DIR);
-    char *text = NULL;
-
-    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-    return text;
+    return composed("crucial-p5-1tb");
 }
 
 /* Replace the line starting with "@key =" by @line (NULL: delete it). */
@@ -112,11 +136,11 @@ static void impossible_geometry_is_rejected(void)
     g_autofree char *t = base_text();
     g_autofree char *dies = edit(t, "dies-per-channel",
                                  "dies-per-channel = 256");
-    g_autofree char *raw = edit(t, "raw-bytes", "raw-bytes = 549755813888");
+    g_autofree char *raw = edit(t, "die-bytes", "die-bytes = 4294967296");
     g_autofree char *pages = edit(t, "page-bytes", "page-bytes = 12288");
 
     expect_error(dies, "dies-per-channel", "exceeds");
-    expect_error(raw, "raw-bytes", "no room");
+    expect_error(raw, "dies-per-channel", "no room");
     expect_error(pages, "page-bytes", "power of two");
 }
 
@@ -305,10 +329,10 @@ static void integer_beyond_64_bits_is_rejected(void)
 {
     static const char *const kv[] = {
         "capacity-bytes", "18446744073709551616", NULL };
-    static const char *const neg[] = { "raw-bytes", "-1", NULL };
+    static const char *const neg[] = { "die-bytes", "-1", NULL };
 
     expect_kv_error(kv, "capacity-bytes", "outside the allowed range");
-    expect_kv_error(neg, "raw-bytes", "'-1' is outside the allowed range");
+    expect_kv_error(neg, "die-bytes", "'-1' is outside the allowed range");
 }
 
 static void identity_strings_fit_identify_fields(void)
@@ -362,13 +386,8 @@ static void malformed_buffer_is_read_within_its_length(void)
 /* A base profile holding @ki's key (QLC keys need a QLC drive). */
 static char *base_for(const NvmProfileKeyInfo *ki)
 {
-    g_autofree char *path = g_strdup_printf(
-        "%s/%s.ini", NVMIMIC_PROFILE_DIR,
-        ki->cell_mode == NVM_CELL_QLC ? "intel-670p-2tb" : "crucial-p5-1tb");
-    char *text = NULL;
-
-    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-    return text;
+    return composed(ki->cell_mode == NVM_CELL_QLC ? "intel-670p-2tb"
+                                                  : "crucial-p5-1tb");
 }
 
 /* Values just outside [min, max] in the key's own syntax. */
@@ -576,6 +595,213 @@ static void path_and_name_resolve_to_the_same_profile(void)
     nvm_profile_free(b);
 }
 
+
+/* ---- composition: parts, then the drive ---- */
+
+/* A profile directory in a temporary folder: @drive's text as d.ini and
+ * the shipped part files, with @nand_extra appended to the NAND part. */
+static char *part_dir(const char *drive, const char *nand_extra)
+{
+    g_autoptr(GError) err = NULL;
+    char *dir = g_dir_make_tmp("nvmimic-parts-XXXXXX", &err);
+    static const char *const parts[] = {
+        "nand/micron-b27a-96l-tlc", "controller/micron-dm01b2" };
+
+    g_assert_no_error(err);
+    for (unsigned i = 0; i < G_N_ELEMENTS(parts); i++) {
+        g_autofree char *src = g_strdup_printf("%s/parts/%s.ini",
+                                               NVMIMIC_PROFILE_DIR, parts[i]);
+        g_autofree char *dst = g_strdup_printf("%s/parts/%s.ini", dir,
+                                               parts[i]);
+        g_autofree char *sub = g_path_get_dirname(dst);
+        g_autofree char *text = NULL;
+        g_autofree char *all = NULL;
+
+        g_assert_true(g_file_get_contents(src, &text, NULL, NULL));
+        all = g_strconcat(text, i == 0 && nand_extra ? nand_extra : "",
+                          NULL);
+        g_assert_cmpint(g_mkdir_with_parents(sub, 0700), ==, 0);
+        g_assert_true(g_file_set_contents(dst, all, -1, NULL));
+    }
+    {
+        g_autofree char *d = g_strdup_printf("%s/d.ini", dir);
+
+        g_assert_true(g_file_set_contents(d, drive, -1, NULL));
+    }
+    return dir;
+}
+
+static void rm_part_dir(const char *dir)
+{
+    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+
+    g_assert_cmpint(system(cmd), ==, 0);
+}
+
+static char *shipped_drive(const char *name)
+{
+    g_autofree char *path = g_strdup_printf("%s/%s.ini", NVMIMIC_PROFILE_DIR,
+                                            name);
+    char *text = NULL;
+
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    return text;
+}
+
+/* Load d.ini of @dir; expect an error naming @file_part, @key and @why. */
+static void expect_part_error(const char *dir, const char *file_part,
+                              const char *key, const char *why)
+{
+    g_autofree char *d = g_strdup_printf("%s/d.ini", dir);
+    g_autoptr(GError) err = NULL;
+    NvmProfile *p = nvm_profile_load(d, NULL, &err);
+
+    g_assert_null(p);
+    g_test_message("%s", err->message);
+    g_assert_nonnull(strstr(err->message, file_part));
+    g_assert_nonnull(strstr(err->message, key));
+    g_assert_nonnull(strstr(err->message, why));
+    g_assert_null(strchr(err->message, '\n'));
+}
+
+static void drive_naming_a_missing_part_is_rejected(void)
+{
+    g_autofree char *t = shipped_drive("crucial-p5-1tb");
+    g_autofree char *bad = edit(t, "nand", "nand = micron-b99z");
+    g_autofree char *dir = part_dir(bad, NULL);
+
+    expect_part_error(dir, "d.ini", "[parts] nand", "no nand part "
+                      "'micron-b99z'");
+    rm_part_dir(dir);
+}
+
+static void drive_overriding_a_part_key_is_rejected(void)
+{
+    g_autofree char *t = shipped_drive("crucial-p5-1tb");
+    g_autofree char *bad = g_strconcat(t, "\n[controller]\ncores = 8\n",
+                                       NULL);
+    g_autofree char *dir = part_dir(bad, NULL);
+
+    expect_part_error(dir, "d.ini", "[controller] cores", "also set in");
+    rm_part_dir(dir);
+}
+
+static void part_setting_a_drive_key_is_rejected(void)
+{
+    g_autofree char *t = shipped_drive("crucial-p5-1tb");
+    g_autofree char *dir = part_dir(t, "\n[cache]\nfold-idle-ms = 5\n");
+
+    expect_part_error(dir, "micron-b27a-96l-tlc.ini", "[cache] fold-idle-ms",
+                      "belongs in the drive file");
+    rm_part_dir(dir);
+}
+
+static void more_dies_than_the_controller_drives_are_rejected(void)
+{
+    g_autofree char *t = shipped_drive("crucial-p5-1tb");
+    g_autofree char *bad = edit(t, "dies-per-channel",
+                                "dies-per-channel = 16");
+    g_autofree char *dir = part_dir(bad, NULL);
+
+    expect_part_error(dir, "d.ini", "[nand] dies-per-channel",
+                      "controller micron-dm01b2 addresses at most 8");
+    rm_part_dir(dir);
+}
+
+static void geometry_too_small_for_the_capacity_is_rejected(void)
+{
+    g_autofree char *t = shipped_drive("crucial-p5-1tb");
+    g_autofree char *bad = edit(t, "dies-per-channel",
+                                "dies-per-channel = 1");
+    g_autofree char *dir = part_dir(bad, NULL);
+
+    expect_part_error(dir, "d.ini", "[nand] dies-per-channel", "no room");
+    rm_part_dir(dir);
+}
+
+static void bad_fit_range_is_rejected_naming_the_part(void)
+{
+    g_autofree char *t = shipped_drive("crucial-p5-1tb");
+    g_autofree char *dir = part_dir(t, "nand.erase-us = 5..1\n");
+
+    expect_part_error(dir, "micron-b27a-96l-tlc.ini", "[fit] nand.erase-us",
+                      "not a range");
+    rm_part_dir(dir);
+}
+
+/* The P5 1 TB and 2 TB share both parts and their firmware policy: the
+ * composed profiles differ only in identity and geometry. */
+static void p5_capacities_differ_only_in_geometry_and_identity(void)
+{
+    static const char *const may_differ[] = {
+        "description", "model-number", "serial", "capacity-bytes",
+        "endurance-tbw", "dies-per-channel", "slc-dynamic-max-bytes",
+        "cache-bytes", "reserved-bytes", NULL };
+    g_autoptr(GError) err = NULL;
+    NvmProfile *a = nvm_profile_load("crucial-p5-1tb", NVMIMIC_PROFILE_DIR,
+                                     &err);
+    NvmProfile *b = nvm_profile_load("crucial-p5-2tb", NVMIMIC_PROFILE_DIR,
+                                     &err);
+    g_autofree char *ta = composed("crucial-p5-1tb");
+    g_autofree char *tb = composed("crucial-p5-2tb");
+    g_auto(GStrv) la = g_strsplit(ta, "\n", -1);
+    g_auto(GStrv) lb = g_strsplit(tb, "\n", -1);
+    unsigned differ = 0;
+
+    g_assert_no_error(err);
+    g_assert_cmpstr(a->nand_part, ==, b->nand_part);
+    g_assert_cmpstr(a->controller_part, ==, b->controller_part);
+    g_assert_cmpuint(g_strv_length(la), ==, g_strv_length(lb));
+    for (unsigned i = 0; la[i]; i++) {
+        bool ok = !strcmp(la[i], lb[i]);
+
+        for (const char *const *k = may_differ; !ok && *k; k++) {
+            ok = g_str_has_prefix(la[i], *k) && la[i][strlen(*k)] == ' ';
+        }
+        if (strcmp(la[i], lb[i])) {
+            g_test_message("differ: %s | %s", la[i], lb[i]);
+            differ++;
+        }
+        g_assert_true(ok);
+    }
+    g_assert_cmpuint(differ, >=, 3);
+    /* the P2s share their controller */
+    {
+        NvmProfile *c = nvm_profile_load("crucial-p2-500g",
+                                         NVMIMIC_PROFILE_DIR, &err);
+        NvmProfile *d = nvm_profile_load("crucial-p2-2tb",
+                                         NVMIMIC_PROFILE_DIR, &err);
+
+        g_assert_no_error(err);
+        g_assert_cmpstr(c->controller_part, ==, d->controller_part);
+        g_assert_cmpfloat(c->read_cmd_ns, ==, d->read_cmd_ns);
+        g_assert_cmpfloat(c->read_path_mbps, ==, d->read_path_mbps);
+        nvm_profile_free(c);
+        nvm_profile_free(d);
+    }
+    nvm_profile_free(a);
+    nvm_profile_free(b);
+}
+
+/* Overrides (the fit's trial values) pass the same checks. */
+static void overrides_replace_values_and_are_checked(void)
+{
+    static const char *const good[] = { "nand", "read-us-tlc", "61", NULL };
+    static const char *const bad[] = { "nand", "read-us-tlc", "0", NULL };
+    g_autoptr(GError) err = NULL;
+    NvmProfile *p = nvm_profile_load_with("crucial-p5-1tb",
+                                          NVMIMIC_PROFILE_DIR, good, &err);
+
+    g_assert_no_error(err);
+    g_assert_cmpfloat(p->read_us_native, ==, 61);
+    g_assert_cmpuint(p->n_free_params, >=, 1);
+    nvm_profile_free(p);
+    g_assert_null(nvm_profile_load_with("crucial-p5-1tb",
+                                        NVMIMIC_PROFILE_DIR, bad, &err));
+    g_assert_nonnull(strstr(err->message, "[nand] read-us-tlc"));
+    g_assert_nonnull(strstr(err->message, "(override)"));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -636,5 +862,24 @@ int main(int argc, char **argv)
                     reviewed_drives_load_with_their_identity);
     g_test_add_func("/profile/path_and_name_resolve_to_the_same_profile",
                     path_and_name_resolve_to_the_same_profile);
+    g_test_add_func("/profile/drive_naming_a_missing_part_is_rejected",
+                    drive_naming_a_missing_part_is_rejected);
+    g_test_add_func("/profile/drive_overriding_a_part_key_is_rejected",
+                    drive_overriding_a_part_key_is_rejected);
+    g_test_add_func("/profile/part_setting_a_drive_key_is_rejected",
+                    part_setting_a_drive_key_is_rejected);
+    g_test_add_func("/profile/more_dies_than_the_controller_drives_are_"
+                    "rejected",
+                    more_dies_than_the_controller_drives_are_rejected);
+    g_test_add_func("/profile/geometry_too_small_for_the_capacity_is_"
+                    "rejected",
+                    geometry_too_small_for_the_capacity_is_rejected);
+    g_test_add_func("/profile/bad_fit_range_is_rejected_naming_the_part",
+                    bad_fit_range_is_rejected_naming_the_part);
+    g_test_add_func("/profile/p5_capacities_differ_only_in_geometry_and_"
+                    "identity",
+                    p5_capacities_differ_only_in_geometry_and_identity);
+    g_test_add_func("/profile/overrides_replace_values_and_are_checked",
+                    overrides_replace_values_and_are_checked);
     return g_test_run();
 }

@@ -396,7 +396,7 @@ static void trace_replay_submits_each_command_at_its_time(void)
     m = nvm_model_new(p, 3);
     nvm_sim_review_state(m, p, &span, &now);
     for (unsigned i = 0; i < 200; i++) {
-        NvmCmd c = { NVM_OP_READ, (uint64_t)(i * 977 % 100000) * 8, 8 };
+        NvmCmd c = { NVM_OP_READ, (uint64_t)(i * 977 % 100000) * 8, 8, 0 };
         uint64_t at = now + (uint64_t)i * 1000000;
 
         sum += nvm_model_submit(m, &c, at) - at;

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The model's mapping state (backends/ftl.c): validity per 4 KiB region,
+ * superblock valid counts that match a recount after any mix of writes,
+ * trims and reclaims, greedy victims, exact sequential overwrites, and
+ * bounded memory.
+ */
+#include <string.h>
+
+#include <glib.h>
+
+#include "ftl.h"
+
+/*
+ * A small drive: 256 MiB of 4 KiB units in 48 MiB superblocks (TLC), each
+ * larger than a 4 MiB chunk of the map as on real drives (0.8-3 GiB).
+ */
+#define NLPN 65536
+#define SB_LPNS (4096 * 3)
+
+static NvmFtl *small_ftl(uint64_t seed)
+{
+    NvmFtlGeom g = {
+        .nlpn = NLPN, .sb_lpns = SB_LPNS, .bits = 3, .nsb = 12,
+        .seed = seed,
+    };
+
+    return nvm_ftl_new(&g);
+}
+
+static void assert_consistent(NvmFtl *f)
+{
+    char *why = NULL;
+    bool ok = nvm_ftl_check(f, &why);
+
+    if (!ok) {
+        g_test_message("inconsistent: %s", why);
+    }
+    g_assert_true(ok);
+    g_free(why);
+}
+
+/* Keep a free superblock for the next writes, as the model does. */
+static void keep_free(NvmFtl *f)
+{
+    while (nvm_ftl_free_sbs(f) < 3) {
+        if (nvm_ftl_reclaim(f, true) < 0 && nvm_ftl_reclaim(f, false) < 0) {
+            break;
+        }
+    }
+}
+
+static void counts_match_a_recount_after_random_writes_trims_reclaims(void)
+{
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        NvmFtl *f = small_ftl(seed);
+        uint64_t s = seed * 7919;
+
+        nvm_ftl_reset(f, seed & 1 ? NLPN : 32000, seed == 3 ? 8000 : 0);
+        assert_consistent(f);
+        for (int i = 0; i < 60000; i++) {
+            uint64_t r;
+
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            r = s >> 20;
+            keep_free(f);
+            switch (r % 10) {
+            case 0:
+                nvm_ftl_trim(f, (r >> 8) % NLPN, 1 + (r >> 30) % 3000);
+                break;
+            case 1:
+                nvm_ftl_write(f, (r >> 8) % (NLPN - 300), 1 + (r >> 40) % 300,
+                              NVM_SB_SLC);
+                break;
+            default:
+                g_assert_true(nvm_ftl_write(f, (r >> 8) % NLPN, 1,
+                                            (r >> 4) & 1 ? NVM_SB_SLC
+                                                         : NVM_SB_NATIVE));
+                break;
+            }
+            if (i % 5000 == 0) {
+                assert_consistent(f);
+            }
+        }
+        assert_consistent(f);
+        nvm_ftl_free(f);
+    }
+}
+
+static void trimmed_and_never_written_units_are_unmapped(void)
+{
+    NvmFtl *f = small_ftl(1);
+
+    nvm_ftl_reset(f, 0, 0);
+    g_assert_cmpint(nvm_ftl_locate(f, 100), ==, NVM_LOC_UNMAPPED);
+    g_assert_true(nvm_ftl_write(f, 100, 1, NVM_SB_SLC));
+    g_assert_cmpint(nvm_ftl_locate(f, 100), ==, NVM_LOC_SLC);
+    g_assert_cmpint(nvm_ftl_locate(f, 101), ==, NVM_LOC_UNMAPPED);
+    g_assert_true(nvm_ftl_write(f, 101, 1, NVM_SB_NATIVE));
+    g_assert_cmpint(nvm_ftl_locate(f, 101), ==, NVM_LOC_NATIVE);
+    nvm_ftl_trim(f, 100, 1);
+    g_assert_cmpint(nvm_ftl_locate(f, 100), ==, NVM_LOC_UNMAPPED);
+    g_assert_cmpint(nvm_ftl_locate(f, 101), ==, NVM_LOC_NATIVE);
+    g_assert_cmpuint(nvm_ftl_valid(f), ==, 1);
+    /* a fill maps exactly the units it wrote */
+    nvm_ftl_reset(f, 5000, 1000);
+    g_assert_cmpint(nvm_ftl_locate(f, 3999), ==, NVM_LOC_NATIVE);
+    g_assert_cmpint(nvm_ftl_locate(f, 4999), ==, NVM_LOC_SLC);
+    g_assert_cmpint(nvm_ftl_locate(f, 5000), ==, NVM_LOC_UNMAPPED);
+    assert_consistent(f);
+    nvm_ftl_free(f);
+}
+
+/*
+ * Data written in order and overwritten in the same order empties whole
+ * superblocks: the greedy victim then has nothing to copy.
+ */
+static void sequential_overwrite_leaves_empty_victims(void)
+{
+    NvmFtl *f = small_ftl(2);
+
+    nvm_ftl_reset(f, 0, 0);
+    for (int pass = 0; pass < 3; pass++) {
+        for (uint64_t l = 0; l < NLPN / 2; l += 64) {
+            keep_free(f);
+            g_assert_true(nvm_ftl_write(f, l, 64, NVM_SB_NATIVE));
+        }
+    }
+    g_assert_cmpint(nvm_ftl_gc_candidate(f), ==, 0);
+    assert_consistent(f);
+    nvm_ftl_free(f);
+}
+
+/*
+ * Random overwrites of a span leave partly valid superblocks; the greedy
+ * victim has the fewest valid units of all.
+ */
+static void random_overwrite_leaves_partial_victims_greedy_picks_least(void)
+{
+    NvmFtl *f = small_ftl(3);
+    uint64_t s = 99;
+    int64_t cand;
+
+    nvm_ftl_reset(f, NLPN / 2, 0);
+    for (int i = 0; i < 100000; i++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        if (nvm_ftl_free_sbs(f) < 3) {
+            g_assert_cmpint(nvm_ftl_reclaim(f, false), >=, 0);
+        }
+        g_assert_true(nvm_ftl_write(f, (s >> 20) % (NLPN / 2), 1,
+                                    NVM_SB_NATIVE));
+    }
+    cand = nvm_ftl_gc_candidate(f);
+    g_test_message("greedy victim holds %" G_GINT64_FORMAT " of %u", cand,
+                   SB_LPNS);
+    g_assert_cmpint(cand, >, 0);
+    g_assert_cmpint(cand, <, SB_LPNS);
+    g_assert_cmpint(nvm_ftl_reclaim(f, false), ==, cand);
+    assert_consistent(f);
+    nvm_ftl_free(f);
+}
+
+/* A 2 TB drive's state: a few MiB after a fill, bounded in the worst case. */
+static void state_of_a_2tb_drive_is_bounded(void)
+{
+    NvmFtlGeom g = {
+        .nlpn = 2000398934016ULL / 4096, .sb_lpns = 786432, .bits = 3,
+        .nsb = 660, .seed = 1,
+    };
+    NvmFtl *f = nvm_ftl_new(&g);
+    uint64_t s = 5;
+
+    nvm_ftl_reset(f, g.nlpn, 0);
+    g_test_message("2 TB filled: %zu bytes, at most %zu",
+                   nvm_ftl_memory_bytes(f), nvm_ftl_memory_max_bytes(f));
+    g_assert_cmpuint(nvm_ftl_memory_bytes(f), <, 4 << 20);
+    g_assert_cmpuint(nvm_ftl_memory_max_bytes(f), <, 160 << 20);
+    /* random 4 KiB writes over a 5 % span: the span's chunks get detail */
+    for (int i = 0; i < 200000; i++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        if (nvm_ftl_free_sbs(f) < 3) {
+            nvm_ftl_reclaim(f, false);
+        }
+        nvm_ftl_write(f, (s >> 20) % (g.nlpn / 20), 1, NVM_SB_NATIVE);
+    }
+    g_test_message("after 200 K random writes over 5 %%: %zu bytes",
+                   nvm_ftl_memory_bytes(f));
+    g_assert_cmpuint(nvm_ftl_memory_bytes(f), <, 12 << 20);
+    g_assert_cmpuint(nvm_ftl_memory_bytes(f), <=, nvm_ftl_memory_max_bytes(f));
+    nvm_ftl_free(f);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/ftl/counts_match_a_recount_after_random_writes_trims_"
+                    "reclaims",
+                    counts_match_a_recount_after_random_writes_trims_reclaims);
+    g_test_add_func("/ftl/trimmed_and_never_written_units_are_unmapped",
+                    trimmed_and_never_written_units_are_unmapped);
+    g_test_add_func("/ftl/sequential_overwrite_leaves_empty_victims",
+                    sequential_overwrite_leaves_empty_victims);
+    g_test_add_func("/ftl/random_overwrite_leaves_partial_victims_greedy_"
+                    "picks_least",
+                    random_overwrite_leaves_partial_victims_greedy_picks_least);
+    g_test_add_func("/ftl/state_of_a_2tb_drive_is_bounded",
+                    state_of_a_2tb_drive_is_bounded);
+    return g_test_run();
+}
