@@ -262,9 +262,14 @@ static void plan_precondition(Run *r, Wl *wl, Plan *p)
     g_autofree char *what = g_strdup_printf("%s precondition", wl->wl.name);
 
     if (r->p->review_state == NVM_REVIEW_FILLED) {
+        /* as nvm_sim_review_state(): a fresh drive each workload */
         g_autofree char *state = g_strdup_printf(
-            "\"fill-pct\": 100, \"slc-used-bytes\": %" G_GUINT64_FORMAT
-            ", \"reset-stats\": true", r->p->slc_static_bytes);
+            "\"secure-erase\": true, \"fill-pct\": 100, "
+            "\"slc-used-bytes\": %" G_GUINT64_FORMAT ", "
+            "\"steady-random-bytes\": %" G_GUINT64_FORMAT ", "
+            "\"warm-map-bytes\": %" G_GUINT64_FORMAT
+            ", \"reset-stats\": true", r->p->slc_static_bytes,
+            r->span_bytes, r->span_bytes);
 
         run_plan_mark(p, id, what, state, true);
     } else {
@@ -546,8 +551,11 @@ static void plan_fc_curve(Run *r, Wl *wl, Plan *p)
     } else {
         state = g_strdup_printf("\"secure-erase\": true, \"fill-pct\": 100, "
                                 "\"slc-used-bytes\": %" G_GUINT64_FORMAT
-                                ", \"reset-stats\": true",
-                                r->p->slc_static_bytes);
+                                ", \"steady-random-bytes\": %"
+                                G_GUINT64_FORMAT ", \"warm-map-bytes\": %"
+                                G_GUINT64_FORMAT ", \"reset-stats\": true",
+                                r->p->slc_static_bytes, r->span_bytes,
+                                r->span_bytes);
     }
     run_plan_mark(p, id, what, state, true);
 
