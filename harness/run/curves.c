@@ -262,8 +262,14 @@ static void plan_precondition(Run *r, Wl *wl, Plan *p)
     g_autofree char *what = g_strdup_printf("%s precondition", wl->wl.name);
 
     if (r->p->review_state == NVM_REVIEW_FILLED) {
+        /*
+         * nvmimic sim starts each workload on a new model: the erase
+         * clears what the previous workload left (the map cache, the
+         * write buffer), as the four corners' state does
+         */
         g_autofree char *state = g_strdup_printf(
-            "\"fill-pct\": 100, \"slc-used-bytes\": %" G_GUINT64_FORMAT
+            "\"secure-erase\": true, \"fill-pct\": 100, "
+            "\"slc-used-bytes\": %" G_GUINT64_FORMAT
             ", \"reset-stats\": true", r->p->slc_static_bytes);
 
         run_plan_mark(p, id, what, state, true);
