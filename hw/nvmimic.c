@@ -59,6 +59,10 @@
 #define NVMIMIC_SMART_TMT1TC 216
 #define NVMIMIC_SMART_TTTMT1 224
 
+/* Feature Identifier of Autonomous Power State Transition (NVMe 1.4 5.21.1) */
+#define NVMIMIC_FID_APST 0x0c
+#define NVMIMIC_APST_BYTES 256
+
 /*
  * Of the optional capabilities a profile reports (OACS, ONCS, LPA), those
  * nvmimic implements; the others are not reported, so the guest never
@@ -1170,6 +1174,8 @@ static uint16_t nvmimic_hmb_cmd(NvmeCtrl *n, NvmeRequest *req)
                         nvmimic_set_hmb(n, req) : nvmimic_get_hmb(n, req));
 }
 
+static uint16_t nvmimic_apst_cmd(NvmeCtrl *n, NvmeRequest *req);
+
 uint16_t nvmimic_cmd(NvmeCtrl *n, NvmeRequest *req)
 {
     NvmimicCtrl *s = n->nvmimic;
@@ -1195,6 +1201,11 @@ uint16_t nvmimic_cmd(NvmeCtrl *n, NvmeRequest *req)
             (le32_to_cpu(req->cmd.cdw10) & 0xff) == NVMIMIC_FID_HMB &&
             s->profile->map_kind == NVM_MAP_HMB) {
             return nvmimic_hmb_cmd(n, req);
+        }
+        if ((req->cmd.opcode == NVME_ADM_CMD_GET_FEATURES ||
+             req->cmd.opcode == NVME_ADM_CMD_SET_FEATURES) &&
+            (le32_to_cpu(req->cmd.cdw10) & 0xff) == NVMIMIC_FID_APST) {
+            return nvmimic_apst_cmd(n, req);
         }
         return nvmimic_admin_cmd(n, req);
     }
@@ -1473,7 +1484,8 @@ void nvmimic_sq_freed(NvmeCtrl *n, NvmeSQueue *sq)
 
 /* ---- Autonomous Power State Transition -------------------------------- */
 
-uint32_t nvmimic_get_apst(NvmeCtrl *n, bool defaults, uint8_t *table)
+static uint32_t nvmimic_get_apst(NvmeCtrl *n, bool defaults,
+                                 uint8_t *table)
 {
     NvmimicCtrl *s = n->nvmimic;
 
@@ -1486,7 +1498,8 @@ uint32_t nvmimic_get_apst(NvmeCtrl *n, bool defaults, uint8_t *table)
     return s->apst_enabled ? 1 : 0;
 }
 
-uint16_t nvmimic_set_apst(NvmeCtrl *n, uint32_t dw11, const uint8_t *table)
+static uint16_t nvmimic_set_apst(NvmeCtrl *n, uint32_t dw11,
+                                 const uint8_t *table)
 {
     NvmimicCtrl *s = n->nvmimic;
     const NvmProfile *p = s->profile;
@@ -1533,6 +1546,42 @@ uint16_t nvmimic_set_apst(NvmeCtrl *n, uint32_t dw11, const uint8_t *table)
     memcpy(s->apst_table, table, NVMIMIC_APST_BYTES);
     s->apst_enabled = enable;
     return NVME_SUCCESS;
+}
+
+/*
+ * Get/Set Features 0x0c, with the checks ctrl.c makes of an admin command
+ * and of these two before it looks at the Feature Identifier.
+ */
+static uint16_t nvmimic_apst_cmd(NvmeCtrl *n, NvmeRequest *req)
+{
+    uint32_t dw10 = le32_to_cpu(req->cmd.cdw10);
+    uint8_t sel = NVME_GETFEAT_SELECT(dw10);
+    uint8_t apst[NVMIMIC_APST_BYTES];
+    uint16_t status;
+
+    /* SGLs shall not be used for admin commands in NVMe over PCIe */
+    if (NVME_CMD_FLAGS_PSDT(req->cmd.flags) != NVME_PSDT_PRP) {
+        return NVME_INVALID_FIELD | NVME_DNR;
+    }
+    if (NVME_CMD_FLAGS_FUSE(req->cmd.flags)) {
+        return NVME_INVALID_FIELD;
+    }
+    if (req->cmd.opcode == NVME_ADM_CMD_SET_FEATURES) {
+        if (NVME_SETFEAT_SAVE(dw10)) {
+            return NVME_FID_NOT_SAVEABLE | NVME_DNR;
+        }
+        status = nvmimic_tx(n, req, apst, sizeof(apst), true);
+        return nvmimic_done(req, status ?: nvmimic_set_apst(
+                                     n, le32_to_cpu(req->cmd.cdw11), apst));
+    }
+    if (sel == NVME_GETFEAT_SELECT_CAP) {
+        req->cqe.result = cpu_to_le32(NVME_FEAT_CAP_CHANGE);
+        return nvmimic_done(req, NVME_SUCCESS);
+    }
+    /* not saveable: the saved value is the default */
+    req->cqe.result = cpu_to_le32(nvmimic_get_apst(
+                                  n, sel != NVME_GETFEAT_SELECT_CURRENT, apst));
+    return nvmimic_done(req, nvmimic_tx(n, req, apst, sizeof(apst), false));
 }
 
 /* ---- SMART ------------------------------------------------------------ */

@@ -10,10 +10,6 @@
 #ifndef HW_NVME_NVMIMIC_H
 #define HW_NVME_NVMIMIC_H
 
-/* Feature Identifier of Autonomous Power State Transition (NVMe 1.4 5.21.1) */
-#define NVMIMIC_FID_APST 0x0c
-#define NVMIMIC_APST_BYTES 256
-
 /* NvmimicReq, the per-request state embedded in NvmeRequest */
 #include "nvmimic-timing.h"
 
@@ -41,8 +37,8 @@ void nvmimic_exit(struct NvmeCtrl *n);
  * Before the controller dispatches a command: 0 to let it go on, else the
  * status it completes with (NVME_NO_COMPLETE: nvmimic completed it).  Here
  * a profiled drive answers what the real drive answers differently from
- * QEMU: log pages it does not have, Write Uncorrectable and reads of the
- * blocks it marked.
+ * QEMU: log pages it does not have, Autonomous Power State Transition,
+ * Write Uncorrectable and reads of the blocks it marked.
  */
 uint16_t nvmimic_cmd(struct NvmeCtrl *n, struct NvmeRequest *req);
 
@@ -67,10 +63,6 @@ bool nvmimic_complete(struct NvmeCtrl *n, struct NvmeRequest *req);
 /* @sq's requests are about to be freed: forget any held ones. */
 void nvmimic_sq_freed(struct NvmeCtrl *n, struct NvmeSQueue *sq);
 
-/* Get/Set Features, Autonomous Power State Transition. */
-uint32_t nvmimic_get_apst(struct NvmeCtrl *n, bool defaults, uint8_t *table);
-uint16_t nvmimic_set_apst(struct NvmeCtrl *n, uint32_t dw11,
-                          const uint8_t *table);
 /* SMART / Health log: wear, data units, temperature. */
 void nvmimic_smart_info(struct NvmeCtrl *n, struct NvmeSmartLog *smart);
 

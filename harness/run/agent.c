@@ -211,7 +211,7 @@ bool run_guest_cmd(Run *r, const GuestCmd *c, JsonNode **stats,
         }
         *stats = g_steal_pointer(&qmp_stats);
     } else if (stats) {
-        *stats = run_mark_stats(r, c, errp);
+        *stats = run_mark_stats(r, c->id, c->mark + 1, errp);
         if (!*stats) {
             return false;
         }

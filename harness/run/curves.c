@@ -435,13 +435,6 @@ static void fc_matched_model(Run *r, Wl *wl)
 }
 
 /* Mark @n's snapshot of the drive's statistics (a copy), or NULL. */
-static JsonNode *mark_stats(Run *r, unsigned n, GError **errp)
-{
-    GuestCmd m = { .mark = n - 1 };
-
-    return run_mark_stats(r, &m, errp);
-}
-
 /*
  * A four-corners workload's result: the load generator's JSON (a job per
  * phase: the peak, then each point), and the device's statistics over
@@ -477,7 +470,7 @@ static bool fc_done(Run *r, PlanStep *st, JsonNode *stats0, const char *json,
     if (!erased) {
         JsonObject *o;
 
-        first = mark_stats(r, st->c.mark, errp);
+        first = run_mark_stats(r, st->what, st->c.mark, errp);
         if (!first) {
             return false;
         }
@@ -488,8 +481,9 @@ static bool fc_done(Run *r, PlanStep *st, JsonNode *stats0, const char *json,
     fc_matched_model(r, wl);
     for (unsigned k = 0; k < 1 + wl->n_curve; k++) {
         Point *pt = k ? &wl->curve[k - 1] : &wl->peak;
-        g_autoptr(JsonNode) stats = mark_stats(r, st->c.mark + 2 * k + 1,
-                                               errp);
+        g_autoptr(JsonNode) stats = run_mark_stats(r, st->what,
+                                                   st->c.mark + 2 * k + 1,
+                                                   errp);
 
         if (!stats) {
             g_prefix_error(errp, "%s point %u: ", w->name, k);

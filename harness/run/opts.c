@@ -159,14 +159,20 @@ int run_resolve_opts(Run *r, int argc, char **argv)
     if (o->seq_mib) {
         o->seq_bytes = (uint64_t)o->seq_mib << 20;
     }
-    if (o->guest_append && strpbrk(o->guest_append, "\n\r")) {
-        return run_usage("--guest-append: one line, without line breaks");
-    }
-    if (o->guest_pre && strpbrk(o->guest_pre, "\n\r")) {
-        return run_usage("--guest-pre: one line, without line breaks");
-    }
-    if (o->fio_opts && strpbrk(o->fio_opts, "\n\r")) {
-        return run_usage("--fio-opts: one line, without line breaks");
+    {
+        /* each goes into the guest's job as one line */
+        const struct { const char *opt, *val; } one_line[] = {
+            { "--guest-append", o->guest_append },
+            { "--guest-pre", o->guest_pre },
+            { "--fio-opts", o->fio_opts },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(one_line); i++) {
+            if (one_line[i].val && strpbrk(one_line[i].val, "\n\r")) {
+                return run_usage("%s: one line, without line breaks",
+                                 one_line[i].opt);
+            }
+        }
     }
     o->backing_file = o->backing && !strcmp(o->backing, "file");
     {

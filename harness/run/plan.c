@@ -192,19 +192,25 @@ static bool check_mark(Run *r, const PlanStep *st, GError **errp)
     return true;
 }
 
-/* The device window of command @c: the snapshot at its closing mark. */
-JsonNode *run_mark_stats(Run *r, const GuestCmd *c, GError **errp)
+/* The device's window that in-band mark @mark closed, for @what. */
+JsonNode *run_mark_stats(Run *r, const char *what, uint32_t mark,
+                         GError **errp)
 {
     g_autoptr(JsonNode) owner = NULL;
-    JsonObject *m = query_mark(r, c->mark + 1, &owner, errp);
+    JsonObject *m = query_mark(r, mark, &owner, errp);
     JsonNode *stats;
 
     if (!m) {
-        g_prefix_error(errp, "%s: ", c->id);
+        g_prefix_error(errp, "%s: ", what);
         return NULL;
     }
     stats = json_object_get_member(m, "stats");
-    return stats ? json_node_copy(stats) : NULL;
+    if (!stats) {
+        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: the drive's "
+                    "mark %u has no statistics", what, mark);
+        return NULL;
+    }
+    return json_node_copy(stats);
 }
 
 /*

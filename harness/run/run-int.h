@@ -341,8 +341,9 @@ PlanStep *run_plan_cmd(Plan *p, const GuestCmd *c, const char *what,
 PlanStep *run_plan_mark(Plan *p, const char *id, const char *what,
                         const char *state, bool reset);
 char *run_plan_text(const Plan *p, bool quit);
-/* the device's window over @c, from its closing in-band mark */
-JsonNode *run_mark_stats(Run *r, const GuestCmd *c, GError **errp);
+/* the device's window that in-band mark @mark closed (@what: for errors) */
+JsonNode *run_mark_stats(Run *r, const char *what, uint32_t mark,
+                         GError **errp);
 bool run_plan_queue_states(Run *r, const Plan *p, GError **errp);
 bool run_plan_exec(Run *r, Plan *p, char **cur, GError **errp);
 
