@@ -89,7 +89,12 @@ for w in vdi:
         # time the guest never waited.
         check(p["lat_us"] >= 0.9 * p["host_lat_us"],
               f"{tag}: guest {p['lat_us']} us below device {p['host_lat_us']} us")
-        if p.get("target_pct") and not p["host_limited"]:
+        # a rate the guest did not offer is the host's fault; a drive with
+        # its queue full (85 % of the outstanding count, the host-limited
+        # test's bound) that does not keep up with its own peak is the
+        # drive (GC and folding debt the peak left behind)
+        busy = p["host_iops"] * p["host_lat_us"] / 1e6 / w["threads"]
+        if p.get("target_pct") and not p["host_limited"] and busy < 0.85:
             check(p["iops"] >= 0.85 * p["target_iops"],
                   f"{tag}: {p['iops']} IOPS for a target of {p['target_iops']}")
 
