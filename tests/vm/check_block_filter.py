@@ -41,6 +41,17 @@ def fio_job(path):
 def main():
     ini, results = sys.argv[1:3]
     cp = load_ini(ini)
+    if cp.has_option('parts', 'nand'):
+        # a drive built from parts: its NAND die's times are in the part
+        # file (parts/nand/NAME.ini beside the drive, as backends/profile.c
+        # finds it), unless the drive file sets them itself
+        part = load_ini(os.path.join(os.path.dirname(ini), 'parts', 'nand',
+                                     cp.get('parts', 'nand').strip() + '.ini'))
+        if not cp.has_section('nand'):
+            cp.add_section('nand')
+        for k, v in part.items('nand'):
+            if not cp.has_option('nand', k):
+                cp.set('nand', k, v)
     mode = cp.get('nand', 'cell-mode').strip()
     read_us = num(cp, 'nand', 'read-us-' + mode)
     failures = []
