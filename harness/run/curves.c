@@ -252,6 +252,22 @@ static double point_timeout(const Run *r, double virt_s, double rate_iops)
 }
 
 /*
+ * nvmimic-set-state's members for a drive reviewed filled, as
+ * nvm_sim_review_state() starts each workload: a fresh drive, filled, the
+ * SLC cache full, the span at its random-write steady state and the map
+ * cache warm over it; the statistics from there.
+ */
+static char *filled_state(const Run *r)
+{
+    return g_strdup_printf("\"secure-erase\": true, \"fill-pct\": 100, "
+                           "\"slc-used-bytes\": %" G_GUINT64_FORMAT ", "
+                           "\"steady-random-bytes\": %" G_GUINT64_FORMAT ", "
+                           "\"warm-map-bytes\": %" G_GUINT64_FORMAT ", "
+                           "\"reset-stats\": true", r->p->slc_static_bytes,
+                           r->span_bytes, r->span_bytes);
+}
+
+/*
  * The review's starting state for one workload, in the plan: a mark where
  * the drive takes it (queued before the guest starts), and for a drive
  * reviewed erased, the span written once by fio in the guest.
@@ -262,14 +278,7 @@ static void plan_precondition(Run *r, Wl *wl, Plan *p)
     g_autofree char *what = g_strdup_printf("%s precondition", wl->wl.name);
 
     if (r->p->review_state == NVM_REVIEW_FILLED) {
-        /* as nvm_sim_review_state(): a fresh drive each workload */
-        g_autofree char *state = g_strdup_printf(
-            "\"secure-erase\": true, \"fill-pct\": 100, "
-            "\"slc-used-bytes\": %" G_GUINT64_FORMAT ", "
-            "\"steady-random-bytes\": %" G_GUINT64_FORMAT ", "
-            "\"warm-map-bytes\": %" G_GUINT64_FORMAT
-            ", \"reset-stats\": true", r->p->slc_static_bytes,
-            r->span_bytes, r->span_bytes);
+        g_autofree char *state = filled_state(r);
 
         run_plan_mark(p, id, what, state, true);
     } else {
@@ -543,13 +552,7 @@ static void plan_fc_curve(Run *r, Wl *wl, Plan *p)
     if (erased) {
         state = g_strdup("\"secure-erase\": true, \"reset-stats\": true");
     } else {
-        state = g_strdup_printf("\"secure-erase\": true, \"fill-pct\": 100, "
-                                "\"slc-used-bytes\": %" G_GUINT64_FORMAT
-                                ", \"steady-random-bytes\": %"
-                                G_GUINT64_FORMAT ", \"warm-map-bytes\": %"
-                                G_GUINT64_FORMAT ", \"reset-stats\": true",
-                                r->p->slc_static_bytes, r->span_bytes,
-                                r->span_bytes);
+        state = filled_state(r);
     }
     run_plan_mark(p, id, what, state, true);
 
