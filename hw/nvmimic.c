@@ -1189,25 +1189,23 @@ uint16_t nvmimic_cmd(NvmeCtrl *n, NvmeRequest *req)
         if (req->cmd.opcode == NVMIMIC_ADM_MARK) {
             return nvmimic_mark(n, req);
         }
-        if ((req->cmd.opcode == NVME_ADM_CMD_GET_FEATURES ||
-             req->cmd.opcode == NVME_ADM_CMD_SET_FEATURES) &&
-            (le32_to_cpu(req->cmd.cdw10) & 0xff) ==
-            NVME_VOLATILE_WRITE_CACHE && !s->profile->volatile_write_cache) {
+        if (req->cmd.opcode != NVME_ADM_CMD_GET_FEATURES &&
+            req->cmd.opcode != NVME_ADM_CMD_SET_FEATURES) {
+            return nvmimic_admin_cmd(n, req);
+        }
+        switch (le32_to_cpu(req->cmd.cdw10) & 0xff) {
+        case NVME_VOLATILE_WRITE_CACHE:
             /* no such cache (Identify VWC = 0): nothing to turn on */
-            return NVME_INVALID_FIELD | NVME_DNR;
-        }
-        if ((req->cmd.opcode == NVME_ADM_CMD_GET_FEATURES ||
-             req->cmd.opcode == NVME_ADM_CMD_SET_FEATURES) &&
-            (le32_to_cpu(req->cmd.cdw10) & 0xff) == NVMIMIC_FID_HMB &&
-            s->profile->map_kind == NVM_MAP_HMB) {
-            return nvmimic_hmb_cmd(n, req);
-        }
-        if ((req->cmd.opcode == NVME_ADM_CMD_GET_FEATURES ||
-             req->cmd.opcode == NVME_ADM_CMD_SET_FEATURES) &&
-            (le32_to_cpu(req->cmd.cdw10) & 0xff) == NVMIMIC_FID_APST) {
+            return s->profile->volatile_write_cache ? 0 :
+                   NVME_INVALID_FIELD | NVME_DNR;
+        case NVMIMIC_FID_HMB:
+            return s->profile->map_kind == NVM_MAP_HMB ?
+                   nvmimic_hmb_cmd(n, req) : 0;
+        case NVMIMIC_FID_APST:
             return nvmimic_apst_cmd(n, req);
+        default:
+            return 0;
         }
-        return nvmimic_admin_cmd(n, req);
     }
     switch (req->cmd.opcode) {
     case NVME_CMD_WRITE_UNCOR:
