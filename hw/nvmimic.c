@@ -155,6 +155,23 @@ struct NvmimicCtrl {
 };
 
 /*
+ * As the tail of ctrl.c's nvme_enqueue_req_completion(): move @req to its
+ * CQ and post it, through the CQ's bottom half, or with @now at once.
+ */
+static void nvmimic_post(NvmeRequest *req, bool now)
+{
+    NvmeCQueue *cq = nvme_cq(req);
+
+    QTAILQ_REMOVE(&req->sq->out_req_list, req, entry);
+    QTAILQ_INSERT_TAIL(&cq->req_list, req, entry);
+    if (now) {
+        nvme_post_cqes(cq);
+    } else {
+        qemu_bh_schedule(cq->bh);
+    }
+}
+
+/*
  * Post @req's completion now.  The callers are our timer and, under
  * icount, the block layer's completion callbacks: contexts that, unlike
  * upstream's CQ bottom half (qemu_bh_new_guarded) and MMIO handlers, do
@@ -171,7 +188,7 @@ static void nvmimic_post_now(NvmeCtrl *n, NvmeRequest *req)
     bool engaged = guard->engaged_in_io;
 
     guard->engaged_in_io = true;
-    nvme_post_req_completion(req, true);
+    nvmimic_post(req, true);
     guard->engaged_in_io = engaged;
 }
 
@@ -582,6 +599,11 @@ void nvmimic_exit(NvmeCtrl *n)
     n->nvmimic = NULL;
 }
 
+void nvmimic_finalize(Object *obj)
+{
+    nvmimic_exit(NVME(obj));
+}
+
 /* ---- timing ----------------------------------------------------------- */
 
 bool nvmimic_sync_doorbell(NvmeCtrl *n)
@@ -696,7 +718,7 @@ static uint16_t nvmimic_done(NvmeRequest *req, uint16_t status)
         /* as nvmimic_complete(): no bottom half under icount */
         nvmimic_post_now(req->sq->ctrl, req);
     } else {
-        nvme_post_req_completion(req, false);
+        nvmimic_post(req, false);
     }
     return NVME_NO_COMPLETE;
 }
@@ -1182,6 +1204,7 @@ uint16_t nvmimic_cmd(NvmeCtrl *n, NvmeRequest *req)
     NvmeRwCmd *rw = (NvmeRwCmd *)&req->cmd;
     uint64_t slba;
 
+    req->nvmimic.state = NVMIMIC_REQ_UNTIMED;
     if (!s) {
         return 0;
     }

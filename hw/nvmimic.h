@@ -31,11 +31,15 @@ void nvmimic_init_pci(struct NvmeCtrl *n, PCIDevice *pci_dev);
 void nvmimic_init_ctrl(struct NvmeCtrl *n);
 /* After the namespace's backend size is known: capacity and LBA size. */
 int nvmimic_ns_init_blk(struct NvmeNamespace *ns, Error **errp);
+/* unrealize, and finalize (instance_finalize): a realize that failed */
 void nvmimic_exit(struct NvmeCtrl *n);
+void nvmimic_finalize(Object *obj);
 
 /*
  * Before the controller dispatches a command: 0 to let it go on, else the
- * status it completes with (NVME_NO_COMPLETE: nvmimic completed it).  Here
+ * status it completes with (NVME_NO_COMPLETE: nvmimic completed it).  It
+ * sets req->nvmimic.state to NVMIMIC_REQ_UNTIMED, so a completion that
+ * comes before nvmimic_submit() is left untimed.  Here
  * a profiled drive answers what the real drive answers differently from
  * QEMU: log pages it does not have, Autonomous Power State Transition,
  * Write Uncorrectable and reads of the blocks it marked.
@@ -50,14 +54,14 @@ uint16_t nvmimic_cmd(struct NvmeCtrl *n, struct NvmeRequest *req);
 bool nvmimic_sync_doorbell(struct NvmeCtrl *n);
 /*
  * An I/O command was started (it did not fail at once): ask the model for
- * its deadline.  The caller sets req->nvmimic.state to NVMIMIC_REQ_UNTIMED
- * before starting it, so a completion that came first is left untimed.
+ * its deadline.
  */
 void nvmimic_submit(struct NvmeCtrl *n, struct NvmeRequest *req);
 /*
- * Its data transfer is done.  True: nvmimic took the completion (it holds
- * it until its deadline, or under icount posted it at once); false: post
- * it as upstream does, through the CQ's bottom half.
+ * Its data transfer is done (nvme_enqueue_req_completion()).  True: nvmimic
+ * took the completion (it holds it until its deadline, or under icount
+ * posted it at once); false: post it as upstream does, through the CQ's
+ * bottom half.
  */
 bool nvmimic_complete(struct NvmeCtrl *n, struct NvmeRequest *req);
 /* @sq's requests are about to be freed: forget any held ones. */
@@ -67,11 +71,11 @@ void nvmimic_sq_freed(struct NvmeCtrl *n, struct NvmeSQueue *sq);
 void nvmimic_smart_info(struct NvmeCtrl *n, struct NvmeSmartLog *smart);
 
 /*
- * Provided by ctrl.c: move @req to its CQ and post it, through the CQ's
- * bottom half, or with @now at once.  Posting at once writes guest memory
- * and raises the interrupt from the caller's context: nvmimic.c does it
- * with the device's MemReentrancyGuard engaged (nvmimic_post_now).
+ * ctrl.c's CQ bottom half (static upstream): post the CQEs of the requests
+ * on the CQ's req_list.  Called at once it writes guest memory and raises
+ * the interrupt from the caller's context: nvmimic.c does it with the
+ * device's MemReentrancyGuard engaged (nvmimic_post_now).
  */
-void nvme_post_req_completion(struct NvmeRequest *req, bool now);
+void nvme_post_cqes(void *opaque);
 
 #endif

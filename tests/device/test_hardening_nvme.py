@@ -306,6 +306,30 @@ class HardeningNvme(ProfileTest):
     # ---- lifecycle ---------------------------------------------------------
     submit_held_writes = test_profile_nvme.ProfileNvme.submit_held_writes
 
+    def test_device_add_that_fails_after_the_profile_loaded(self):
+        """A hot-plugged controller whose realize fails after profile=
+        was loaded (max_ioqpairs=0 is refused by the controller's own
+        checks, which come after the profile's): one error naming the
+        property, QEMU carries on, and the same id then plugs in with its
+        profile.  The failed device's nvmimic state goes with it
+        (instance_finalize; make check-sanitizers: no leak)."""
+        p = Profile(RAW_PROFILE)
+        self.machine = Machine(null_drive(p.capacity), machine='pc')
+        self.machine.start()
+        qmp = self.machine.qmp
+        args = dict(driver='nvme', id=DEV_ID, drive='d', addr='04.0',
+                    profile=RAW_PROFILE)
+        for _ in range(3):
+            with self.assertRaises(QemuError) as cm:
+                qmp.execute('device_add', max_ioqpairs=0, **args)
+            self.assertIn('max_ioqpairs', str(cm.exception))
+            with self.assertRaises(QemuError) as cm:
+                self.stats()
+            self.assertIn('no nvme device', str(cm.exception))
+        qmp.execute('device_add', **args)
+        self.assertEqual(self.stats()['profile'], RAW_PROFILE)
+        self.assertEqual(qmp.execute('query-status')['status'], 'running')
+
     def test_device_del_with_completions_held_posts_nothing_later(self):
         """Hot-unplug while the model holds completions (q35 has no hotplug
         on its root bus: machine pc, ACPI eject done as the guest would).
