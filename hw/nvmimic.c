@@ -971,9 +971,22 @@ static uint16_t nvmimic_security_recv(NvmeCtrl *n, NvmeRequest *req)
     return nvmimic_tx(n, req, data, MIN(al, size), false);
 }
 
+/*
+ * As ctrl.c's nvme_admin_cmd() for a supported opcode: SGLs shall not be
+ * used for admin commands in NVMe over PCIe, and none is fused.
+ */
+static uint16_t nvmimic_admin_flags(const NvmeRequest *req)
+{
+    if (NVME_CMD_FLAGS_PSDT(req->cmd.flags) != NVME_PSDT_PRP) {
+        return NVME_INVALID_FIELD | NVME_DNR;
+    }
+    return NVME_CMD_FLAGS_FUSE(req->cmd.flags) ? NVME_INVALID_FIELD : 0;
+}
+
 static uint16_t nvmimic_admin_cmd(NvmeCtrl *n, NvmeRequest *req)
 {
     uint8_t opc = req->cmd.opcode;
+    uint16_t status;
 
     if (!(n->cse.acs[opc] & NVME_CMD_EFF_CSUPP)) {
         return 0;                           /* ctrl.c: Invalid Opcode */
@@ -993,10 +1006,9 @@ static uint16_t nvmimic_admin_cmd(NvmeCtrl *n, NvmeRequest *req)
     default:
         return 0;
     }
-    /* SGLs shall not be used for Admin commands in NVMe over PCIe */
-    if (NVME_CMD_FLAGS_PSDT(req->cmd.flags) != NVME_PSDT_PRP ||
-        NVME_CMD_FLAGS_FUSE(req->cmd.flags)) {
-        return NVME_INVALID_FIELD | NVME_DNR;
+    status = nvmimic_admin_flags(req);
+    if (status) {
+        return status;
     }
     switch (opc) {
     case NVME_ADM_CMD_GET_LOG_PAGE:
@@ -1188,9 +1200,10 @@ static uint16_t nvmimic_get_hmb(NvmeCtrl *n, NvmeRequest *req)
 
 static uint16_t nvmimic_hmb_cmd(NvmeCtrl *n, NvmeRequest *req)
 {
-    if (NVME_CMD_FLAGS_PSDT(req->cmd.flags) != NVME_PSDT_PRP ||
-        NVME_CMD_FLAGS_FUSE(req->cmd.flags)) {
-        return NVME_INVALID_FIELD | NVME_DNR;
+    uint16_t status = nvmimic_admin_flags(req);
+
+    if (status) {
+        return status;
     }
     return nvmimic_done(req, req->cmd.opcode == NVME_ADM_CMD_SET_FEATURES ?
                         nvmimic_set_hmb(n, req) : nvmimic_get_hmb(n, req));
@@ -1580,12 +1593,9 @@ static uint16_t nvmimic_apst_cmd(NvmeCtrl *n, NvmeRequest *req)
     uint8_t apst[NVMIMIC_APST_BYTES];
     uint16_t status;
 
-    /* SGLs shall not be used for admin commands in NVMe over PCIe */
-    if (NVME_CMD_FLAGS_PSDT(req->cmd.flags) != NVME_PSDT_PRP) {
-        return NVME_INVALID_FIELD | NVME_DNR;
-    }
-    if (NVME_CMD_FLAGS_FUSE(req->cmd.flags)) {
-        return NVME_INVALID_FIELD;
+    status = nvmimic_admin_flags(req);
+    if (status) {
+        return status;
     }
     if (req->cmd.opcode == NVME_ADM_CMD_SET_FEATURES) {
         if (NVME_SETFEAT_SAVE(dw10)) {

@@ -477,11 +477,13 @@ class Cmd:
 
     def __init__(self, opcode, nsid=0, cdw10=0, cdw11=0, cdw12=0, cdw13=0,
                  cdw14=0, cdw15=0, prp1=0, prp2=0, data=None, buf=0,
-                 buf_len=0, psdt=0):
+                 buf_len=0, psdt=0, fuse=0):
         self.opcode = opcode
         # PRP or SGL for Data Transfer (CDW0 bits 15:14): 0 PRPs, 1 SGL
         # (prp1/prp2 then hold the first SGL descriptor)
         self.psdt = psdt
+        # Fused Operation (CDW0 bits 9:8): 1 first, 2 second command
+        self.fuse = fuse
         self.nsid = nsid
         self.cdw = [cdw10, cdw11, cdw12, cdw13, cdw14, cdw15]
         self.prp1, self.prp2 = prp1, prp2
@@ -492,7 +494,8 @@ class Cmd:
     def encode(self, cid):
         self.cid = cid
         return struct.pack('<IIQQQQ6I',
-                           self.opcode | (self.psdt << 14) | (cid << 16),
+                           self.opcode | (self.fuse << 8) |
+                           (self.psdt << 14) | (cid << 16),
                            self.nsid,
                            0, 0, self.prp1, self.prp2, *self.cdw)
 

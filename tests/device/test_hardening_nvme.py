@@ -303,6 +303,35 @@ class HardeningNvme(ProfileTest):
         self.assertIn('Unstable command query-nvmimic-stats disabled',
                       str(cm.exception))
 
+    def test_admin_commands_answered_here_check_flags_as_ctrl_c(self):
+        """The admin commands nvmimic answers itself (its log pages, Get
+        Features HMB and APST) refuse SGLs and fused commands with the
+        status ctrl.c gives its own (Identify): Invalid Field, with DNR
+        for an SGL, without for a fused command."""
+        ctrl, _ = self.start_profile(RAW_PROFILE)
+        buf = ctrl.alloc.alloc(PAGE)
+        numd = PAGE // 4 - 1
+        cmds = {
+            'identify (ctrl.c)': lambda **kw: Cmd(
+                0x06, cdw10=1, prp1=buf, **kw),
+            'firmware slot log': lambda **kw: Cmd(
+                0x02, nsid=0xffffffff, cdw10=0x03 | numd << 16, prp1=buf,
+                **kw),
+            'get features hmb': lambda **kw: Cmd(
+                ADM_GET_FEATURES, cdw10=0x0d, prp1=buf, **kw),
+            'get features apst': lambda **kw: Cmd(
+                ADM_GET_FEATURES, cdw10=0x0c, prp1=buf, **kw),
+        }
+        for name, make in cmds.items():
+            with self.subTest(name):
+                self.assertTrue(ctrl.admin_cmd(make()).ok, name)
+                for kw, dnr in (({'psdt': 1}, True), ({'fuse': 1}, False),
+                                ({'fuse': 2}, False)):
+                    c = ctrl.admin_cmd(make(**kw))
+                    self.assertEqual((c.status, c.dnr),
+                                     (SC_INVALID_FIELD, dnr),
+                                     '%s %r: %r' % (name, kw, c))
+
     # ---- lifecycle ---------------------------------------------------------
     submit_held_writes = test_profile_nvme.ProfileNvme.submit_held_writes
 
