@@ -43,12 +43,29 @@
  * nvmimic run reads, one "jobs" entry per phase ("read" or "write":
  * iops, bw_bytes, lat_ns.mean, lat_ns.percentile."50.000000", ...).
  *
+ * Mixes (--mix, the VDI job files): as harness/sim/mix.c drives the model.
+ * JOBS x IODEPTH threads; each I/O's direction, size (--bssplit) and
+ * random or sequential address are drawn from its thread's stream, a
+ * sequential one continuing where the job's last I/O of that direction
+ * ended.  With bursts (fio's thinktime_iotime) the closed loop issues for
+ * IOTIME, waits for the job's I/Os, then idles THINK; the open loop's
+ * Poisson arrivals fall only in windows of IOTIME every IOTIME + THINK
+ * from the phase's start, at the rate that gives --rate on average, and
+ * the ramp and run are rounded up to whole cycles.  fio cannot produce
+ * this process either: after a think time it catches up on the I/Os its
+ * rate "missed", as one burst as deep as its iodepth (with
+ * rate_ignore_thinktime=1 it credits only the direction of the I/O that
+ * ended the burst).  The JSON then has one "mixed" section per phase.
+ *
  * usage: nvmimic-load --dev DEV --rw randread|randwrite|read|write --bs B
  *            --threads N --span BYTES [--offset BYTES] [--seed N]
  *            [--rate IOPS | --points PCT,PCT,...] [--seeds S,S,...]
  *            [--precondition]
  *            [--peak-ramp-ms MS] --ramp-ms MS --run-ms MS [--poll]
  *            [--marks] [--output FILE]
+ *        nvmimic-load --dev DEV --mix RD%,RAND_RD%,RAND_WR%,JOBS,IODEPTH,
+ *            THINK_NS,IOTIME_NS --bssplit B/PCT:B/PCT...,B/PCT:... (reads,
+ *            then writes) --span BYTES ... (the rest as above)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -68,12 +85,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rng.h"                /* harness/sim/rng.h: the model's numbers */
+#include "burst.h"      /* harness/sim: the model's numbers and bursts */
 
 #define MAX_THREADS 4096
 #define MAX_POINTS 64
 #define PRE_BS (128 * 1024)
 #define PRE_THREADS 8
+#define MAX_SPLIT 16
+#define MAX_JOBS 256
 /* latency histogram: 2^SUB_BITS linear buckets per power of two of ns */
 #define SUB_BITS 6
 #define HIST_BUCKETS ((64 - SUB_BITS + 1) << SUB_BITS)
@@ -81,10 +100,35 @@
 typedef struct Thread {
     uint64_t rng;               /* its own addresses and arrivals */
     uint64_t next_ns;           /* next arrival (open loop) */
+    double on_ns;               /* mix, open loop: arrival in issuing time */
+    uint64_t arrival_ns;        /* mix, open loop: ... of the next I/O */
     uint64_t submit_ns;         /* of the I/O in flight */
     bool busy;
     bool counted;               /* the I/O in flight is in the window */
 } Thread;
+
+/* A direction's block-size split (fio's bssplit) */
+typedef struct Split {
+    unsigned n;
+    uint32_t bytes[MAX_SPLIT];
+    double pct[MAX_SPLIT];
+} Split;
+
+/* --mix: the job file's mix, as harness/sim/jobfile.h's NvmMix */
+typedef struct Mix {
+    double read_pct, random_pct[2];     /* [0] reads, [1] writes */
+    unsigned jobs, iodepth;
+    uint64_t think_ns, iotime_ns;
+    Split bs[2];
+} Mix;
+
+/* A mix's job: its sequential positions and its burst cycle */
+typedef struct Job {
+    uint64_t last_end[2];       /* bytes into the span */
+    uint64_t cycle_ns, on_end_ns;   /* closed loop: this burst */
+    uint64_t max_done_ns;       /* its latest completion */
+    unsigned inflight;
+} Job;
 
 typedef struct Opts {
     const char *dev, *rw, *output;
@@ -99,13 +143,16 @@ typedef struct Opts {
     bool precondition;
     double peak_ramp_ms, ramp_ms, run_ms;
     bool poll, marks;
+    bool mixed;                 /* --mix */
+    Mix mix;
 } Opts;
 
 /* What one phase measured. */
 typedef struct Phase {
     int pct;                    /* 0: the peak */
     double target_iops;
-    uint64_t ios, lat_sum, lat_min, lat_max;
+    double secs;                /* measured time */
+    uint64_t ios, bytes, lat_sum, lat_min, lat_max;
     uint64_t hist[HIST_BUCKETS];
 } Phase;
 
@@ -114,6 +161,9 @@ typedef struct Ctx {
     struct io_uring ring;
     struct iovec *iov;
     Thread *th;
+    Job *jobs;                  /* --mix */
+    bool open;                  /* --mix: the phase has a rate */
+    uint64_t phase_t0;          /* --mix: the phase's start */
     bool write, random;
     int mark_fd;                /* the device, for admin passthrough; -1: no marks */
     unsigned mark_n;            /* the first mark's number */
@@ -212,6 +262,80 @@ static double dnum(const char *opt, const char *s)
     return v;
 }
 
+/* --mix RD%,RAND_RD%,RAND_WR%,JOBS,IODEPTH,THINK_NS,IOTIME_NS */
+static void parse_mix(const char *arg, Mix *m)
+{
+    char *list = strdup(arg), *tok, *save;
+    const char *f[7];
+    unsigned n = 0;
+
+    for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (n == 7) {
+            usage();
+        }
+        f[n++] = tok;
+    }
+    if (n != 7) {
+        usage();
+    }
+    m->read_pct = dnum("--mix", f[0]);
+    m->random_pct[0] = dnum("--mix", f[1]);
+    m->random_pct[1] = dnum("--mix", f[2]);
+    m->jobs = (unsigned)num("--mix", f[3]);
+    m->iodepth = (unsigned)num("--mix", f[4]);
+    m->think_ns = num("--mix", f[5]);
+    m->iotime_ns = num("--mix", f[6]);
+    if (m->read_pct > 100 || m->random_pct[0] > 100 ||
+        m->random_pct[1] > 100 || !m->jobs || m->jobs > MAX_JOBS ||
+        !m->iodepth || (m->think_ns && !m->iotime_ns)) {
+        fprintf(stderr, "nvmimic-load: --mix '%s': percentages 0..100, "
+                "1..%u jobs, an iodepth, IOTIME with THINK\n", arg,
+                MAX_JOBS);
+        exit(2);
+    }
+    free(list);
+}
+
+/* --bssplit B/PCT:B/PCT...,B/PCT:... (reads, then writes) */
+static void parse_bssplit(const char *arg, Split bs[2])
+{
+    char *list = strdup(arg), *dir, *tok, *save, *save2, *slash;
+    unsigned d = 0;
+
+    for (dir = strtok_r(list, ",", &save); dir;
+         dir = strtok_r(NULL, ",", &save)) {
+        if (d == 2) {
+            usage();
+        }
+        for (tok = strtok_r(dir, ":", &save2); tok;
+             tok = strtok_r(NULL, ":", &save2)) {
+            slash = strchr(tok, '/');
+            if (!slash || bs[d].n == MAX_SPLIT) {
+                fprintf(stderr, "nvmimic-load: --bssplit '%s': B/PCT, at "
+                        "most %u per direction\n", arg, MAX_SPLIT);
+                exit(2);
+            }
+            *slash = '\0';
+            bs[d].bytes[bs[d].n] = (uint32_t)num("--bssplit", tok);
+            bs[d].pct[bs[d].n] = dnum("--bssplit", slash + 1);
+            if (!bs[d].bytes[bs[d].n] || bs[d].bytes[bs[d].n] % 512) {
+                fprintf(stderr, "nvmimic-load: --bssplit '%s': a block "
+                        "size is not a multiple of 512\n", arg);
+                exit(2);
+            }
+            bs[d].n++;
+        }
+        if (!bs[d].n) {
+            usage();
+        }
+        d++;
+    }
+    if (d != 2) {
+        usage();
+    }
+    free(list);
+}
+
 static void parse(int argc, char **argv, Opts *o)
 {
     static const struct option longopts[] = {
@@ -223,7 +347,8 @@ static void parse(int argc, char **argv, Opts *o)
         { "ramp-ms", 1, NULL, 'R' }, { "run-ms", 1, NULL, 'T' },
         { "seed", 1, NULL, 'S' }, { "poll", 0, NULL, 'p' },
         { "marks", 0, NULL, 'M' }, { "output", 1, NULL, 'O' },
-        { "seeds", 1, NULL, 'E' },
+        { "seeds", 1, NULL, 'E' }, { "mix", 1, NULL, 'X' },
+        { "bssplit", 1, NULL, 'B' },
         { NULL, 0, NULL, 0 },
     };
     char *list, *tok, *save;
@@ -278,7 +403,24 @@ static void parse(int argc, char **argv, Opts *o)
         case 'p': o->poll = true; break;
         case 'M': o->marks = true; break;
         case 'O': o->output = optarg; break;
+        case 'X': parse_mix(optarg, &o->mix); o->mixed = true; break;
+        case 'B': parse_bssplit(optarg, o->mix.bs); break;
         default: usage();
+        }
+    }
+    if (o->mixed) {
+        /* the largest block of the split, for the buffers and the span */
+        if (!o->mix.bs[0].n || o->rw || o->bs) {
+            usage();
+        }
+        o->rw = "mixed";
+        o->threads = o->mix.jobs * o->mix.iodepth;
+        for (int d = 0; d < 2; d++) {
+            for (unsigned i = 0; i < o->mix.bs[d].n; i++) {
+                if (o->mix.bs[d].bytes[i] > o->bs) {
+                    o->bs = o->mix.bs[d].bytes[i];
+                }
+            }
         }
     }
     if (optind != argc || !o->dev || !o->rw || !o->bs || !o->threads ||
@@ -290,7 +432,7 @@ static void parse(int argc, char **argv, Opts *o)
     if (o->peak_ramp_ms < 0) {
         o->peak_ramp_ms = o->ramp_ms;
     }
-    if (strcmp(o->rw, "randread") && strcmp(o->rw, "randwrite") &&
+    if (!o->mixed && strcmp(o->rw, "randread") && strcmp(o->rw, "randwrite") &&
         strcmp(o->rw, "read") && strcmp(o->rw, "write")) {
         fprintf(stderr, "nvmimic-load: --rw '%s' (randread, randwrite, read, "
                 "write)\n", o->rw);
@@ -328,6 +470,28 @@ static void mark(Ctx *x, unsigned k, bool stop)
     }
 }
 
+/*
+ * A mix's thread @i completed an I/O at @now: its job's drain, and in the
+ * open loop its next submission, at its arrival or now, whichever is
+ * later, moved out of an idle window (as mix.c: fio issues nothing while
+ * a job thinks).
+ */
+static void mix_done(Ctx *x, unsigned i, uint64_t now)
+{
+    const Mix *m = &x->o.mix;
+    Thread *t = &x->th[i];
+    Job *job = &x->jobs[i / m->iodepth];
+
+    job->inflight--;
+    job->max_done_ns = now > job->max_done_ns ? now : job->max_done_ns;
+    if (x->open) {
+        t->next_ns = nvm_burst_skip_idle(m->iotime_ns, m->think_ns,
+                                         x->phase_t0,
+                                         t->arrival_ns > now ? t->arrival_ns
+                                                             : now);
+    }
+}
+
 /* Reap completions; returns how many.  @ph (may be NULL) gets the
  * latencies of I/Os counted in its window. */
 static unsigned reap(Ctx *x, Phase *ph, bool closed, unsigned *inflight,
@@ -349,10 +513,14 @@ static unsigned reap(Ctx *x, Phase *ph, bool closed, unsigned *inflight,
         n++;
         t->busy = false;
         (*inflight)--;
+        if (x->o.mixed) {
+            mix_done(x, (unsigned)cqe->user_data, now);
+        }
         if (ph && t->counted) {
             uint64_t lat = now - t->submit_ns;
 
             ph->ios++;
+            ph->bytes += x->iov[cqe->user_data].iov_len;
             ph->lat_sum += lat;
             ph->lat_min = lat < ph->lat_min ? lat : ph->lat_min;
             ph->lat_max = lat > ph->lat_max ? lat : ph->lat_max;
@@ -408,6 +576,7 @@ static void run_phase(Ctx *x, Phase *ph, int k, unsigned threads, bool write,
     unsigned inflight = 0;
     bool started = false, stopped = false;
 
+    ph->secs = run_ms / 1e3;
     ph->lat_min = UINT64_MAX;
     for (unsigned i = 0; i < threads; i++) {
         Thread *t = &x->th[i];
@@ -491,6 +660,183 @@ static void run_phase(Ctx *x, Phase *ph, int k, unsigned threads, bool write,
     }
 }
 
+/*
+ * May thread @i of a mix submit at @now?  Closed loop with bursts: not
+ * after its job's burst ended until the job has drained and thought
+ * (*soonest: when the next burst starts).
+ */
+static bool mix_may_submit(Ctx *x, unsigned i, uint64_t now,
+                           uint64_t *soonest)
+{
+    const Mix *m = &x->o.mix;
+    Job *job = &x->jobs[i / m->iodepth];
+
+    if (x->open || !m->think_ns) {
+        return true;
+    }
+    if (now >= job->on_end_ns) {
+        if (job->inflight) {
+            return false;       /* fio drains first */
+        }
+        job->cycle_ns = (job->on_end_ns > job->max_done_ns ?
+                         job->on_end_ns : job->max_done_ns) + m->think_ns;
+        job->on_end_ns = job->cycle_ns + m->iotime_ns;
+    }
+    if (now < job->cycle_ns) {
+        *soonest = job->cycle_ns < *soonest ? job->cycle_ns : *soonest;
+        return false;
+    }
+    return true;
+}
+
+/* Thread @i's next I/O of the mix, as mix.c draws it: direction, size,
+ * random or where the job's last one of that direction ended. */
+static void mix_prep(Ctx *x, unsigned i, struct io_uring_sqe *sqe)
+{
+    const Mix *m = &x->o.mix;
+    Thread *t = &x->th[i];
+    Job *job = &x->jobs[i / m->iodepth];
+    uint64_t span = x->o.span, off;
+    uint32_t bs, align = UINT32_MAX;
+    int dir;
+
+    for (int d = 0; d < 2; d++) {
+        for (unsigned k = 0; k < m->bs[d].n; k++) {
+            align = m->bs[d].bytes[k] < align ? m->bs[d].bytes[k] : align;
+        }
+    }
+    dir = nvm_rng_01(&t->rng) * 100.0 < m->read_pct ? 0 : 1;
+    bs = nvm_pick_split(m->bs[dir].bytes, m->bs[dir].pct, m->bs[dir].n,
+                        &t->rng);
+    if (bs > span) {
+        bs = (uint32_t)(span - span % align);
+    }
+    if (nvm_rng_01(&t->rng) * 100.0 < m->random_pct[dir]) {
+        off = nvm_rng_u64(&t->rng) % ((span - bs) / align + 1) * align;
+    } else {
+        off = job->last_end[dir];
+        if (off + bs > span) {
+            off = 0;
+        }
+    }
+    job->last_end[dir] = off + bs;
+    job->inflight++;
+    x->iov[i].iov_len = bs;
+    if (dir) {
+        io_uring_prep_write_fixed(sqe, 0, x->iov[i].iov_base, bs,
+                                  x->o.offset + off, (int)i);
+    } else {
+        io_uring_prep_read_fixed(sqe, 0, x->iov[i].iov_base, bs,
+                                 x->o.offset + off, (int)i);
+    }
+}
+
+/*
+ * One phase of a mix, as harness/sim/mix.c runs it on the model: @rate
+ * IOPS on average (0: closed loop), the ramp and the run rounded up to
+ * whole burst cycles (the run to at least one).
+ */
+static void run_mix_phase(Ctx *x, Phase *ph, int k, double rate,
+                          double ramp_ms, double run_ms, uint64_t seed)
+{
+    const Mix *m = &x->o.mix;
+    unsigned threads = x->o.threads;
+    uint64_t t0 = now_ns();
+    uint64_t warm = nvm_burst_whole(m->iotime_ns, m->think_ns,
+                                    (uint64_t)(ramp_ms * 1e6), 0);
+    uint64_t dur = nvm_burst_whole(m->iotime_ns, m->think_ns,
+                                   (uint64_t)(run_ms * 1e6), 1);
+    uint64_t measure_ns = t0 + warm, end_ns = measure_ns + dur;
+    double duty = m->think_ns ? (double)m->iotime_ns /
+                                (m->iotime_ns + m->think_ns) : 1.0;
+    /* per thread, in issuing time: the idle share is made up inside */
+    double gap_on_ns = rate > 0 ? 1e9 * duty / (rate / threads) : 0;
+    unsigned inflight = 0;
+    bool started = false, stopped = false;
+
+    ph->secs = dur / 1e9;
+    ph->lat_min = UINT64_MAX;
+    x->open = gap_on_ns > 0;
+    x->phase_t0 = t0;
+    memset(x->jobs, 0, sizeof(*x->jobs) * m->jobs);
+    for (unsigned j = 0; j < m->jobs; j++) {
+        x->jobs[j].cycle_ns = t0;
+        x->jobs[j].on_end_ns = m->think_ns ? t0 + m->iotime_ns : UINT64_MAX;
+    }
+    for (unsigned i = 0; i < threads; i++) {
+        Thread *t = &x->th[i];
+
+        t->busy = false;
+        t->rng = nvm_rng_stream(seed, i);
+        if (x->open) {
+            t->on_ns = -log(nvm_rng_01(&t->rng)) * gap_on_ns;
+            t->next_ns = nvm_burst_on_to_real(m->iotime_ns, m->think_ns, t0,
+                                              t->on_ns);
+        } else {
+            t->next_ns = t0;
+        }
+    }
+    for (;;) {
+        uint64_t now = now_ns(), soonest = UINT64_MAX;
+        unsigned queued = 0;
+
+        reap(x, ph, !x->open, &inflight, now);
+        if (k >= 0 && !started && now >= measure_ns) {
+            mark(x, (unsigned)k, false);
+            started = true;
+        }
+        if (k >= 0 && !stopped && now >= end_ns) {
+            mark(x, (unsigned)k, true);
+            stopped = true;
+        }
+        for (unsigned i = 0; i < threads; i++) {
+            Thread *t = &x->th[i];
+            struct io_uring_sqe *sqe;
+
+            if (t->busy) {
+                continue;
+            }
+            if (t->next_ns > now || now >= end_ns) {
+                soonest = t->next_ns < soonest ? t->next_ns : soonest;
+                continue;
+            }
+            if (!mix_may_submit(x, i, now, &soonest)) {
+                continue;
+            }
+            sqe = io_uring_get_sqe(&x->ring);
+            if (!sqe) {
+                break;
+            }
+            mix_prep(x, i, sqe);
+            sqe->flags |= IOSQE_FIXED_FILE;
+            sqe->user_data = i;
+            t->busy = true;
+            t->submit_ns = now;
+            t->counted = now >= measure_ns;
+            if (x->open) {
+                t->on_ns += -log(nvm_rng_01(&t->rng)) * gap_on_ns;
+                t->arrival_ns = nvm_burst_on_to_real(m->iotime_ns,
+                                                     m->think_ns, t0,
+                                                     t->on_ns);
+            }
+            queued++;
+            inflight++;
+        }
+        if (queued) {
+            io_uring_submit(&x->ring);
+            continue;
+        }
+        if (!inflight && (now >= end_ns || soonest >= end_ns)) {
+            break;
+        }
+        idle(x, inflight, now >= end_ns ? UINT64_MAX :
+                          soonest < end_ns ? soonest : end_ns, now);
+    }
+    if (k >= 0 && !stopped) {
+        mark(x, (unsigned)k, true);
+    }
+}
+
 /* The span written once, sequentially, 128 KiB at 8 outstanding, as
  * nvm_curve_precondition() writes it to the model. */
 static void precondition(Ctx *x)
@@ -531,8 +877,8 @@ static void precondition(Ctx *x)
 
 static void json_phase(FILE *f, const Ctx *x, const Phase *ph, bool first)
 {
-    double secs = x->o.run_ms / 1e3;
-    const char *dd = x->write ? "write" : "read";
+    double secs = ph->secs;
+    const char *dd = x->o.mixed ? "mixed" : x->write ? "write" : "read";
 
     fprintf(f, "%s\n  {\"jobname\": \"%s\", \"target_pct\": %d, "
             "\"target_iops\": %.1f, \"threads\": %u, \"%s\": "
@@ -542,12 +888,25 @@ static void json_phase(FILE *f, const Ctx *x, const Phase *ph, bool first)
             "{\"50.000000\": %.0f, \"99.000000\": %.0f, \"99.900000\": "
             "%.0f}}}, \"%s\": {\"total_ios\": 0}}", first ? "" : ",",
             ph->target_iops > 0 ? "rate" : "peak", ph->pct, ph->target_iops,
-            x->o.threads, dd, ph->ios, ph->ios * x->o.bs, ph->ios / secs,
-            ph->ios * x->o.bs / secs, ph->ios ? ph->lat_min : 0, ph->lat_max,
+            x->o.threads, dd, ph->ios, ph->bytes, ph->ios / secs,
+            ph->bytes / secs, ph->ios ? ph->lat_min : 0, ph->lat_max,
             ph->ios ? (double)ph->lat_sum / ph->ios : 0,
             hist_pct(ph->hist, ph->ios, 0.50), hist_pct(ph->hist, ph->ios,
                                                          0.99),
-            hist_pct(ph->hist, ph->ios, 0.999), x->write ? "read" : "write");
+            hist_pct(ph->hist, ph->ios, 0.999),
+            x->o.mixed ? "trim" : x->write ? "read" : "write");
+}
+
+/* A phase of the single operation or of the mix */
+static void one_phase(Ctx *x, Phase *ph, int k, double rate, double ramp_ms,
+                      uint64_t seed)
+{
+    if (x->o.mixed) {
+        run_mix_phase(x, ph, k, rate, ramp_ms, x->o.run_ms, seed);
+    } else {
+        run_phase(x, ph, k, x->o.threads, x->write, x->random, x->o.bs, rate,
+                  ramp_ms, x->o.run_ms, seed);
+    }
 }
 
 int main(int argc, char **argv)
@@ -581,7 +940,8 @@ int main(int argc, char **argv)
     /* sleep to the ns: a timer may fire up to the slack late (50 us) */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 
-    fd = open(o->dev, (x->write || o->precondition ? O_RDWR : O_RDONLY) |
+    fd = open(o->dev, (x->write || o->mixed || o->precondition ? O_RDWR :
+                       O_RDONLY) |
                       O_DIRECT);
     if (fd < 0) {
         die("%s: %s", o->dev, strerror(errno));
@@ -599,9 +959,10 @@ int main(int argc, char **argv)
     buf_bytes = o->precondition && o->bs < PRE_BS ? PRE_BS : o->bs;
     x->iov = calloc(nbuf, sizeof(*x->iov));
     x->th = calloc(nbuf, sizeof(*x->th));
+    x->jobs = calloc(o->mixed ? o->mix.jobs : 1, sizeof(*x->jobs));
     n_ph = 1 + (o->rate > 0 ? 0 : o->n_points);
     ph = calloc(n_ph, sizeof(*ph));
-    if (!x->iov || !x->th || !ph) {
+    if (!x->iov || !x->th || !x->jobs || !ph) {
         die("out of memory%s%s", "", "");
     }
     for (unsigned i = 0; i < nbuf; i++) {
@@ -621,21 +982,18 @@ int main(int argc, char **argv)
     }
     if (o->rate > 0) {
         ph[0].target_iops = o->rate;
-        run_phase(x, &ph[0], o->marks ? 0 : -1, o->threads, x->write,
-                  x->random, o->bs, o->rate, o->ramp_ms, o->run_ms,
+        one_phase(x, &ph[0], o->marks ? 0 : -1, o->rate, o->ramp_ms,
                   phase_seed(o, 0));
     } else {
-        run_phase(x, &ph[0], o->marks ? 0 : -1, o->threads, x->write,
-                  x->random, o->bs, 0, o->peak_ramp_ms, o->run_ms,
+        one_phase(x, &ph[0], o->marks ? 0 : -1, 0, o->peak_ramp_ms,
                   phase_seed(o, 0));
         for (unsigned i = 0; i < o->n_points; i++) {
-            double peak = ph[0].ios / (o->run_ms / 1e3);
+            double peak = ph[0].ios / ph[0].secs;
 
             ph[1 + i].pct = o->points[i];
             ph[1 + i].target_iops = peak * o->points[i] / 100.0;
-            run_phase(x, &ph[1 + i], o->marks ? (int)(1 + i) : -1,
-                      o->threads, x->write, x->random, o->bs,
-                      ph[1 + i].target_iops, o->ramp_ms, o->run_ms,
+            one_phase(x, &ph[1 + i], o->marks ? (int)(1 + i) : -1,
+                      ph[1 + i].target_iops, o->ramp_ms,
                       phase_seed(o, 1 + i));
         }
     }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "burst.h"
 #include "run-int.h"
 
 void run_progress(Run *r, const char *wl, const Point *pt, double el,
@@ -139,6 +140,7 @@ bool run_setup(Run *r, GError **errp)
         wl->wl.block_bytes = (uint32_t)lround(
             nvm_mix_mean_block_bytes(v->mix));
         wl->jobs = v->mix->numjobs;
+        wl->fio = r->o.fio_opts != NULL;
         wl->iodepth = v->mix->iodepth;
         /* The model's mix, reads and writes together, as a curve. */
         cs->wl = wl->wl;
@@ -187,6 +189,18 @@ static char *fio_args(const Run *r, const Wl *wl, const char *name,
         /* The job file holds the mix; these options precede it and apply
          * to its job as [global] ones would. */
         double rd = wl->mix->read_pct / 100;
+        /*
+         * A job with bursts (thinktime_iotime) issues only while it is on,
+         * as the model's does (sim/mix.c): at the point's rate / duty
+         * during the burst, the point's rate on average.  fio's default
+         * would instead catch up after each think time, issuing what it
+         * "missed" while idle as one burst as deep as its iodepth, so the
+         * drive would see a full queue at the start of every cycle at any
+         * rate; rate_ignore_thinktime=1 counts the idle time as served.
+         */
+        double duty = wl->mix->think_ns ?
+                      (double)wl->mix->think_iotime_ns /
+                      (wl->mix->think_iotime_ns + wl->mix->think_ns) : 1;
 
         g_string_append_printf(s, "--offset=0 --size=%" G_GUINT64_FORMAT
                                " --norandommap=1 --randrepeat=0 "
@@ -202,8 +216,12 @@ static char *fio_args(const Run *r, const Wl *wl, const char *name,
             g_string_append_printf(s, " --rate_iops=@RATE:%s:mixed:%d:%u:"
                                    "%.17g@,@RATE:%s:mixed:%d:%u:%.17g@ "
                                    "--rate_process=poisson", peak_id,
-                                   rate_pct, wl->mix->numjobs, rd, peak_id,
-                                   rate_pct, wl->mix->numjobs, 1 - rd);
+                                   rate_pct, wl->mix->numjobs, rd / duty,
+                                   peak_id, rate_pct, wl->mix->numjobs,
+                                   (1 - rd) / duty);
+            if (duty < 1) {
+                g_string_append(s, " --rate_ignore_thinktime=1");
+            }
         }
         if (r->o.fio_opts) {
             g_string_append_printf(s, " %s", r->o.fio_opts);
@@ -297,6 +315,19 @@ static void plan_precondition(Run *r, Wl *wl, Plan *p)
                                        "after the secure erase", r->p->name,
                                        wl->wl.name, r->span_bytes / 1e9);
     }
+}
+
+/* @s as nvmimic-load and the model run it: whole burst cycles of @wl's
+ * mix, at least @min_cycles (nvm_burst_whole), or as it is; in ns. */
+static uint64_t mix_whole_ns(const Wl *wl, double s, uint64_t min_cycles)
+{
+    uint64_t ns = (uint64_t)(s * 1e9);
+
+    if (!wl->mix) {
+        return ns;
+    }
+    return nvm_burst_whole(wl->mix->think_iotime_ns, wl->mix->think_ns, ns,
+                           min_cycles);
 }
 
 /* Seconds of one burst cycle of @wl's mix (fio's thinktime_iotime), 0: none */
@@ -416,7 +447,24 @@ static unsigned fc_index(const Wl *wl)
     return 0;
 }
 
-static void fc_matched_model(Run *r, Wl *wl)
+/* The workload's index among nvmimic sim's VDI workloads. */
+static unsigned vdi_index(const Wl *wl)
+{
+    for (unsigned i = 0; i < NVM_VDI_WORKLOADS; i++) {
+        if (!strcmp(nvm_vdi_names[i], wl->wl.name)) {
+            return i;
+        }
+    }
+    return 0;
+}
+
+/* The index of nvm_sim_curve() (its seeds) of @wl in nvmimic sim. */
+static unsigned sim_index(const Wl *wl)
+{
+    return wl->mix ? NVM_VDI_SEED_BASE + vdi_index(wl) : fc_index(wl);
+}
+
+static void matched_model(Run *r, Wl *wl)
 {
     int pcts[MAX_PCTS];
     NvmSimOptions so = {
@@ -439,23 +487,40 @@ static void fc_matched_model(Run *r, Wl *wl)
     g_free(wl->matched);
     wl->matched = g_new0(NvmCornerResult, 1);
     m = nvm_model_new(r->p, so.seed);
-    nvm_sim_corner(r->p, &so, fc_index(wl), m, NULL, wl->matched);
+    if (wl->mix) {
+        /* the mix's results, reads and writes together, as a curve */
+        NvmVdiResult v = { .mix = (NvmMix *)wl->mix };
+        NvmCornerResult *c = wl->matched;
+
+        nvm_sim_vdi_one(r->p, &so, vdi_index(wl), m, NULL, &v);
+        c->wl = wl->wl;
+        c->peak = v.peak.all;
+        c->n_curve = v.n_curve;
+        for (unsigned k = 0; k < v.n_curve; k++) {
+            c->target_pct[k] = v.target_pct[k];
+            c->target_iops[k] = v.target_iops[k];
+            c->curve[k] = v.curve[k].all;
+        }
+    } else {
+        nvm_sim_corner(r->p, &so, fc_index(wl), m, NULL, wl->matched);
+    }
     nvm_model_free(m);
 }
 
 /* Mark @n's snapshot of the drive's statistics (a copy), or NULL. */
 /*
- * A four-corners workload's result: the load generator's JSON (a job per
- * phase: the peak, then each point), and the device's statistics over
+ * A four-corners or VDI workload's result: the load generator's JSON (a job
+ * per phase: the peak, then each point), and the device's statistics over
  * each phase's measured time, the snapshots at the in-band marks the load
  * generator sent where each phase's window closed.
  */
-static bool fc_done(Run *r, PlanStep *st, JsonNode *stats0, const char *json,
-                    GError **errp)
+static bool curve_done(Run *r, PlanStep *st, JsonNode *stats0,
+                       const char *json, GError **errp)
 {
     Wl *wl = st->opaque;
     const NvmWorkload *w = &wl->wl;
     bool write = w->op == NVM_OP_WRITE;
+    bool mixed = wl->mix != NULL;
     bool erased = r->p->review_state != NVM_REVIEW_FILLED;
     g_autoptr(JsonNode) first = NULL;
 
@@ -463,8 +528,8 @@ static bool fc_done(Run *r, PlanStep *st, JsonNode *stats0, const char *json,
     for (unsigned k = 0; k < 1 + wl->n_curve; k++) {
         Point *pt = k ? &wl->curve[k - 1] : &wl->peak;
 
-        if (!run_parse_fio_job(json, k, write ? "write" : "read",
-                               &pt->guest, errp)) {
+        if (!run_parse_fio_job(json, k, mixed ? "mixed" :
+                               write ? "write" : "read", &pt->guest, errp)) {
             return false;
         }
     }
@@ -487,7 +552,7 @@ static bool fc_done(Run *r, PlanStep *st, JsonNode *stats0, const char *json,
         wl->idle_s = MAX(0, json_object_get_int_member(o, "interval-ns") -
                             json_object_get_int_member(o, "active-ns")) / 1e9;
     }
-    fc_matched_model(r, wl);
+    matched_model(r, wl);
     for (unsigned k = 0; k < 1 + wl->n_curve; k++) {
         Point *pt = k ? &wl->curve[k - 1] : &wl->peak;
         g_autoptr(JsonNode) stats = run_mark_stats(r, st->what,
@@ -498,7 +563,7 @@ static bool fc_done(Run *r, PlanStep *st, JsonNode *stats0, const char *json,
             g_prefix_error(errp, "%s point %u: ", w->name, k);
             return false;
         }
-        pt->have_host = run_parse_stats(stats, write, false, &pt->host,
+        pt->have_host = run_parse_stats(stats, write, mixed, &pt->host,
                                         &pt->host_late,
                                         &pt->host_interval_s);
         if (k) {
@@ -514,8 +579,9 @@ static bool fc_done(Run *r, PlanStep *st, JsonNode *stats0, const char *json,
 }
 
 /*
- * A four-corners workload: its whole curve in one run of the guest's load
- * generator (vm-images/nvmimic-load.c), as nvmimic sim runs it: (QLC: the
+ * A four-corners or VDI workload: its whole curve in one run of the guest's
+ * load generator (vm-images/nvmimic-load.c; VDI: --mix, the job file's mix
+ * as harness/sim/mix.c drives the model), as nvmimic sim runs it: (QLC: the
  * span written once after the secure erase), the peak, then each rate,
  * every phase right after the previous one, so the drive never idles
  * between points.  It sends the in-band marks around each phase's
@@ -528,14 +594,15 @@ static bool fc_done(Run *r, PlanStep *st, JsonNode *stats0, const char *json,
  * sim starts each workload from a fresh model (a P2 500 GB's 4K write peak
  * came out 12 % higher after the 4K reads).
  */
-static void plan_fc_curve(Run *r, Wl *wl, Plan *p)
+static void plan_curve(Run *r, Wl *wl, Plan *p)
 {
     const NvmWorkload *w = &wl->wl;
     bool write = w->op == NVM_OP_WRITE;
     bool erased = r->p->review_state != NVM_REVIEW_FILLED;
     g_autoptr(GString) pcts = g_string_new(NULL);
     g_autoptr(GString) seeds = g_string_new(NULL);
-    unsigned fc = fc_index(wl);
+    g_autoptr(GString) what_io = g_string_new(NULL);
+    unsigned fc = sim_index(wl);
     g_autofree char *args = NULL;
     g_autofree char *state = NULL;
     g_autofree char *id = g_strdup_printf("%s-state", w->name);
@@ -546,8 +613,9 @@ static void plan_fc_curve(Run *r, Wl *wl, Plan *p)
     GuestCmd c = {
         .verb = "SH", .id = w->name, .label = w->name,
         .window = WIN_CMD, .n_windows = 1 + wl->n_curve,
-        .write = write,
+        .write = write, .mixed = wl->mix != NULL,
     };
+    double peak_s, point_s;
 
     if (erased) {
         state = g_strdup("\"secure-erase\": true, \"reset-stats\": true");
@@ -565,27 +633,51 @@ static void plan_fc_curve(Run *r, Wl *wl, Plan *p)
         g_string_append_printf(seeds, ",%" G_GUINT64_FORMAT,
                                r->o.seed * 7919 + fc * 131 + i + 1);
     }
+    if (wl->mix) {
+        const NvmMix *m = wl->mix;
+
+        g_string_append_printf(what_io, "--mix %.17g,%.17g,%.17g,%u,%u,"
+                               "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+                               " --bssplit ", m->read_pct,
+                               m->random_pct[NVM_DIR_READ],
+                               m->random_pct[NVM_DIR_WRITE], m->numjobs,
+                               m->iodepth, m->think_ns, m->think_iotime_ns);
+        for (int d = 0; d < NVM_DIRS; d++) {
+            for (unsigned i = 0; i < m->bs[d].n; i++) {
+                g_string_append_printf(what_io, "%s%u/%.17g",
+                                       i ? ":" : d ? "," : "",
+                                       m->bs[d].bytes[i], m->bs[d].pct[i]);
+            }
+        }
+    } else {
+        g_string_append_printf(what_io, "--rw %s --bs %u --threads %u",
+                               write ? (w->sequential ? "write" : "randwrite")
+                                     : (w->sequential ? "read" : "randread"),
+                               w->block_bytes, w->threads);
+    }
     args = g_strdup_printf(
-        "nvmimic-load --dev /dev/nvme0n1 --rw %s --bs %u --threads %u "
+        "nvmimic-load --dev /dev/nvme0n1 %s "
         "--span %" G_GUINT64_FORMAT " --seeds %s%s "
         "--peak-ramp-ms %.0f --ramp-ms %.0f --run-ms %.0f%s%s --marks "
         "--output \"$RESULTS/%s.json\"",
-        write ? (w->sequential ? "write" : "randwrite") :
-                (w->sequential ? "read" : "randread"),
-        w->block_bytes, w->threads, r->span_bytes,
+        what_io->str, r->span_bytes,
         seeds->str, erased ? " --precondition" : "",
         r->o.peak_ramp_s * 1e3, r->o.ramp_s * 1e3, r->o.run_s * 1e3,
         wl->n_curve ? " --points " : "", pcts->str, w->name);
     c.args = args;
-    c.total_s = r->o.peak_ramp_s + r->o.run_s +
-                wl->n_curve * (r->o.ramp_s + r->o.run_s);
-    timeout = point_timeout(r, r->o.peak_ramp_s + r->o.run_s, 0);
+    /* a mix with bursts: ramps and runs of whole cycles, as mix.c's */
+    peak_s = (mix_whole_ns(wl, r->o.peak_ramp_s, 0) +
+              mix_whole_ns(wl, r->o.run_s, 1)) / 1e9;
+    point_s = (mix_whole_ns(wl, r->o.ramp_s, 0) +
+               mix_whole_ns(wl, r->o.run_s, 1)) / 1e9;
+    c.total_s = peak_s + wl->n_curve * point_s;
+    timeout = point_timeout(r, peak_s, 0);
     for (unsigned i = 0; i < wl->n_curve; i++) {
-        timeout += point_timeout(r, r->o.ramp_s + r->o.run_s,
+        timeout += point_timeout(r, point_s,
                                  wl->review_iops > 0 ? wl->review_iops : 0);
     }
     c.timeout_s = timeout + (erased ? 120 + r->span_bytes / 1e8 : 0);
-    st = run_plan_cmd(p, &c, cwhat, fc_done, wl, NULL);
+    st = run_plan_cmd(p, &c, cwhat, curve_done, wl, NULL);
     st->progress = g_strdup_printf("%s %s: the peak and %u points, %.1f s of "
                                    "virtual time", r->p->name, w->name,
                                    wl->n_curve, c.total_s);
@@ -609,12 +701,12 @@ static void plan_no_merges(Plan *p)
     run_plan_cmd(p, &c, "set-up (nomerges)", NULL, NULL, NULL);
 }
 
-/* The plan of @suite's curves: per workload the preconditioning, the peak,
- * then the points of the curve; the four corners' each in one run of the
- * guest's load generator. */
+/* The plan of @suite's curves: per workload its whole curve in one run of
+ * the guest's load generator; VDI with --fio-opts: the preconditioning,
+ * the peak, then each point of the curve, through fio. */
 void run_plan_curves(Run *r, int suite, Plan *p)
 {
-    if (suite == S_FC) {
+    if (suite == S_FC || !r->o.fio_opts) {
         plan_no_merges(p);
     }
     for (unsigned w = 0; w < r->n_wls; w++) {
@@ -623,8 +715,8 @@ void run_plan_curves(Run *r, int suite, Plan *p)
         if (wl->suite != suite) {
             continue;
         }
-        if (suite == S_FC) {
-            plan_fc_curve(r, wl, p);
+        if (!wl->fio) {
+            plan_curve(r, wl, p);
             continue;
         }
         plan_precondition(r, wl, p);

@@ -447,9 +447,10 @@ static const NvmOpt run_opts[] = {
             "each suite, e.g. 'echo mq-deadline\n"
             ">/sys/block/nvme0n1/queue/scheduler' (one line)"),
     NVM_OPT("fio-opts", NVM_OPT_STR, O(fio_opts), "OPTS",
-            "the stack under test: fio options added to every VDI point\n"
-            "(before its job file, as [global] options; the four corners\n"
-            "run nvmimic-load, not fio), e.g. '--ioengine=io_uring'"),
+            "the stack under test: the VDI points run through fio, with\n"
+            "these options (before its job file, as [global] options;\n"
+            "without it every curve runs nvmimic-load), e.g.\n"
+            "'--ioengine=io_uring'"),
     NVM_OPT("backing", NVM_OPT_CHOICE, O(backing), NULL,
             "the drive's data: null-co (default; nothing is kept; render\n"
             "and sql always use a file) or a sparse file in the run's\n"

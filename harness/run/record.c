@@ -89,8 +89,7 @@ static JsonNode *work_extra(const Wl *wl)
 
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "loadgen");
-    json_builder_add_string_value(b, wl->suite == S_FC ? "nvmimic-load"
-                                                       : "fio");
+    json_builder_add_string_value(b, wl->fio ? "fio" : "nvmimic-load");
     if (wl->matched) {
         const NvmCornerResult *m = wl->matched;
 

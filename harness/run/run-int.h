@@ -129,12 +129,14 @@ typedef struct Wl {
     const NvmMix *mix;          /* S_VDI: the job file's mix */
     char *jobfile;              /* S_VDI: its name in the job directory */
     unsigned jobs, iodepth;
+    bool fio;                   /* S_VDI points through fio (--fio-opts) */
     Point peak;
     Point curve[MAX_PCTS];
     unsigned n_curve;
     const NvmCornerResult *sim;
-    /* four corners: the model replaying the guest's schedule (its peak as
-     * the base of the rates, its points, its idle before the peak) */
+    /* the model replaying the guest's schedule (its peak as the base of
+     * the rates, its points, its idle before the peak): the workloads the
+     * guest's load generator runs (the four corners, VDI without fio) */
     NvmCornerResult *matched;
     double idle_s;
     double review_iops, review_lat_us;   /* NAN where unknown */

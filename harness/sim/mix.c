@@ -6,15 +6,21 @@
  * non-decreasing times.  A slot belongs to job slot / iodepth; a job's
  * sequential I/Os continue where its previous I/O of that direction ended
  * (fio's last position), and its burst cycle is shared by its slots.
+ * Each slot draws its arrivals, directions, sizes and addresses from its
+ * own stream (rng.h), so the guest's load generator (vm-images/
+ * nvmimic-load.c --mix), which submits in its own order, draws the same
+ * numbers per slot.
  */
 #include <math.h>
 #include <string.h>
 
+#include "burst.h"
 #include "heap.h"
 #include "mix.h"
 #include "rng.h"
 
 typedef struct Slot {
+    uint64_t rng;               /* its own stream */
     uint64_t next_ns;           /* next submission */
     double on_ns;               /* open loop: arrival, in issuing time */
 } Slot;
@@ -28,15 +34,7 @@ typedef struct Job {
 
 static uint32_t pick_bs(const NvmBsSplit *bs, uint64_t *rng)
 {
-    double x = nvm_rng_01(rng) * 100.0;
-
-    for (unsigned i = 0; i + 1 < bs->n; i++) {
-        if (x < bs->pct[i]) {
-            return bs->bytes[i];
-        }
-        x -= bs->pct[i];
-    }
-    return bs->bytes[bs->n - 1];
+    return nvm_pick_split(bs->bytes, bs->pct, bs->n, rng);
 }
 
 static uint32_t min_bs(const NvmMix *mix)
@@ -79,30 +77,15 @@ void nvm_mix_merge_stats(const NvmClassStats *const *cls, unsigned n,
     g_free(hist);
 }
 
-/* Open loop: issuing time @on_ns to real time, skipping the idle parts. */
 static uint64_t on_to_real(const NvmMix *mix, uint64_t t0, double on_ns)
 {
-    uint64_t on = (uint64_t)on_ns;
-
-    if (!mix->think_ns) {
-        return t0 + on;
-    }
-    return t0 + on / mix->think_iotime_ns *
-                (mix->think_iotime_ns + mix->think_ns) +
-           on % mix->think_iotime_ns;
+    return nvm_burst_on_to_real(mix->think_iotime_ns, mix->think_ns, t0,
+                                on_ns);
 }
 
-/* Open loop: @t, or the start of the next burst when @t falls idle. */
 static uint64_t skip_idle(const NvmMix *mix, uint64_t t0, uint64_t t)
 {
-    uint64_t period, in;
-
-    if (!mix->think_ns || t < t0) {
-        return t;
-    }
-    period = mix->think_iotime_ns + mix->think_ns;
-    in = (t - t0) % period;
-    return in < mix->think_iotime_ns ? t : t + (period - in);
+    return nvm_burst_skip_idle(mix->think_iotime_ns, mix->think_ns, t0, t);
 }
 
 void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
@@ -114,9 +97,7 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
     Job *jobs = g_new0(Job, mix->numjobs);
     NvmHeap h;
     bool bursts = mix->think_ns > 0;
-    uint64_t rng = seed;
     uint64_t t0 = *now_ns;
-    uint64_t period = mix->think_iotime_ns + mix->think_ns;
     /* whole burst cycles, so the idle share is the same in every run */
     uint64_t warmup_ns = spec->warmup_ns;
     uint64_t duration_ns = spec->duration_ns;
@@ -130,8 +111,10 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
     NvmStats *st = g_new(NvmStats, 1);
 
     if (bursts) {
-        warmup_ns = (warmup_ns + period - 1) / period * period;
-        duration_ns = MAX(1, (duration_ns + period - 1) / period) * period;
+        warmup_ns = nvm_burst_whole(mix->think_iotime_ns, mix->think_ns,
+                                    warmup_ns, 0);
+        duration_ns = nvm_burst_whole(mix->think_iotime_ns, mix->think_ns,
+                                      duration_ns, 1);
         measure_ns = t0 + warmup_ns;
         end_ns = measure_ns + duration_ns;
     }
@@ -146,8 +129,10 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
     }
     nvm_heap_init(&h, n);
     for (unsigned i = 0; i < n; i++) {
+        slots[i].rng = nvm_rng_stream(seed, i);
         if (mean_gap_on_ns > 0) {
-            slots[i].on_ns = -log(nvm_rng_01(&rng)) * mean_gap_on_ns;
+            slots[i].on_ns = -log(nvm_rng_01(&slots[i].rng)) *
+                             mean_gap_on_ns;
             slots[i].next_ns = on_to_real(mix, t0, slots[i].on_ns);
         } else {
             slots[i].next_ns = t0 + i;  /* closed loop: all start at once */
@@ -195,14 +180,14 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
             measuring = true;
         }
 
-        dir = nvm_rng_01(&rng) * 100.0 < mix->read_pct ? NVM_DIR_READ
+        dir = nvm_rng_01(&s->rng) * 100.0 < mix->read_pct ? NVM_DIR_READ
                                                        : NVM_DIR_WRITE;
-        bs = pick_bs(&mix->bs[dir], &rng);
+        bs = pick_bs(&mix->bs[dir], &s->rng);
         if (bs > span) {
             bs = span - span % align;
         }
-        if (nvm_rng_01(&rng) * 100.0 < mix->random_pct[dir]) {
-            off = nvm_rng_u64(&rng) % ((span - bs) / align + 1) * align;
+        if (nvm_rng_01(&s->rng) * 100.0 < mix->random_pct[dir]) {
+            off = nvm_rng_u64(&s->rng) % ((span - bs) / align + 1) * align;
         } else {
             off = job->last_end[dir];
             if (off + bs > span) {
@@ -223,7 +208,7 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
         if (mean_gap_on_ns > 0) {
             uint64_t arrival;
 
-            s->on_ns += -log(nvm_rng_01(&rng)) * mean_gap_on_ns;
+            s->on_ns += -log(nvm_rng_01(&s->rng)) * mean_gap_on_ns;
             arrival = on_to_real(mix, t0, s->on_ns);
             /* fio issues nothing while a job thinks */
             s->next_ns = skip_idle(mix, t0, MAX(arrival, done));

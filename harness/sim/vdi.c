@@ -83,9 +83,6 @@ bool nvm_vdi_load(const NvmProfile *p, const char *workload_dir,
     return true;
 }
 
-/* seeds apart from the four corners' */
-#define VDI_SEED_BASE 100
-
 bool nvm_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
                  const char *workload_dir, NvmVdiResult res[NVM_VDI_WORKLOADS],
                  GError **errp)
@@ -100,7 +97,7 @@ bool nvm_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
         jobs[w] = (VdiJob){ p, &res[w] };
         ptrs[w] = &jobs[w];
     }
-    nvm_sim_curves(p, o, NVM_VDI_WORKLOADS, VDI_SEED_BASE, vdi_point, ptrs);
+    nvm_sim_curves(p, o, NVM_VDI_WORKLOADS, NVM_VDI_SEED_BASE, vdi_point, ptrs);
     return true;
 }
 
@@ -110,5 +107,5 @@ void nvm_sim_vdi_one(const NvmProfile *p, const NvmSimOptions *o,
 {
     VdiJob job = { p, r };
 
-    nvm_sim_curve(p, o, VDI_SEED_BASE + w, vdi_point, &job, m, hook);
+    nvm_sim_curve(p, o, NVM_VDI_SEED_BASE + w, vdi_point, &job, m, hook);
 }

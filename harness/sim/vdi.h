@@ -21,6 +21,10 @@ typedef struct NvmVdiResult {
     unsigned n_curve;
 } NvmVdiResult;
 
+/* nvmimic sim's seeds of VDI workload i: index NVM_VDI_SEED_BASE + i of
+ * nvm_sim_curve(), apart from the four corners' */
+#define NVM_VDI_SEED_BASE 100
+
 /* The three VDI workloads' names, in suite order. */
 extern const char *const nvm_vdi_names[NVM_VDI_WORKLOADS];
 
