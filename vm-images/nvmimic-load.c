@@ -560,6 +560,33 @@ static void idle(Ctx *x, unsigned inflight, uint64_t soonest, uint64_t now)
 }
 
 /*
+ * A phase's loop found nothing to submit at @now: false when the phase is
+ * over (its end has passed and nothing is in flight); else wait for a
+ * completion, the next arrival or burst (@soonest), or the instant a mark
+ * is due (@measure_ns, 0 once sent; @end_ns), whichever comes first.  The
+ * window is the model's, whatever the arrivals: a phase whose next
+ * arrival falls after its end still ends at its end, not at once, and
+ * opens its window on time in an idle stretch.
+ */
+static bool phase_wait(Ctx *x, unsigned inflight, uint64_t now,
+                       uint64_t soonest, uint64_t measure_ns, uint64_t end_ns)
+{
+    uint64_t wake = soonest;
+
+    if (now >= end_ns) {
+        if (!inflight) {
+            return false;
+        }
+        wake = UINT64_MAX;      /* only the last completions are awaited */
+    } else {
+        wake = measure_ns > now && measure_ns < wake ? measure_ns : wake;
+        wake = end_ns < wake ? end_ns : wake;
+    }
+    idle(x, inflight, wake, now);
+    return true;
+}
+
+/*
  * One phase: @rate IOPS (0: closed loop) over @threads threads, ramp then
  * run; marks around the measured time when @k >= 0.
  */
@@ -648,12 +675,10 @@ static void run_phase(Ctx *x, Phase *ph, int k, unsigned threads, bool write,
             io_uring_submit(&x->ring);
             continue;
         }
-        if (!inflight && (now >= end_ns || soonest >= end_ns)) {
+        if (!phase_wait(x, inflight, now, soonest, started ? 0 : measure_ns,
+                        end_ns)) {
             break;
         }
-        /* past the end: only the last completions are awaited */
-        idle(x, inflight, now >= end_ns ? UINT64_MAX :
-                          soonest < end_ns ? soonest : end_ns, now);
     }
     if (k >= 0 && !stopped) {
         mark(x, (unsigned)k, true);
@@ -826,11 +851,10 @@ static void run_mix_phase(Ctx *x, Phase *ph, int k, double rate,
             io_uring_submit(&x->ring);
             continue;
         }
-        if (!inflight && (now >= end_ns || soonest >= end_ns)) {
+        if (!phase_wait(x, inflight, now, soonest, started ? 0 : measure_ns,
+                        end_ns)) {
             break;
         }
-        idle(x, inflight, now >= end_ns ? UINT64_MAX :
-                          soonest < end_ns ? soonest : end_ns, now);
     }
     if (k >= 0 && !stopped) {
         mark(x, (unsigned)k, true);
