@@ -549,8 +549,20 @@ static bool curve_done(Run *r, PlanStep *st, JsonNode *stats0,
             return false;
         }
         o = json_node_get_object(first);
-        wl->idle_s = MAX(0, json_object_get_int_member(o, "interval-ns") -
-                            json_object_get_int_member(o, "active-ns")) / 1e9;
+        if (wl->mix) {
+            /*
+             * A mix's warm-up has idle stretches of its own (think time):
+             * the idle is what the stretch holds beyond the warm-up, whose
+             * length nvmimic-load and the model share.
+             */
+            wl->idle_s = MAX(0, json_object_get_int_member(o, "interval-ns") -
+                                (int64_t)mix_whole_ns(wl, r->o.peak_ramp_s,
+                                                      0)) / 1e9;
+        } else {
+            wl->idle_s = MAX(0, json_object_get_int_member(o, "interval-ns") -
+                                json_object_get_int_member(o, "active-ns")) /
+                         1e9;
+        }
     }
     matched_model(r, wl);
     for (unsigned k = 0; k < 1 + wl->n_curve; k++) {
