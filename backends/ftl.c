@@ -947,12 +947,17 @@ NvmFtl *nvm_ftl_new(const NvmFtlGeom *g)
         f->fen_step *= 2;
     }
     f->pool_free = NVM_FTL_NONE;
-    f->rng = g->seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
+    nvm_ftl_reseed(f);
+    nvm_ftl_reset(f, 0, 0);
+    return f;
+}
+
+void nvm_ftl_reseed(NvmFtl *f)
+{
+    f->rng = f->g.seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
     if (!f->rng) {
         f->rng = 1;
     }
-    nvm_ftl_reset(f, 0, 0);
-    return f;
 }
 
 void nvm_ftl_free(NvmFtl *f)

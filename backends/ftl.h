@@ -47,6 +47,8 @@ size_t nvm_ftl_memory_bound(uint64_t nlpn, uint32_t nsb);
  * order by a fill, the last @slc_tail of them still in SLC superblocks.
  */
 void nvm_ftl_reset(NvmFtl *f, uint64_t valid, uint64_t slc_tail);
+/* Its random numbers start again from the geometry's seed, as when new. */
+void nvm_ftl_reseed(NvmFtl *f);
 
 /*
  * After a fill: units [lo, hi) rewritten at random until greedy GC is at

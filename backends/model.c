@@ -199,6 +199,7 @@ struct NvmModel {
     uint64_t power_exits;
 
     /* ---- statistics ---- */
+    uint64_t seed;                  /* rng's, as nvm_model_new() got it */
     uint64_t rng[4];
     ClassAcc cls[NVM_CLASS_COUNT];
     uint64_t host_written, nand_written, nand_read;
@@ -223,6 +224,19 @@ static uint64_t nvm_splitmix64(uint64_t *x)
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
+}
+
+/* The random numbers (the model's and the FTL's) as a new drive's. */
+static void nvm_model_reseed(NvmModel *m)
+{
+    uint64_t x = m->seed;
+
+    for (int i = 0; i < 4; i++) {
+        m->rng[i] = nvm_splitmix64(&x);
+    }
+    if (m->ftl) {
+        nvm_ftl_reseed(m->ftl);
+    }
 }
 
 static inline uint64_t nvm_rotl(uint64_t x, int k)
@@ -1538,9 +1552,8 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
         m->bh = g_new0(uint64_t, (size_t)n * 2);
     }
 
-    for (int i = 0; i < 4; i++) {
-        m->rng[i] = nvm_splitmix64(&seed);
-    }
+    m->seed = seed;
+    nvm_model_reseed(m);
     m->gc_wa = 1.0;
     nvm_model_reset_apst(m);
     return m;
@@ -1696,6 +1709,9 @@ void nvm_model_secure_erase(NvmModel *m)
     m->fill_lpns = 0;
     m->fill_pct = 0;
     nvm_ftl_reset(m->ftl, 0, 0);
+    /* from here on the drive draws what a new one would (as nvmimic sim's
+     * fresh model does): no trace of the workloads before the erase */
+    nvm_model_reseed(m);
     nvm_quiesce(m);
     if (m->map_tags) {
         memset(m->map_tags, 0, sizeof(uint32_t) * m->n_map_tags);
