@@ -41,7 +41,9 @@
  * vm-images/agent.sh).  So the device's window over each phase opens and
  * closes at the instants the guest chose, in virtual time.  Output: fio's JSON layout for what
  * nvmimic run reads, one "jobs" entry per phase ("read" or "write":
- * iops, bw_bytes, lat_ns.mean, lat_ns.percentile."50.000000", ...).
+ * iops, bw_bytes, lat_ns.mean, lat_ns.percentile."50.000000", ...), and
+ * late_ns (mean, max): in an open-loop phase, how long after it was due
+ * each measured I/O went out, the generator's lag behind the schedule.
  *
  * Mixes (--mix, the VDI job files): as harness/sim/mix.c drives the model.
  * JOBS x IODEPTH threads; each I/O's direction, size (--bssplit) and
@@ -153,6 +155,10 @@ typedef struct Phase {
     double target_iops;
     double secs;                /* measured time */
     uint64_t ios, bytes, lat_sum, lat_min, lat_max;
+    /* open loop: how late the measured I/Os went out after they were due
+     * (their arrival, or the completion that freed their thread), the
+     * load generator's own lag behind the model's schedule */
+    uint64_t late_sum, late_max;
     uint64_t hist[HIST_BUCKETS];
 } Phase;
 
@@ -664,6 +670,12 @@ static void run_phase(Ctx *x, Phase *ph, int k, unsigned threads, bool write,
             t->busy = true;
             t->submit_ns = now;
             t->counted = now >= measure_ns;
+            if (t->counted && gap_ns) {
+                uint64_t late = now - t->next_ns;
+
+                ph->late_sum += late;
+                ph->late_max = late > ph->late_max ? late : ph->late_max;
+            }
             if (gap_ns) {
                 t->next_ns += (uint64_t)(-log(nvm_rng_01(&t->rng)) *
                                          gap_ns);
@@ -838,6 +850,12 @@ static void run_mix_phase(Ctx *x, Phase *ph, int k, double rate,
             t->busy = true;
             t->submit_ns = now;
             t->counted = now >= measure_ns;
+            if (t->counted && x->open) {
+                uint64_t late = now - t->next_ns;
+
+                ph->late_sum += late;
+                ph->late_max = late > ph->late_max ? late : ph->late_max;
+            }
             if (x->open) {
                 t->on_ns += -log(nvm_rng_01(&t->rng)) * gap_on_ns;
                 t->arrival_ns = nvm_burst_on_to_real(m->iotime_ns,
@@ -905,14 +923,16 @@ static void json_phase(FILE *f, const Ctx *x, const Phase *ph, bool first)
     const char *dd = x->o.mixed ? "mixed" : x->write ? "write" : "read";
 
     fprintf(f, "%s\n  {\"jobname\": \"%s\", \"target_pct\": %d, "
-            "\"target_iops\": %.1f, \"threads\": %u, \"%s\": "
+            "\"target_iops\": %.1f, \"threads\": %u, "
+            "\"late_ns\": {\"mean\": %.1f, \"max\": %" PRIu64 "}, \"%s\": "
             "{\"total_ios\": %" PRIu64 ", \"io_bytes\": %" PRIu64 ", "
             "\"iops\": %.17g, \"bw_bytes\": %.0f, \"lat_ns\": {\"min\": %"
             PRIu64 ", \"max\": %" PRIu64 ", \"mean\": %.3f, \"percentile\": "
             "{\"50.000000\": %.0f, \"99.000000\": %.0f, \"99.900000\": "
             "%.0f}}}, \"%s\": {\"total_ios\": 0}}", first ? "" : ",",
             ph->target_iops > 0 ? "rate" : "peak", ph->pct, ph->target_iops,
-            x->o.threads, dd, ph->ios, ph->bytes, ph->ios / secs,
+            x->o.threads, ph->ios ? (double)ph->late_sum / ph->ios : 0,
+            ph->late_max, dd, ph->ios, ph->bytes, ph->ios / secs,
             ph->bytes / secs, ph->ios ? ph->lat_min : 0, ph->lat_max,
             ph->ios ? (double)ph->lat_sum / ph->ios : 0,
             hist_pct(ph->hist, ph->ios, 0.50), hist_pct(ph->hist, ph->ios,
