@@ -911,7 +911,8 @@ static void precondition(Ctx *x)
         }
         if (queued) {
             io_uring_submit(&x->ring);
-        } else {
+        } else if (inflight) {
+            /* (with nothing in flight the span is written: the loop ends) */
             idle(x, inflight, UINT64_MAX, 0);
         }
     }
