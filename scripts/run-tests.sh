@@ -42,6 +42,7 @@ rc=0
 import collections, json, sys
 counts = {"passed": 0, "failed": 0, "skipped": 0}
 suites = collections.defaultdict(lambda: [0, 0.0])
+failed = []
 try:
     with open(sys.argv[1]) as f:
         for line in f:
@@ -56,11 +57,20 @@ try:
                 counts["skipped"] += 1
             else:
                 counts["failed"] += 1
+                failed.append(t)
 except OSError as e:
     print(f"run-tests: no test log ({e})")
 for s, (n, d) in sorted(suites.items(), key=lambda kv: -kv[1][1]):
     print(f"run-tests: suite {s:12} {n:3} tests {d:7.0f} s")
 print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
+# Last, so that a CI page showing only the tail still names what failed
+# and why: each failed test and the end of its output.
+for t in failed:
+    print(f"run-tests: FAILED {t['name']} (exit {t.get('returncode')}, "
+          f"{t.get('duration', 0):.0f} s); its last lines:")
+    out = [l for l in (t.get("stdout") or "").splitlines() if l.strip()]
+    for l in out[-10:]:
+        print(f"  | {l[:200]}")
 PY
 if [ "$rc" = 0 ] && grep -q '"result": "SKIP"' "$B/meson-logs/testlog.json" 2>/dev/null; then
     echo "run-tests: some tests were skipped; a skipped test is not a pass" >&2
