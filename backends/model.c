@@ -1591,6 +1591,12 @@ size_t nvm_model_memory_bytes(const NvmModel *m)
            nvm_ftl_memory_bytes(m->ftl);
 }
 
+size_t nvm_model_memory_bound(const NvmModel *m)
+{
+    return nvm_model_memory_bytes(m) - nvm_ftl_memory_bytes(m->ftl) +
+           nvm_ftl_memory_max_bytes(m->ftl);
+}
+
 size_t nvm_model_max_memory_bytes(void)
 {
     size_t units = NVM_MAX_WRITE_BUFFER_BYTES / NVM_MIN_PAGE_BYTES + 8;

@@ -303,6 +303,8 @@ typedef struct NvmModel NvmModel;
 NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed);
 void nvm_model_free(NvmModel *m);
 size_t nvm_model_memory_bytes(const NvmModel *m);
+/* The most this model's memory can grow to (every map chunk detailed). */
+size_t nvm_model_memory_bound(const NvmModel *m);
 /* The most nvm_model_memory_bytes can be for any profile the loader accepts. */
 size_t nvm_model_max_memory_bytes(void);
 

@@ -135,7 +135,8 @@ int main(int argc, char **argv)
     }
 
     printf("model memory (new; filled; filled, 5 %% span in random-write "
-           "steady state, then 1 simulated s of 4K random writes over it):\n");
+           "steady state, then 1 simulated s of 4K random writes over it; "
+           "the most it can grow to, every map chunk detailed):\n");
     for (unsigned i = 0; i < G_N_ELEMENTS(names); i++) {
         NvmProfile *p = load(names[i]);
         NvmModel *m = nvm_model_new(p, 1);
@@ -151,9 +152,9 @@ int main(int argc, char **argv)
         filled = nvm_model_memory_bytes(m);
         nvm_model_set_steady_random(m, 0, span, NULL);
         nvm_curve_run(m, &spec, 1, &t, &r);
-        printf("  %-16s %5.0f GB: %zu / %zu / %zu bytes\n", names[i],
+        printf("  %-16s %5.0f GB: %zu / %zu / %zu / %zu bytes\n", names[i],
                p->capacity_bytes / 1e9, fresh, filled,
-               nvm_model_memory_bytes(m));
+               nvm_model_memory_bytes(m), nvm_model_memory_bound(m));
         nvm_model_free(m);
         nvm_profile_free(p);
     }
