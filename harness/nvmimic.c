@@ -39,6 +39,7 @@ void cli_opts_init(Opts *o)
         .profile_dir = nvm_path_profiles(),
         .format = "table",
         .threads = "stated",
+        .trace_state = "review",
         .seed = 1,
         .idle_s = -1,
         .after_gb = -1,

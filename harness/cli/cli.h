@@ -22,6 +22,8 @@ typedef struct Opts {
     const char *write;
     const char *out;
     const char *trace;
+    const char *trace_state;    /* sim --trace: review or erased */
+    const char *trace_out;      /* sim --trace: the model's own trace */
     uint64_t seed;
     double duration_s;
     bool quick;

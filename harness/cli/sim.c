@@ -193,14 +193,37 @@ static void json_class(GString *s, const NvmTraceClass *c, double secs)
                            c->p50_us, c->p99_us, c->p999_us, c->max_us);
 }
 
-static int cmd_sim_trace(const NvmProfile *p, const char *trace_path,
-                         uint64_t seed, bool json)
+static int cmd_sim_trace(const NvmProfile *p, const Opts *opts)
 {
     g_autoptr(GError) err = NULL;
+    const char *trace_path = opts->trace;
+    uint64_t seed = opts->seed;
+    bool json = !strcmp(opts->format, "json");
     NvmTrace *t = nvm_trace_load(trace_path, &err);
     NvmTraceReplay r;
+    FILE *log = NULL;
+    bool ok;
 
-    if (!t || !nvm_trace_replay(t, p, seed, &r, &err)) {
+    if (t && opts->trace_out) {
+        log = fopen(opts->trace_out, "w");
+        if (!log) {
+            fprintf(stderr, "nvmimic sim: --trace-out %s: %s\n",
+                    opts->trace_out,
+                    g_strerror(errno));
+            nvm_trace_free(t);
+            return 1;
+        }
+    }
+    ok = t && nvm_trace_replay(t, p, seed,
+                               !strcmp(opts->trace_state, "erased"), log, &r,
+                               &err);
+    if (log && fclose(log) && ok) {
+        fprintf(stderr, "nvmimic sim: --trace-out %s: %s\n", opts->trace_out,
+                g_strerror(errno));
+        nvm_trace_free(t);
+        return 1;
+    }
+    if (!ok) {
         fprintf(stderr, "nvmimic sim: %s\n", err->message);
         nvm_trace_free(t);
         return 1;
@@ -279,6 +302,10 @@ static int sim_main(int argc, char **argv)
     if (!o->profile) {
         return nvm_opts_error(cmd, "needs --profile NAME|PATH");
     }
+    if ((o->trace_out || strcmp(o->trace_state, "review")) && !o->trace) {
+        return nvm_opts_error(cmd, "--trace-state and --trace-out are for "
+                              "--trace");
+    }
     if (o->trace && o->suite) {
         return nvm_opts_error(cmd, "takes --suite or --trace, not both");
     }
@@ -294,7 +321,7 @@ static int sim_main(int argc, char **argv)
         return 1;
     }
     if (o->trace) {
-        rc = cmd_sim_trace(p, o->trace, o->seed, !strcmp(o->format, "json"));
+        rc = cmd_sim_trace(p, o);
     } else if (!strcmp(o->suite, "vdi")) {
         NvmSimOptions so = {
             .seed = o->seed,
@@ -326,6 +353,14 @@ static const NvmOpt sim_opts[] = {
     NVM_OPT("trace", NVM_OPT_STR, O(trace), "TRACE",
             "replay a device trace (nvmimic-trace-start) on the model\n"
             "instead of a suite"),
+    NVM_OPT("trace-state", NVM_OPT_CHOICE, O(trace_state), NULL,
+            "--trace: the model starts in the review's state (default),\n"
+            "or secure-erased, for a trace that holds the span's writes\n"
+            "(nvmimic run --device-trace of a QLC drive)",
+            .choices = "review|erased"),
+    NVM_OPT("trace-out", NVM_OPT_STR, O(trace_out), "FILE",
+            "--trace: write the trace back with the model's completion\n"
+            "times, line for line, to compare command by command"),
     NVM_OPT("format", NVM_OPT_CHOICE, O(format), NULL,
             "a table (default), or the results as JSON (docs/results.md)",
             .choices = "table|json"),

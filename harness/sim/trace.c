@@ -267,7 +267,8 @@ static void class_from_sorted(const uint64_t *lat, uint64_t n, uint64_t bytes,
 }
 
 bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
-                      NvmTraceReplay *out, GError **errp)
+                      bool erased, FILE *log, NvmTraceReplay *out,
+                      GError **errp)
 {
     unsigned n = t->cmds->len;
     NvmModel *m;
@@ -297,8 +298,19 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
     }
 
     m = nvm_model_new(p, seed);
-    nvm_sim_review_state(m, p, &span, &now);
+    if (erased) {
+        nvm_model_secure_erase(m);
+        nvm_model_state_at(m, now);
+    } else {
+        nvm_sim_review_state(m, p, &span, &now);
+    }
     t0 = now;
+    if (log) {
+        fprintf(log, "%s\n# profile=%s lba-bytes=%u capacity-bytes=%"
+                G_GUINT64_FORMAT " start-ns=0\n"
+                "# submit_ns op slba nlb complete_ns (the model's)\n",
+                NVM_TRACE_MAGIC, p->name, p->lba_bytes, p->capacity_bytes);
+    }
     nvm_model_reset_stats(m, t0);
     for (int o = 0; o < NVM_CLASS_COUNT; o++) {
         lat[o] = g_array_new(FALSE, FALSE, sizeof(uint64_t));
@@ -314,6 +326,11 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
         uint64_t done = nvm_model_submit(m, &cmd, t0 + c->submit_ns);
 
         end = MAX(end, done);
+        if (log) {
+            fprintf(log, "%" G_GUINT64_FORMAT " %s %" G_GUINT64_FORMAT
+                    " %u %" G_GUINT64_FORMAT "\n", c->submit_ns,
+                    nvm_op_name(c->op), cmd.slba, cmd.nlb, done - t0);
+        }
         bytes[c->op] += (uint64_t)c->nlb * t->lba_bytes;
         if (have_captured) {
             uint64_t l = c->complete_ns - c->submit_ns;

@@ -17,6 +17,8 @@
 #ifndef NVMIMIC_TRACE_H
 #define NVMIMIC_TRACE_H
 
+#include <stdio.h>
+
 #include "nvmimic-model.h"
 
 #define NVM_TRACE_MAGIC "# nvmimic trace 1"
@@ -67,12 +69,15 @@ typedef struct NvmTraceReplay {
 } NvmTraceReplay;
 
 /*
- * Replay @t open loop against a model of @p in the review's starting state:
- * every command is submitted at its captured time.  LBAs are converted to
- * @p's LBA size; a command beyond @p's capacity or not aligned to its LBA
- * size is an error naming the line.
+ * Replay @t open loop against a model of @p in the review's starting state
+ * (@erased: secure-erased only, for a trace that holds the span's writes
+ * itself): every command is submitted at its captured time.  LBAs are
+ * converted to @p's LBA size; a command beyond @p's capacity or not
+ * aligned to its LBA size is an error naming the line.  @log, if not NULL,
+ * gets the trace back with the model's completion times, line for line.
  */
 bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
-                      NvmTraceReplay *out, GError **errp);
+                      bool erased, FILE *log, NvmTraceReplay *out,
+                      GError **errp);
 
 #endif

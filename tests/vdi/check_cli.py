@@ -96,6 +96,22 @@ class Cli(unittest.TestCase):
                   self.trace).stdout
         self.assertIn('6 commands', out)
         self.assertIn('write-zeroes', out)
+        # --trace-out: the trace back, line for line, with the model's
+        # completion times; --trace-state erased changes them
+        outs = {}
+        for state in ('review', 'erased'):
+            log = os.path.join(self.dir, state + '.out')
+            run('sim', '--profile', 'intel-670p-2tb', '--trace', self.trace,
+                '--trace-state', state, '--trace-out', log)
+            with open(log) as f:
+                lines = [ln.split() for ln in f if not ln.startswith('#')]
+            self.assertEqual(len(lines), 6)
+            self.assertTrue(all(int(x[4]) >= int(x[0]) for x in lines), lines)
+            self.assertEqual([x[1] for x in lines],
+                             [ln.split()[1] for ln in TRACE.splitlines()
+                              if ln and not ln.startswith('#')])
+            outs[state] = lines
+        self.assertNotEqual(outs['review'], outs['erased'])
 
     def test_trace2iolog_output_replays_in_fio(self):
         job = os.path.join(self.dir, 'replay.fio')
@@ -133,6 +149,11 @@ class Cli(unittest.TestCase):
               '--trace', self.trace], 'not both'),
             (['sim', '--profile', 'crucial-p5-2tb', '--suite', 'vdii'],
              "--suite 'vdii' is not one of"),
+            (['sim', '--profile', 'crucial-p5-2tb', '--suite', 'vdi',
+              '--trace-out', os.path.join(self.dir, 'x')], 'are for --trace'),
+            (['sim', '--profile', 'crucial-p5-2tb', '--trace', self.trace,
+              '--trace-out', os.path.join(self.dir, 'no', 'x')],
+             '--trace-out'),
             (['trace2iolog'], 'needs a TRACE'),
             (['trace2iolog', self.trace, '--device', 'nvme0n1'],
              'absolute path'),

@@ -4,6 +4,7 @@
  * (harness/mix.c), device traces (harness/trace.c) and the VDI suite
  * (harness/vdi.c), all against the model alone.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -383,7 +384,7 @@ static void trace_replay_submits_each_command_at_its_time(void)
     }
     t = nvm_trace_parse(text->str, "q.trace", &err);
     g_assert_no_error(err);
-    g_assert_true(nvm_trace_replay(t, p, 3, &r, &err));
+    g_assert_true(nvm_trace_replay(t, p, 3, false, NULL, &r, &err));
     g_assert_cmpuint(r.model[NVM_OP_READ].count, ==, 200);
     g_assert_cmpuint(r.model[NVM_OP_READ].bytes, ==, 200 * 4096);
     g_assert_cmpuint(r.model[NVM_OP_WRITE].count, ==, 0);
@@ -404,6 +405,47 @@ static void trace_replay_submits_each_command_at_its_time(void)
     g_assert_cmpfloat_with_epsilon(r.model[NVM_OP_READ].mean_us,
                                    sum / 200.0 / 1000.0, 0.01);
     nvm_model_free(m);
+
+    /*
+     * --trace-state erased: the filled drive's data is gone, so the same
+     * reads are unmapped (no data read from NAND: 85 against 153 us, the
+     * map chunk still read); the log gives the trace back line for line
+     * with the model's completion times.
+     */
+    {
+        FILE *log = tmpfile();
+        NvmTraceReplay e;
+        char line[256];
+        unsigned n = 0;
+        uint64_t sub, done, slba;
+        unsigned nlb;
+        char op[16];
+
+        g_assert_nonnull(log);
+        g_assert_true(nvm_trace_replay(t, p, 3, true, log, &e, &err));
+        g_assert_cmpuint(e.model[NVM_OP_READ].count, ==, 200);
+        g_assert_cmpfloat(e.model[NVM_OP_READ].mean_us, <,
+                          r.model[NVM_OP_READ].mean_us * 0.7);
+        rewind(log);
+        g_assert_nonnull(fgets(line, sizeof(line), log));
+        g_assert_cmpstr(line, ==, NVM_TRACE_MAGIC "\n");
+        while (fgets(line, sizeof(line), log)) {
+            if (line[0] == '#') {
+                continue;
+            }
+            g_assert_cmpint(sscanf(line, "%" SCNu64 " %15s %" SCNu64 " %u %"
+                                   SCNu64, &sub, op, &slba, &nlb, &done), ==,
+                            5);
+            g_assert_cmpuint(sub, ==, (uint64_t)n * 1000000);
+            g_assert_cmpstr(op, ==, "read");
+            g_assert_cmpuint(slba, ==, (uint64_t)(n * 977 % 100000) * 8);
+            g_assert_cmpuint(nlb, ==, 8);
+            g_assert_cmpuint(done, >, sub);
+            n++;
+        }
+        g_assert_cmpuint(n, ==, 200);
+        fclose(log);
+    }
     nvm_trace_free(t);
 
     /* beyond the profile's capacity: refused, naming the line */
@@ -412,7 +454,7 @@ static void trace_replay_submits_each_command_at_its_time(void)
                     p->capacity_bytes / 512 - 4);
     t = nvm_trace_parse(text->str, "q.trace", &err);
     g_assert_no_error(err);
-    g_assert_false(nvm_trace_replay(t, p, 3, &r, &err));
+    g_assert_false(nvm_trace_replay(t, p, 3, false, NULL, &r, &err));
     g_assert_nonnull(strstr(err->message, "trace line 4: write"));
     nvm_trace_free(t);
     g_string_free(text, TRUE);
