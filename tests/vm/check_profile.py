@@ -15,6 +15,7 @@ Prints one summary line and exits 0 when every check holds; otherwise one
 import configparser
 import json
 import os
+import struct
 import sys
 
 # Guest CPU time between the device's completion and fio's clock, under
@@ -135,8 +136,32 @@ def check(ini, results, dev_id=None):
         cur = int(apst.split('Current value:')[1].split()[0], 16)
         if idc and idc['apsta'] and not cur & 1:
             failures.append(f"APST: Linux did not enable it (Current value {cur:#x})")
-        if os.path.getsize(os.path.join(results, 'apst.bin')) < 256:
+        with open(os.path.join(results, 'apst.bin'), 'rb') as f:
+            table = f.read()
+        if len(table) < 256:
             failures.append("APST: the 256-byte table did not come back")
+        elif idc and idc['apsta']:
+            # The table the guest's kernel programmed, walked from PS0 as
+            # the device does: the idle time before each state is reached.
+            # The profile's idle-before-entry-ms is the model's default, so
+            # it must be what the guest programs, or nvmimic sim (default)
+            # and the guest's drive (its table) part at every idle gap.
+            entries = struct.unpack('<32Q', table[:256])
+            got, cur, idle = {}, 0, 0
+            while (entries[cur] >> 8) & 0xffffff and len(got) < 32:
+                itps = (entries[cur] >> 3) & 0x1f
+                if itps <= cur:
+                    break
+                idle += (entries[cur] >> 8) & 0xffffff
+                got[itps] = idle
+                cur = itps
+            want = {i: int(num(cp, f'power-state-{i}', 'idle-before-entry-ms'))
+                    for i in range(int(num(cp, 'power', 'states')))}
+            want = {i: v for i, v in want.items() if v}
+            if got != want:
+                failures.append(f"APST: the guest programmed {got} (state: "
+                                f"ms of idle), the profile's defaults are "
+                                f"{want}")
     except (OSError, IndexError, ValueError) as e:
         failures.append(f"apst.txt: {e}")
 
