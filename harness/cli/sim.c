@@ -202,6 +202,7 @@ static int cmd_sim_trace(const NvmProfile *p, const Opts *opts)
     NvmTrace *t = nvm_trace_load(trace_path, &err);
     NvmTraceReplay r;
     FILE *log = NULL;
+    NvmTraceReplayOpts ro = { 0 };
     bool ok;
 
     if (t && opts->trace_out) {
@@ -214,9 +215,10 @@ static int cmd_sim_trace(const NvmProfile *p, const Opts *opts)
             return 1;
         }
     }
-    ok = t && nvm_trace_replay(t, p, seed,
-                               !strcmp(opts->trace_state, "erased"), log, &r,
-                               &err);
+    ro.erased = !strcmp(opts->trace_state, "erased");
+    ro.from_ns = opts->trace_from_ns;
+    ro.log = log;
+    ok = t && nvm_trace_replay(t, p, seed, &ro, &r, &err);
     if (log && fclose(log) && ok) {
         fprintf(stderr, "nvmimic sim: --trace-out %s: %s\n", opts->trace_out,
                 g_strerror(errno));
@@ -302,9 +304,10 @@ static int sim_main(int argc, char **argv)
     if (!o->profile) {
         return nvm_opts_error(cmd, "needs --profile NAME|PATH");
     }
-    if ((o->trace_out || strcmp(o->trace_state, "review")) && !o->trace) {
-        return nvm_opts_error(cmd, "--trace-state and --trace-out are for "
-                              "--trace");
+    if ((o->trace_out || o->trace_from_ns ||
+         strcmp(o->trace_state, "review")) && !o->trace) {
+        return nvm_opts_error(cmd, "--trace-state, --trace-from-ns and "
+                              "--trace-out are for --trace");
     }
     if (o->trace && o->suite) {
         return nvm_opts_error(cmd, "takes --suite or --trace, not both");
@@ -358,6 +361,10 @@ static const NvmOpt sim_opts[] = {
             "or secure-erased, for a trace that holds the span's writes\n"
             "(nvmimic run --device-trace of a QLC drive)",
             .choices = "review|erased"),
+    NVM_OPT("trace-from-ns", NVM_OPT_U64, O(trace_from_ns), "NS",
+            "--trace: the model's state is set at this time of the trace\n"
+            "(a run's state mark: marks.json's time-ns minus the trace's\n"
+            "start-ns); the commands before it are not replayed"),
     NVM_OPT("trace-out", NVM_OPT_STR, O(trace_out), "FILE",
             "--trace: write the trace back with the model's completion\n"
             "times, line for line, to compare command by command"),

@@ -267,9 +267,13 @@ static void class_from_sorted(const uint64_t *lat, uint64_t n, uint64_t bytes,
 }
 
 bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
-                      bool erased, FILE *log, NvmTraceReplay *out,
+                      const NvmTraceReplayOpts *opts, NvmTraceReplay *out,
                       GError **errp)
 {
+    static const NvmTraceReplayOpts defaults;
+    FILE *log;
+    uint64_t from;
+    unsigned first = 0;
     unsigned n = t->cmds->len;
     NvmModel *m;
     uint64_t now = 0, span, t0, end = 0;
@@ -278,6 +282,9 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
     bool have_captured = n > 0;
 
     memset(out, 0, sizeof(*out));
+    opts = opts ? opts : &defaults;
+    log = opts->log;
+    from = opts->from_ns;
     /* check every command before running anything */
     for (unsigned i = 0; i < n; i++) {
         const NvmTraceCmd *c = &g_array_index(t->cmds, NvmTraceCmd, i);
@@ -298,7 +305,7 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
     }
 
     m = nvm_model_new(p, seed);
-    if (erased) {
+    if (opts->erased) {
         nvm_model_secure_erase(m);
         nvm_model_state_at(m, now);
     } else {
@@ -323,13 +330,24 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
             .nlb = (uint32_t)((uint64_t)c->nlb * t->lba_bytes /
                               p->lba_bytes),
         };
-        uint64_t done = nvm_model_submit(m, &cmd, t0 + c->submit_ns);
+        uint64_t done;
 
+        if (c->submit_ns < from) {
+            if (log) {
+                fprintf(log, "%" G_GUINT64_FORMAT " %s %" G_GUINT64_FORMAT
+                        " %u -\n", c->submit_ns, nvm_op_name(c->op),
+                        cmd.slba, cmd.nlb);
+            }
+            first = i + 1;
+            continue;
+        }
+        done = nvm_model_submit(m, &cmd, t0 + c->submit_ns - from);
         end = MAX(end, done);
         if (log) {
             fprintf(log, "%" G_GUINT64_FORMAT " %s %" G_GUINT64_FORMAT
                     " %u %" G_GUINT64_FORMAT "\n", c->submit_ns,
-                    nvm_op_name(c->op), cmd.slba, cmd.nlb, done - t0);
+                    nvm_op_name(c->op), cmd.slba, cmd.nlb,
+                    done - t0 + from);
         }
         bytes[c->op] += (uint64_t)c->nlb * t->lba_bytes;
         if (have_captured) {
@@ -359,10 +377,10 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
         }
         g_free(st);
     }
-    if (n) {
+    if (first < n) {
         out->duration_s = (end - t0 -
-                           g_array_index(t->cmds, NvmTraceCmd, 0).submit_ns) /
-                          1e9;
+                           (g_array_index(t->cmds, NvmTraceCmd,
+                                          first).submit_ns - from)) / 1e9;
     }
     nvm_model_free(m);
     return true;

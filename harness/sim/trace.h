@@ -68,16 +68,25 @@ typedef struct NvmTraceReplay {
     NvmTraceClass captured[NVM_CLASS_COUNT];    /* count 0: no times */
 } NvmTraceReplay;
 
+typedef struct NvmTraceReplayOpts {
+    bool erased;        /* secure-erased only, not the review's state */
+    uint64_t from_ns;   /* the state is set at this trace time; earlier
+                         * commands are not replayed */
+    FILE *log;          /* if not NULL: the trace back, line for line */
+} NvmTraceReplayOpts;
+
 /*
  * Replay @t open loop against a model of @p in the review's starting state
- * (@erased: secure-erased only, for a trace that holds the span's writes
- * itself): every command is submitted at its captured time.  LBAs are
- * converted to @p's LBA size; a command beyond @p's capacity or not
- * aligned to its LBA size is an error naming the line.  @log, if not NULL,
- * gets the trace back with the model's completion times, line for line.
+ * (@o->erased: secure-erased only, for a trace that holds the span's
+ * writes itself), set at trace time @o->from_ns: every command from then
+ * on is submitted at its captured time.  LBAs are converted to @p's LBA
+ * size; a command beyond @p's capacity or not aligned to its LBA size is
+ * an error naming the line.  @o->log, if not NULL, gets the trace back
+ * with the model's completion times, line for line ("-" for a command
+ * before @o->from_ns).  @o may be NULL (all defaults).
  */
 bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
-                      bool erased, FILE *log, NvmTraceReplay *out,
+                      const NvmTraceReplayOpts *o, NvmTraceReplay *out,
                       GError **errp);
 
 #endif

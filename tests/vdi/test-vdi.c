@@ -384,7 +384,7 @@ static void trace_replay_submits_each_command_at_its_time(void)
     }
     t = nvm_trace_parse(text->str, "q.trace", &err);
     g_assert_no_error(err);
-    g_assert_true(nvm_trace_replay(t, p, 3, false, NULL, &r, &err));
+    g_assert_true(nvm_trace_replay(t, p, 3, NULL, &r, &err));
     g_assert_cmpuint(r.model[NVM_OP_READ].count, ==, 200);
     g_assert_cmpuint(r.model[NVM_OP_READ].bytes, ==, 200 * 4096);
     g_assert_cmpuint(r.model[NVM_OP_WRITE].count, ==, 0);
@@ -420,9 +420,11 @@ static void trace_replay_submits_each_command_at_its_time(void)
         uint64_t sub, done, slba;
         unsigned nlb;
         char op[16];
+        NvmTraceReplayOpts ro = { .erased = true };
 
         g_assert_nonnull(log);
-        g_assert_true(nvm_trace_replay(t, p, 3, true, log, &e, &err));
+        ro.log = log;
+        g_assert_true(nvm_trace_replay(t, p, 3, &ro, &e, &err));
         g_assert_cmpuint(e.model[NVM_OP_READ].count, ==, 200);
         g_assert_cmpfloat(e.model[NVM_OP_READ].mean_us, <,
                           r.model[NVM_OP_READ].mean_us * 0.7);
@@ -445,6 +447,27 @@ static void trace_replay_submits_each_command_at_its_time(void)
         }
         g_assert_cmpuint(n, ==, 200);
         fclose(log);
+
+        /*
+         * --trace-from-ns: the state is set 100 ms into the trace; the
+         * 100 reads before are logged without a completion, not replayed
+         */
+        log = tmpfile();
+        ro = (NvmTraceReplayOpts){ .from_ns = 100000000, .log = log };
+        g_assert_true(nvm_trace_replay(t, p, 3, &ro, &e, &err));
+        g_assert_cmpuint(e.model[NVM_OP_READ].count, ==, 100);
+        g_assert_cmpuint(e.captured[NVM_OP_READ].count, ==, 100);
+        g_assert_cmpfloat(e.duration_s, <, 0.1005);
+        rewind(log);
+        n = 0;
+        while (fgets(line, sizeof(line), log)) {
+            if (line[0] != '#') {
+                g_assert_true((strstr(line, " -\n") != NULL) == (n < 100));
+                n++;
+            }
+        }
+        g_assert_cmpuint(n, ==, 200);
+        fclose(log);
     }
     nvm_trace_free(t);
 
@@ -454,7 +477,7 @@ static void trace_replay_submits_each_command_at_its_time(void)
                     p->capacity_bytes / 512 - 4);
     t = nvm_trace_parse(text->str, "q.trace", &err);
     g_assert_no_error(err);
-    g_assert_false(nvm_trace_replay(t, p, 3, false, NULL, &r, &err));
+    g_assert_false(nvm_trace_replay(t, p, 3, NULL, &r, &err));
     g_assert_nonnull(strstr(err->message, "trace line 4: write"));
     nvm_trace_free(t);
     g_string_free(text, TRUE);
