@@ -329,7 +329,8 @@ static bool start_guest_lv(Run *r, const Plan *plan, GError **errp)
      * open): the states are queued while the guest boots, seconds before
      * its first mark.
      */
-    if (!run_plan_queue_states(r, plan, errp)) {
+    if (!run_plan_queue_states(r, plan, errp) ||
+        !run_trace_start(r, errp)) {
         return false;
     }
     return run_wait_hello(r, errp);
@@ -581,7 +582,8 @@ bool run_start_guest(Run *r, const Plan *plan, GError **errp)
     r->mon.exec = mon_qmp_socket;
     r->mon.h = r->qmp;
     r->ctl = nvm_line_open_file(ctl, errp);
-    if (!r->ctl || !run_plan_queue_states(r, plan, errp)) {
+    if (!r->ctl || !run_plan_queue_states(r, plan, errp) ||
+        !run_trace_start(r, errp)) {
         return false;
     }
     {

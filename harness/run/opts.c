@@ -317,6 +317,21 @@ int run_resolve_opts(Run *r, int argc, char **argv)
     if (rc) {
         return rc;
     }
+    if (o->device_trace) {
+        if (!*o->device_trace) {
+            return run_usage("--device-trace: an empty file name");
+        }
+        /* QEMU's working directory is not ours */
+        r->trace_path = g_canonicalize_filename(o->device_trace, NULL);
+        if (!o->connect) {
+            g_autofree char *dir = g_path_get_dirname(r->trace_path);
+
+            if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+                return run_usage("--device-trace %s: no directory %s",
+                                 o->device_trace, dir);
+            }
+        }
+    }
     if (o->fio_opts && !run_has_suite(r, S_VDI)) {
         return run_usage("--fio-opts: only the vdi suite's points run fio "
                          "(the four corners run nvmimic-load)");
@@ -455,6 +470,10 @@ static const NvmOpt run_opts[] = {
             "the drive's data: null-co (default; nothing is kept; render\n"
             "and sql always use a file) or a sparse file in the run's\n"
             "temporary directory", .choices = "null|file"),
+    NVM_OPT("device-trace", NVM_OPT_STR, O(device_trace), "FILE",
+            "record every command the drive times, from before the guest\n"
+            "starts to the end of the run, to FILE on QEMU's host\n"
+            "(QMP nvmimic-trace-start); nvmimic sim --trace replays it"),
     NVM_OPT("baseline", NVM_OPT_STR, O(baseline), "DIR",
             "the regression gate: after the run, compare it with the run\n"
             "in DIR as nvmimic diff does (DIR/diff.txt); exit status 1\n"

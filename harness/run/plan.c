@@ -143,6 +143,37 @@ bool run_plan_queue_states(Run *r, const Plan *p, GError **errp)
     return true;
 }
 
+/*
+ * --device-trace: the drive records every command it times from now (the
+ * guest has not started, or only boots) until QEMU exits, which flushes
+ * the file.  No-op without it.
+ */
+bool run_trace_start(Run *r, GError **errp)
+{
+    g_autofree char *path = NULL;
+    g_autofree char *args = NULL;
+    JsonNode *n;
+
+    if (!r->trace_path) {
+        return true;
+    }
+    n = json_node_new(JSON_NODE_VALUE);
+    json_node_set_string(n, r->trace_path);
+    path = json_to_string(n, FALSE);
+    json_node_unref(n);
+    /* a whole run: the span's writes and every point, 1 GiB at most */
+    args = g_strdup_printf("{\"id\": \"nvm0\", \"path\": %s, "
+                           "\"max-bytes\": %" G_GUINT64_FORMAT "}", path,
+                           (uint64_t)1 << 30);
+    n = r->mon.exec(r->mon.h, "nvmimic-trace-start", args, 10000, errp);
+    if (!n) {
+        g_prefix_error(errp, "--device-trace %s: ", r->trace_path);
+        return false;
+    }
+    json_node_unref(n);
+    return true;
+}
+
 /* Query mark @n: the last one of that number, or NULL (errp set). */
 static JsonObject *query_mark(Run *r, unsigned n, JsonNode **owner,
                               GError **errp)

@@ -89,6 +89,7 @@ typedef struct RunOpts {
     const char *guest_pre;      /* a shell command before each suite */
     const char *fio_opts;       /* more fio options for every point */
     const char *backing;        /* --backing null|file, NULL: null */
+    const char *device_trace;   /* --device-trace: the drive's trace file */
     bool backing_file;          /* --backing file: every suite's drive on a
                                  * sparse file, not null-co */
     /* the regression gate */
@@ -182,6 +183,7 @@ typedef struct Run {
     RunOpts o;
     NvmProfile *p;
     char *profile_path;
+    char *trace_path;           /* --device-trace, absolute */
     char *dir;
     char *tmp;
     uint64_t span_bytes;
@@ -346,6 +348,7 @@ char *run_plan_text(const Plan *p, bool quit);
 /* the device's window that in-band mark @mark closed (@what: for errors) */
 JsonNode *run_mark_stats(Run *r, const char *what, uint32_t mark,
                          GError **errp);
+bool run_trace_start(Run *r, GError **errp);
 bool run_plan_queue_states(Run *r, const Plan *p, GError **errp);
 bool run_plan_exec(Run *r, Plan *p, char **cur, GError **errp);
 

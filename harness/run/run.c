@@ -371,6 +371,7 @@ int run_main(int argc, char **argv)
     g_free(r->render_mem);
     g_free(r->sql_mem);
     g_free(r->sql_image);
+    g_free(r->trace_path);
     g_free(r->precondition_text);
     g_free(r->accel);
     nvm_profile_free(r->p);
