@@ -26,20 +26,38 @@ def check(cond, what):
         bad.append(what)
 
 
-def think_s(jobfile):
-    """Seconds of fio's thinktime in harness/workloads/JOBFILE (0: none)."""
+def margin(tag, what, value, bound, ok):
+    """One line per bounded figure, passing or not: how near its bound."""
+    print(f"check_suites: {'ok  ' if ok else 'FAIL'} {tag}: {what} "
+          f"{value:.3f} (bound {bound})")
+    check(ok, f"{tag}: {what} {value:.3f} outside {bound}")
+
+
+def job_s(jobfile, key):
+    """Seconds of fio's KEY (a time) in harness/workloads/JOBFILE (0: none)."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                         "..", "harness", "workloads", jobfile)
     units = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
     for line in open(path):
         k, _, v = line.strip().partition("=")
-        if k.strip() == "thinktime":
+        if k.strip() == key:
             v = v.strip()
             for u in ("us", "ms", "s"):
                 if v.endswith(u):
                     return float(v[:-len(u)]) * units[u]
             return float(v) * 1e-6    # fio's default unit
     return 0.0
+
+
+def think_s(jobfile):
+    """Seconds of fio's thinktime in harness/workloads/JOBFILE (0: none)."""
+    return job_s(jobfile, "thinktime")
+
+
+def duty(jobfile):
+    """The share of a burst cycle a job issues I/O (1: no bursts)."""
+    think, on = think_s(jobfile), job_s(jobfile, "thinktime_iotime")
+    return on / (on + think) if think > 0 and on > 0 else 1.0
 
 
 # docs/results.schema.json (tests/results/validate.py)
@@ -69,8 +87,8 @@ for w in vdi:
     sim = w["sim"]["peak"]["iops"]
     # 0.5 s points against the model's 3 s: the same drive, not the same
     # number; a wrong rate split or mix would be far off
-    check(abs(w["peak"]["iops"] - sim) < 0.35 * sim,
-          f"{n}: guest peak {w['peak']['iops']} vs model {sim}")
+    gp = w["peak"]["iops"] / max(sim, 1e-9)
+    margin(n, "guest peak / model peak", gp, "0.65..1.35", abs(gp - 1) < 0.35)
     for p in pts:
         tag = f"{n} {p.get('target_pct', 'peak')}"
         check(p["iops"] > 0 and p["host_iops"] > 0, f"{tag}: no I/O")
@@ -80,23 +98,30 @@ for w in vdi:
         # can slip by up to one think period, which the window's duty
         # cycle then gains or loses (monday-login: 0.4 s in a 2 s window)
         slip = think_s(w["mix"]["jobfile"]) / max(p["host_interval_s"] or 0, 1e-3)
-        check(abs(p["host_iops"] / p["iops"] - 1) < 0.15 + slip,
-              f"{tag}: guest {p['iops']} vs device {p['host_iops']} IOPS")
+        gd = p["host_iops"] / max(p["iops"], 1e-9)
+        margin(tag, "device IOPS / guest IOPS", gd,
+               f"1 +- {0.15 + slip:.3f}", abs(gd - 1) < 0.15 + slip)
         # the guest sees the device's latency plus its own.  The device's
         # window is fio's measured time, shifted by fio's start-up (from
         # its clock's start to its first I/O, tens of ms of a 3 s run), so
         # nearly the same I/Os; 0.9 still catches a device that counts
         # time the guest never waited.
-        check(p["lat_us"] >= 0.9 * p["host_lat_us"],
-              f"{tag}: guest {p['lat_us']} us below device {p['host_lat_us']} us")
+        lr = p["lat_us"] / max(p["host_lat_us"], 1e-9)
+        margin(tag, "guest latency / device latency", lr, ">= 0.9", lr >= 0.9)
         # a rate the guest did not offer is the host's fault; a drive with
         # its queue full (85 % of the outstanding count, the host-limited
         # test's bound) that does not keep up with its own peak is the
-        # drive (GC and folding debt the peak left behind)
-        busy = p["host_iops"] * p["host_lat_us"] / 1e6 / w["threads"]
+        # drive (GC and folding debt the peak left behind).  A mix with
+        # bursts queues only while it issues: busy over its issuing time,
+        # as nvmimic run judges it (a P2 2 TB's vdi-monday-login at 100 %:
+        # 2,474 IOPS for 2,845 at 15.5 ms, 58 % of the count over the
+        # whole time, 97 % while issuing)
+        busy = (p["host_iops"] * p["host_lat_us"] / 1e6 / w["threads"] /
+                duty(w["mix"]["jobfile"]))
         if p.get("target_pct") and not p["host_limited"] and busy < 0.85:
-            check(p["iops"] >= 0.85 * p["target_iops"],
-                  f"{tag}: {p['iops']} IOPS for a target of {p['target_iops']}")
+            tr = p["iops"] / max(p["target_iops"], 1e-9)
+            margin(tag, f"guest IOPS / target (busy {busy:.2f})", tr,
+                   ">= 0.85", tr >= 0.85)
 
 apps = {a["suite"]: a for a in r["apps"]}
 check(sorted(apps) == ["render", "seq", "sql"], f"apps {sorted(apps)}")
