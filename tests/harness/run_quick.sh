@@ -15,7 +15,8 @@ nvmimic=$1
 out=$(mktemp -d "${TMPDIR:-/tmp}/nvmimic-runq.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 "$nvmimic" run --profile crucial-p2-2tb --suite four-corners --mode simtime \
-    --quick --workloads 64k-seq-read --points 10,50,100,120 --out "$out/r" ||
+    --quick --workloads 64k-seq-read --points 10,50,100,120 --out "$out/r" \
+    --device-trace "$out/drive.trace" ||
     { echo "run_quick: FAIL nvmimic run exited with $?"; exit 1; }
 python3 "$here/check_run.py" "$out/r" 4
 # nvmimic report re-renders from results.json and keeps results.csv as run
@@ -41,4 +42,30 @@ assert p120["iops"] < 1.03 * pk["iops"] and p120["shortfall_pct"] > 10, p120
 assert not p120["host_limited"], "a saturated drive point marked host-limited"
 print(f"run_quick: peak {pk['iops']:.0f} IOPS (model {sim['iops']:.0f}), "
       f"guest {pk['lat_us']} us, device {pk['host_lat_us']} us")
+PY
+# The drive's trace of the run (--device-trace), replayed on the model
+# from the run's state mark: the model fed the drive's own commands at
+# their times gives the drive's latency (the same model; jitter draws
+# aside, reads of a drive at rest do not diverge).
+from=$(python3 - "$out/r/guest/marks.json" "$out/drive.trace" <<'PY'
+import json, sys
+marks = json.load(open(sys.argv[1]))["marks"]
+start = [l for l in open(sys.argv[2]) if "start-ns=" in l][0]
+print(min(m["time-ns"] for m in marks) - int(start.split("start-ns=")[1].split()[0]))
+PY
+) || { echo "run_quick: FAIL no state mark or trace header"; exit 1; }
+"$nvmimic" sim --profile crucial-p2-2tb --trace "$out/drive.trace" \
+    --trace-from-ns "$from" --format json >"$out/replay.json" ||
+    { echo "run_quick: FAIL sim --trace of the drive's trace"; exit 1; }
+python3 - "$out/replay.json" "$out/r/results.json" <<'PY'
+import json, sys
+rp = json.load(open(sys.argv[1]))
+w = json.load(open(sys.argv[2]))["workloads"][0]
+rd = [c for c in rp["classes"] if c["class"] == "read"][0]
+n_guest = sum(round(p["iops"] * p["host_interval_s"]) for p in [w["peak"]] + w["curve"])
+assert rd["count"] >= n_guest, f"trace has {rd['count']} reads, the windows {n_guest}"
+err = abs(rd["lat_us"] / rd["captured"]["lat_us"] - 1)
+assert err < 0.02, f"replayed {rd['lat_us']} us against the drive's {rd['captured']['lat_us']} us"
+print(f"run_quick: device trace of {rp['commands']} commands; replayed reads "
+      f"{rd['lat_us']} us, the drive's {rd['captured']['lat_us']} us")
 PY
