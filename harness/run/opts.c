@@ -321,6 +321,11 @@ int run_resolve_opts(Run *r, int argc, char **argv)
         if (!*o->device_trace) {
             return run_usage("--device-trace: an empty file name");
         }
+        if (r->n_order > 1) {
+            /* each suite boots its own guest and drive */
+            return run_usage("--device-trace: one suite at a time (each "
+                             "suite has its own drive)");
+        }
         /* QEMU's working directory is not ours */
         r->trace_path = g_canonicalize_filename(o->device_trace, NULL);
         if (!o->connect) {

@@ -34,6 +34,7 @@ expect 2 "--sql-think-factor 'x' must be a number in (0, 100]" --profile crucial
 expect 2 "--render-mem-mib 64: the guest needs at least 128 MiB" --profile crucial-p5-2tb --suite render --render-mem-mib 64
 expect 2 "--seq-mib 600000: more than half of crucial-p2-500g" --profile crucial-p2-500g --suite seq --seq-mib 600000 --qemu /bin/true
 expect 2 "--device-trace /nonexistent-dir/t.trace: no directory /nonexistent-dir" --profile crucial-p2-500g --suite four-corners --device-trace /nonexistent-dir/t.trace --qemu /bin/true
+expect 2 "--device-trace: one suite at a time (each suite has its own drive)" --profile crucial-p2-500g --suite vdi,seq --device-trace /tmp/t.trace --qemu /bin/true
 expect 2 "--device-trace: an empty file name" --profile crucial-p2-500g --suite four-corners --device-trace= --qemu /bin/true
 expect 2 "--fio-opts: only the vdi suite's points run fio (the four corners run nvmimic-load)" --profile crucial-p2-500g --suite four-corners --fio-opts=--hipri --qemu /bin/true
 expect 2 "valid profiles: crucial-p2-2tb, crucial-p2-500g, crucial-p5-1tb, crucial-p5-2tb, intel-670p-2tb" \
