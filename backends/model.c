@@ -1803,14 +1803,14 @@ void nvm_model_state_at(NvmModel *m, uint64_t now_ns)
     for (unsigned i = 0; i < m->ndies * m->rd_planes; i++) {
         nvm_read_line_at(&m->rd[i], now_ns);
     }
+    for (unsigned i = 0; i < m->channels; i++) {
+        nvm_read_line_at(&m->chan[i], now_ns);
+    }
     /* and the cores' clock gating (nvm_core): awake at the state's time */
     for (unsigned i = 0; i < m->cores; i++) {
         if (now_ns > m->core_free[i]) {
             m->core_free[i] = now_ns;
         }
-    }
-    for (unsigned i = 0; i < m->channels; i++) {
-        nvm_read_line_at(&m->chan[i], now_ns);
     }
 }
 

@@ -305,14 +305,8 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
     }
 
     m = nvm_model_new(p, seed);
-    /*
-     * On the trace's own clock: the state is set at @from, as the drive's
-     * was.  Set at 0 instead, a P2 2 TB's VDI trace replayed 7 % away
-     * from the drive's own figures (12,284 against 11,476 us for reads at
-     * 2.17 s and at 0, the drive 12,315): some part of the model still
-     * depends on the absolute time, and on that drive (GC steady state,
-     * bursts) any small difference grows into other GC stalls.
-     */
+    /* on the trace's own clock: the state is set at @from, as the drive's
+     * was (nvm_model_state_at makes the figures the same at any time) */
     now = from;
     if (opts->erased) {
         nvm_model_secure_erase(m);
