@@ -25,6 +25,7 @@ typedef struct Opts {
     const char *trace_state;    /* sim --trace: review or erased */
     const char *trace_out;      /* sim --trace: the model's own trace */
     uint64_t trace_from_ns;     /* sim --trace: when the state is set */
+    double trace_wear_pct;      /* sim --trace: the drive's wear then */
     uint64_t seed;
     double duration_s;
     bool quick;

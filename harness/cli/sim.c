@@ -217,6 +217,7 @@ static int cmd_sim_trace(const NvmProfile *p, const Opts *opts)
     }
     ro.erased = !strcmp(opts->trace_state, "erased");
     ro.from_ns = opts->trace_from_ns;
+    ro.wear_pct = opts->trace_wear_pct;
     ro.log = log;
     ok = t && nvm_trace_replay(t, p, seed, &ro, &r, &err);
     if (log && fclose(log) && ok) {
@@ -304,10 +305,11 @@ static int sim_main(int argc, char **argv)
     if (!o->profile) {
         return nvm_opts_error(cmd, "needs --profile NAME|PATH");
     }
-    if ((o->trace_out || o->trace_from_ns ||
+    if ((o->trace_out || o->trace_from_ns || o->trace_wear_pct ||
          strcmp(o->trace_state, "review")) && !o->trace) {
-        return nvm_opts_error(cmd, "--trace-state, --trace-from-ns and "
-                              "--trace-out are for --trace");
+        return nvm_opts_error(cmd, "--trace-state, --trace-from-ns, "
+                              "--trace-wear-pct and --trace-out are for "
+                              "--trace");
     }
     if (o->trace && o->suite) {
         return nvm_opts_error(cmd, "takes --suite or --trace, not both");
@@ -365,6 +367,10 @@ static const NvmOpt sim_opts[] = {
             "--trace: the model's state is set at this time of the trace\n"
             "(a run's state mark: marks.json's time-ns minus the trace's\n"
             "start-ns); the commands before it are not replayed"),
+    NVM_OPT("trace-wear-pct", NVM_OPT_DOUBLE, O(trace_wear_pct), "PCT",
+            "--trace: the drive's wear when its state was set (marks.json:\n"
+            "that mark's wear-pct; a secure erase keeps it), which sets\n"
+            "its read-retry odds (default 0)", .min = 0, .max = 255),
     NVM_OPT("trace-out", NVM_OPT_STR, O(trace_out), "FILE",
             "--trace: write the trace back with the model's completion\n"
             "times, line for line, to compare command by command"),

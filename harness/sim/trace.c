@@ -55,7 +55,8 @@ static bool parse_header(NvmTrace *t, const char *line, const char *origin,
             t->profile = g_strdup(eq + 1);
             continue;
         }
-        if (strcmp(*p, "lba-bytes") && strcmp(*p, "capacity-bytes")) {
+        if (strcmp(*p, "lba-bytes") && strcmp(*p, "capacity-bytes") &&
+            strcmp(*p, "start-ns")) {
             continue;
         }
         if (!parse_u64(eq + 1, &v)) {
@@ -70,6 +71,8 @@ static bool parse_header(NvmTrace *t, const char *line, const char *origin,
                 return false;
             }
             t->lba_bytes = (uint32_t)v;
+        } else if (!strcmp(*p, "start-ns")) {
+            t->start_ns = v;
         } else {
             t->capacity_bytes = v;
         }
@@ -272,7 +275,7 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
 {
     static const NvmTraceReplayOpts defaults;
     FILE *log;
-    uint64_t from;
+    uint64_t from, until;
     unsigned first = 0;
     unsigned n = t->cmds->len;
     NvmModel *m;
@@ -285,6 +288,7 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
     opts = opts ? opts : &defaults;
     log = opts->log;
     from = opts->from_ns;
+    until = opts->until_ns ? opts->until_ns : UINT64_MAX;
     /* check every command before running anything */
     for (unsigned i = 0; i < n; i++) {
         const NvmTraceCmd *c = &g_array_index(t->cmds, NvmTraceCmd, i);
@@ -305,6 +309,10 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
     }
 
     m = nvm_model_new(p, seed);
+    if (opts->wear_pct > 0 && !nvm_model_set_wear(m, opts->wear_pct, errp)) {
+        nvm_model_free(m);
+        return false;
+    }
     /* on the trace's own clock: the state is set at @from, as the drive's
      * was (nvm_model_state_at makes the figures the same at any time) */
     now = from;
@@ -335,17 +343,25 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
         };
         uint64_t done;
 
-        if (c->submit_ns < from) {
+        if (c->submit_ns < from || c->submit_ns >= until) {
+            if (opts->done_ns) {
+                opts->done_ns[i] = NVM_TRACE_NO_COMPLETION;
+            }
             if (log) {
                 fprintf(log, "%" G_GUINT64_FORMAT " %s %" G_GUINT64_FORMAT
                         " %u -\n", c->submit_ns, nvm_op_name(c->op),
                         cmd.slba, cmd.nlb);
             }
-            first = i + 1;
+            if (c->submit_ns < from) {
+                first = i + 1;
+            }
             continue;
         }
         done = nvm_model_submit(m, &cmd, t0 + c->submit_ns - from);
         end = MAX(end, done);
+        if (opts->done_ns) {
+            opts->done_ns[i] = done - t0 + from;
+        }
         if (log) {
             fprintf(log, "%" G_GUINT64_FORMAT " %s %" G_GUINT64_FORMAT
                     " %u %" G_GUINT64_FORMAT "\n", c->submit_ns,

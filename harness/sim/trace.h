@@ -37,6 +37,7 @@ typedef struct NvmTrace {
     char *profile;              /* as captured; may be NULL */
     uint32_t lba_bytes;
     uint64_t capacity_bytes;    /* 0 when not given */
+    uint64_t start_ns;          /* the drive's clock when it started */
     GArray *cmds;               /* NvmTraceCmd */
 } NvmTrace;
 
@@ -72,7 +73,15 @@ typedef struct NvmTraceReplayOpts {
     bool erased;        /* secure-erased only, not the review's state */
     uint64_t from_ns;   /* the state is set at this trace time; earlier
                          * commands are not replayed */
+    double wear_pct;    /* the drive's wear when its state was set (its
+                         * read-retry odds follow it; a secure erase keeps
+                         * it) */
+    uint64_t until_ns;  /* if not 0: commands from this trace time on are
+                         * not replayed (the next state's) */
     FILE *log;          /* if not NULL: the trace back, line for line */
+    uint64_t *done_ns;  /* if not NULL: each command's completion on the
+                         * trace's clock, NVM_TRACE_NO_COMPLETION for one
+                         * not replayed (t->cmds->len entries) */
 } NvmTraceReplayOpts;
 
 /*
@@ -83,7 +92,8 @@ typedef struct NvmTraceReplayOpts {
  * size; a command beyond @p's capacity or not aligned to its LBA size is
  * an error naming the line.  @o->log, if not NULL, gets the trace back
  * with the model's completion times, line for line ("-" for a command
- * before @o->from_ns).  @o may be NULL (all defaults).
+ * before @o->from_ns).  @o->until_ns ends the replay before a command
+ * submitted at or after it.  @o may be NULL (all defaults).
  */
 bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
                       const NvmTraceReplayOpts *o, NvmTraceReplay *out,

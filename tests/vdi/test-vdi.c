@@ -468,7 +468,43 @@ static void trace_replay_submits_each_command_at_its_time(void)
         }
         g_assert_cmpuint(n, ==, 200);
         fclose(log);
+
+        /*
+         * until_ns ends the replay (the next workload's state), and
+         * done_ns gives each command's completion on the trace's clock:
+         * the same as a replay that runs on, since later commands cannot
+         * change earlier ones; none for those not replayed
+         */
+        {
+            g_autofree uint64_t *all = g_new(uint64_t, 200);
+            g_autofree uint64_t *part = g_new(uint64_t, 200);
+
+            ro = (NvmTraceReplayOpts){ .from_ns = 50000000,
+                                       .done_ns = all };
+            g_assert_true(nvm_trace_replay(t, p, 3, &ro, &e, &err));
+            ro.until_ns = 150000000;
+            ro.done_ns = part;
+            g_assert_true(nvm_trace_replay(t, p, 3, &ro, &e, &err));
+            g_assert_cmpuint(e.model[NVM_OP_READ].count, ==, 100);
+            for (unsigned i = 0; i < 200; i++) {
+                if (i < 50 || i >= 150) {
+                    g_assert_cmpuint(part[i], ==, NVM_TRACE_NO_COMPLETION);
+                } else {
+                    g_assert_cmpuint(part[i], ==, all[i]);
+                    g_assert_cmpuint(part[i], >, (uint64_t)i * 1000000);
+                }
+            }
+            g_assert_cmpuint(all[199], !=, NVM_TRACE_NO_COMPLETION);
+        }
     }
+    nvm_trace_free(t);
+
+    /* the header's start-ns: the drive's clock when the trace started */
+    g_string_assign(text, "# nvmimic trace 1\n# profile=x lba-bytes=512 "
+                    "capacity-bytes=1000000 start-ns=123456789\n");
+    t = nvm_trace_parse(text->str, "q.trace", &err);
+    g_assert_no_error(err);
+    g_assert_cmpuint(t->start_ns, ==, 123456789);
     nvm_trace_free(t);
 
     /* beyond the profile's capacity: refused, naming the line */
