@@ -6,8 +6,11 @@ One row per run (`nvmimic run --suite four-corners --mode simtime ...`):
 its points and how many were host-limited; the worst difference between
 the device's mean latency and the model's replay of the guest's schedule
 (sim_lat_us) over the points that were not host-limited, and the worst
-below the 100 % point; each workload's peak in the guest against the
-review's.  Exit status 1 when a run is incomplete or has no replay.
+below the 100 % point; with --device-trace, the worst difference at any
+point (host-limited ones too) between the device and the model fed the
+drive's own trace (trace_lat_us); each workload's peak in the guest
+against the review's.  Exit status 1 when a run is incomplete or has no
+replay.
 """
 import json
 import sys
@@ -21,12 +24,16 @@ def row(path):
     n = limited = 0
     worst = (0.0, "-")
     below = 0.0
+    traced = None
     peaks = []
     for w in r["workloads"]:
         if w.get("suite") not in (None, "four-corners"):
             continue
         for pt in [w["peak"]] + w["curve"]:
             n += 1
+            if pt.get("trace_lat_us") is not None and pt["host_lat_us"]:
+                d = abs(pt["host_lat_us"] / pt["trace_lat_us"] - 1) * 100
+                traced = max(traced or 0.0, d)
             if pt["host_limited"]:
                 limited += 1
                 continue
@@ -46,6 +53,7 @@ def row(path):
                      if rev else f"{short} -")
     return (f"| {r['profile']} | {n} ({limited} host-limited) | "
             f"{worst[0]:.1f} % ({worst[1]}); below 100 %: {below:.1f} % | "
+            f"{'-' if traced is None else f'{traced:.2f} %'} | "
             f"{', '.join(peaks)} |")
 
 
@@ -53,8 +61,9 @@ def main():
     if len(sys.argv) < 2:
         sys.exit("usage: fc_table.py DIR...")
     print("| run | points | device vs model, worst (non-host-limited) | "
+          "device vs model fed the drive's trace, worst | "
           "peaks, guest vs review |")
-    print("|---|---|---|---|")
+    print("|---|---|---|---|---|")
     for d in sys.argv[1:]:
         print(row(d))
 

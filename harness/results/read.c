@@ -111,7 +111,7 @@ void nvm_res_point_init(NvmResPoint *p)
         .host_iops = NAN, .host_lat_us = NAN, .host_p50_us = NAN,
         .host_p99_us = NAN, .host_p999_us = NAN, .host_interval_s = NAN,
         .host_late = NAN, .host_limited = -1, .shortfall_pct = NAN,
-        .sim_lat_us = NAN, .wall_s = NAN,
+        .sim_lat_us = NAN, .trace_lat_us = NAN, .wall_s = NAN,
     };
     for (unsigned i = 0; i < 6; i++) {
         p->rd[i] = p->wr[i] = NAN;
@@ -145,6 +145,7 @@ static void point_read(JsonObject *o, NvmResPoint *p)
     by = jstr(o, "host_limited_by");
     p->host_limited_by = by ? g_intern_string(by) : NULL;
     p->sim_lat_us = jnum(o, "sim_lat_us");
+    p->trace_lat_us = jnum(o, "trace_lat_us");
     p->wall_s = jnum(o, "wall_s");
     rd = jobj(o, "read");
     wr = jobj(o, "write");

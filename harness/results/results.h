@@ -38,6 +38,7 @@ typedef struct NvmResPoint {
     const char *host_limited_by;    /* interned: "rate", ...; NULL */
     double shortfall_pct;
     double sim_lat_us;
+    double trace_lat_us;        /* the model fed the drive's own trace */
     double wall_s;
     /* a mixed workload on the model: reads and writes apart */
     bool has_rw;

@@ -141,6 +141,7 @@ static void guest_point(JsonBuilder *b, const NvmResPoint *p, bool curve)
     str(b, "host_limited_by", p->host_limited_by);
     num(b, "shortfall_pct", p->shortfall_pct, 2);
     num(b, "sim_lat_us", p->sim_lat_us, 2);
+    num(b, "trace_lat_us", p->trace_lat_us, 2);
     num(b, "wall_s", p->wall_s, 2);
     json_builder_end_object(b);
 }

@@ -565,6 +565,7 @@ static bool curve_done(Run *r, PlanStep *st, JsonNode *stats0,
         }
     }
     matched_model(r, wl);
+    wl->mark0 = st->c.mark;
     for (unsigned k = 0; k < 1 + wl->n_curve; k++) {
         Point *pt = k ? &wl->curve[k - 1] : &wl->peak;
         g_autoptr(JsonNode) stats = run_mark_stats(r, st->what,

@@ -211,6 +211,7 @@ void run_judge_point(const Wl *wl, Point *pt)
         pt->limit = NULL;
     }
     pt->host_limited = pt->limit != NULL;
+    pt->trace_lat_us = NAN;
     if (wl->matched) {
         /* the model at the same point of the same schedule */
         const NvmCornerResult *m = wl->matched;

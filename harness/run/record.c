@@ -40,6 +40,7 @@ static void point_to(const Point *pt, NvmResPoint *p)
     p->host_limited_by = pt->limit;
     p->shortfall_pct = pt->shortfall_pct;
     p->sim_lat_us = pt->sim_lat_us;
+    p->trace_lat_us = pt->trace_lat_us;
     p->wall_s = pt->wall_s;
 }
 

@@ -121,6 +121,9 @@ typedef struct Point {
     const char *limit;          /* why host-limited: "rate", "guest-latency" */
     double shortfall_pct;
     double sim_lat_us;          /* NAN: outside the model's curve */
+    /* --device-trace: the model fed the drive's own trace over the same
+     * window (replay.c); NAN without one */
+    double trace_lat_us;
     double wall_s;
 } Point;
 
@@ -140,6 +143,7 @@ typedef struct Wl {
      * guest's load generator runs (the four corners, VDI without fio) */
     NvmCornerResult *matched;
     double idle_s;
+    unsigned mark0;             /* the peak's opening mark (0: none) */
     double review_iops, review_lat_us;   /* NAN where unknown */
 } Wl;
 
@@ -312,6 +316,9 @@ JsonObject *run_stats_class(JsonNode *n, const char *name);
 bool run_parse_stats(JsonNode *n, bool write, bool mixed, Fig *f,
                      uint64_t *late, double *interval_s);
 void run_judge_point(const Wl *wl, Point *pt);
+/* --device-trace, after @suite's QEMU exited: trace_lat_us of its curve
+ * workloads' points, from query-nvmimic-marks' return @marks. */
+bool run_trace_points(Run *r, int suite, JsonNode *marks, GError **errp);
 JsonNode *run_parse_json(const char *text, const char *what, GError **errp);
 double run_dev_lat(JsonNode *n, const char *cls, const char *field);
 void run_device_from_qmp(JsonNode *n, NvmResDev *d);

@@ -68,10 +68,11 @@ bool run_has_suite(const Run *r, int suite)
 }
 
 /* The drive's in-band marks, every statistics snapshot the guest took, in
- * DIR/guest[-SUITE]/marks.json (query-nvmimic-marks). */
-static void save_marks(Run *r)
+ * DIR/guest[-SUITE]/marks.json (query-nvmimic-marks); returned (the
+ * caller's), or NULL. */
+static JsonNode *save_marks(Run *r)
 {
-    g_autoptr(JsonNode) n = r->mon.exec && (r->qmp || r->lv) ?
+    JsonNode *n = r->mon.exec && (r->qmp || r->lv) ?
         r->mon.exec(r->mon.h, "query-nvmimic-marks", "{\"id\": \"nvm0\"}",
                     10000, NULL) : NULL;
     g_autoptr(JsonGenerator) g = NULL;
@@ -79,7 +80,7 @@ static void save_marks(Run *r)
     g_autofree char *text = NULL;
 
     if (!n) {
-        return;
+        return NULL;
     }
     g = json_generator_new();
     json_generator_set_root(g, n);
@@ -89,6 +90,7 @@ static void save_marks(Run *r)
     g_mkdir_with_parents(r->gdir, 0755);
     path = g_build_filename(r->gdir, "marks.json", NULL);
     g_file_set_contents(path, text, -1, NULL);
+    return n;
 }
 
 /* One suite in its own guest.  False when it failed (r->error says why). */
@@ -98,6 +100,7 @@ static bool run_suite(Run *r, int suite)
     g_autofree char *cur = g_strdup_printf("%s boot", run_suite_names[suite]);
     App *a = suite >= S_SQL ? run_app_new(r, suite) : NULL;
     Plan *plan = run_plan_new(a);
+    g_autoptr(JsonNode) marks = NULL;
     gint64 t0 = g_get_monotonic_time();
     bool ok = false, graceful = false;
 
@@ -128,7 +131,7 @@ static bool run_suite(Run *r, int suite)
         goto out;
     }
     ok = run_plan_exec(r, plan, &cur, &err);
-    save_marks(r);
+    marks = save_marks(r);
     /* a command that failed in a live guest: let it hand back its logs */
     graceful = !ok && a && a->log_tail;
 
@@ -141,6 +144,12 @@ out:
         }
     }
     run_kill_guest(r);
+    /* the trace is whole once QEMU has exited */
+    if (ok && !a && !run_trace_points(r, suite, marks, &err)) {
+        g_free(cur);
+        cur = g_strdup("--device-trace replay");
+        ok = false;
+    }
     nvm_line_close(r->ctl);
     r->ctl = NULL;
     run_plan_free(plan);

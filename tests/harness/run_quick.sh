@@ -69,3 +69,16 @@ assert err < 0.02, f"replayed {rd['lat_us']} us against the drive's {rd['capture
 print(f"run_quick: device trace of {rp['commands']} commands; replayed reads "
       f"{rd['lat_us']} us, the drive's {rd['captured']['lat_us']} us")
 PY
+# run itself replays the drive's trace (--device-trace) and gives every
+# point the model's latency over the same window: the drive's own, to the
+# rounding of the JSON (the same model on the same commands)
+python3 - "$out/r/results.json" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))["workloads"][0]
+for p in [w["peak"]] + w["curve"]:
+    where = f"{w['name']} {p.get('target_pct') or 'peak'}"
+    assert p["trace_lat_us"] is not None, f"{where}: no trace_lat_us"
+    err = abs(p["host_lat_us"] / p["trace_lat_us"] - 1)
+    assert err < 0.001, f"{where}: device {p['host_lat_us']} us, model fed its trace {p['trace_lat_us']} us"
+print("run_quick: every point's device latency equals the model fed the drive's trace")
+PY
