@@ -11,6 +11,7 @@
  * arrivals) adds to it is the guest's arrival process, not the device.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "run-int.h"
@@ -126,6 +127,12 @@ bool run_trace_points(Run *r, int suite, JsonNode *marks, GError **errp)
         state[n++] = at - interval;
     }
     if (!n) {
+        return true;
+    }
+    if (r->o.connect && !g_file_test(r->trace_path, G_FILE_TEST_EXISTS)) {
+        /* written on the libvirt host, not here: nothing to replay */
+        fprintf(stderr, "nvmimic run: --device-trace %s is on the libvirt "
+                "host; trace_lat_us is left out\n", r->trace_path);
         return true;
     }
     t = nvm_trace_load(r->trace_path, errp);
