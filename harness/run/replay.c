@@ -17,15 +17,22 @@
 #include "run-int.h"
 #include "trace.h"
 
+/* The marks of query-nvmimic-marks' return @marks, or NULL. */
+static JsonArray *marks_array(JsonNode *marks)
+{
+    JsonObject *o = JSON_NODE_HOLDS_OBJECT(marks) ?
+                    json_node_get_object(marks) : NULL;
+
+    return o && json_object_has_member(o, "marks") ?
+           json_object_get_array_member(o, "marks") : NULL;
+}
+
 /* Mark @n's time and its statistics' interval (the time since the reset
  * before it), from query-nvmimic-marks' return @marks; false if absent. */
 static bool mark_at(JsonNode *marks, unsigned n, uint64_t *time_ns,
                     uint64_t *interval_ns)
 {
-    JsonObject *o = JSON_NODE_HOLDS_OBJECT(marks) ?
-                    json_node_get_object(marks) : NULL;
-    JsonArray *a = o && json_object_has_member(o, "marks") ?
-                   json_object_get_array_member(o, "marks") : NULL;
+    JsonArray *a = marks_array(marks);
     bool found = false;
 
     /* the last mark of that number, as query_mark() takes it */
@@ -56,8 +63,20 @@ static double window_mean(const NvmTrace *t, const uint64_t *done,
 {
     double sum = 0;
     uint64_t n = 0;
+    guint lo = 0, hi = t->cmds->len;
 
-    for (guint i = 0; i < t->cmds->len; i++) {
+    /* the first command submitted at @open or later (the trace is in
+     * submission order): each point scans its own window only */
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+
+        if (g_array_index(t->cmds, NvmTraceCmd, mid).submit_ns < open) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    for (guint i = lo; i < t->cmds->len; i++) {
         const NvmTraceCmd *c = &g_array_index(t->cmds, NvmTraceCmd, i);
         bool want = mixed ? c->op == NVM_OP_READ || c->op == NVM_OP_WRITE :
                     c->op == (write ? NVM_OP_WRITE : NVM_OP_READ);
@@ -65,8 +84,7 @@ static double window_mean(const NvmTrace *t, const uint64_t *done,
         if (c->submit_ns >= close) {
             break;
         }
-        if (!want || c->submit_ns < open ||
-            done[i] == NVM_TRACE_NO_COMPLETION) {
+        if (!want || done[i] == NVM_TRACE_NO_COMPLETION) {
             continue;
         }
         sum += done[i] - c->submit_ns;
@@ -79,10 +97,7 @@ static double window_mean(const NvmTrace *t, const uint64_t *done,
  * state: its snapshot comes before the state, which keeps the wear). */
 static double wear_at(JsonNode *marks, uint64_t time_ns)
 {
-    JsonObject *o = JSON_NODE_HOLDS_OBJECT(marks) ?
-                    json_node_get_object(marks) : NULL;
-    JsonArray *a = o && json_object_has_member(o, "marks") ?
-                   json_object_get_array_member(o, "marks") : NULL;
+    JsonArray *a = marks_array(marks);
 
     for (guint i = 0; a && i < json_array_get_length(a); i++) {
         JsonObject *m = json_array_get_object_element(a, i);
