@@ -647,23 +647,29 @@ static uint64_t nvm_read_slot(ReadLine *rl, uint64_t t, uint64_t tr,
     return t > rl->free ? t : rl->free;
 }
 
+/*
+ * Keep the gap [@a, @b).  With every slot taken, the gap that ends first
+ * gives way: time only moves on, so it is the first to become useless, and
+ * the gaps that ended before now (which no read can take) go before any
+ * that a read may still need.
+ */
 static void nvm_read_gap_add(ReadLine *rl, uint64_t a, uint64_t b)
 {
-    unsigned g = rl->ng, small = 0;
+    unsigned g = rl->ng, first = 0;
 
     if (b < a + 1000) {
         return;                         /* shorter than any read */
     }
     if (g == READ_GAPS) {
         for (unsigned i = 1; i < READ_GAPS; i++) {
-            if (rl->ge[i] - rl->gs[i] < rl->ge[small] - rl->gs[small]) {
-                small = i;
+            if (rl->ge[i] < rl->ge[first]) {
+                first = i;
             }
         }
-        if (rl->ge[small] - rl->gs[small] >= b - a) {
+        if (rl->ge[first] >= b) {
             return;
         }
-        g = small;
+        g = first;
     } else {
         rl->ng++;
     }
