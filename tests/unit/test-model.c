@@ -173,6 +173,60 @@ static void idle_folding_restores_slc_write_rate(void)
 }
 
 /*
+ * Peak IOPS of @wl (seed 7) on a new model in the review's state, after
+ * @before (if any) has worked on it from that state.
+ */
+typedef void (*BeforePeak)(NvmModel *m, const NvmProfile *p, uint64_t span,
+                           uint64_t *now);
+
+static double review_peak(const NvmProfile *p, const NvmWorkload *wl,
+                          uint64_t warmup_ns, uint64_t duration_ns,
+                          BeforePeak before)
+{
+    NvmModel *m = nvm_model_new(p, 1);
+    uint64_t now = 0, span;
+    NvmRunResult r;
+    NvmRunSpec spec = {
+        .wl = wl, .lba_bytes = p->lba_bytes,
+        .warmup_ns = warmup_ns, .duration_ns = duration_ns,
+    };
+
+    nvm_sim_review_state(m, p, &span, &now);
+    spec.span_bytes = span;
+    if (before) {
+        before(m, p, span, &now);
+    }
+    nvm_curve_run(m, &spec, 7, &now, &r);
+    nvm_model_free(m);
+    return r.iops;
+}
+
+/* The review's state set again. */
+static void state_again(NvmModel *m, const NvmProfile *p, uint64_t span,
+                        uint64_t *now)
+{
+    nvm_sim_review_state(m, p, &span, now);
+}
+
+/* 64K sequential reads, 30 s of idle, then the review's state again. */
+static void reads_idle_then_state(NvmModel *m, const NvmProfile *p,
+                                  uint64_t span, uint64_t *now)
+{
+    NvmWorkload wl[NVM_FOUR_CORNERS];
+    NvmRunResult r;
+    NvmRunSpec spec = {
+        .lba_bytes = p->lba_bytes, .span_bytes = span,
+        .warmup_ns = 100000000, .duration_ns = 500000000,
+    };
+
+    nvm_four_corners(wl, false);
+    spec.wl = &wl[2];
+    nvm_curve_run(m, &spec, 3, now, &r);
+    *now += 30 * 1000000000ULL;
+    nvm_sim_review_state(m, p, &span, now);
+}
+
+/*
  * A drive filled by state injection after a long idle writes as one
  * filled at once: the idle before the injection is not folding time (a
  * guest run sets the review state minutes after its previous workload).
@@ -184,31 +238,31 @@ static void state_injected_after_idle_is_not_folded_by_that_idle(void)
     double peak[2];
 
     nvm_four_corners(wl, false);
-    for (int idle = 0; idle < 2; idle++) {
-        NvmModel *m = nvm_model_new(p, 1);
-        uint64_t now = 0, span;
-        NvmRunResult r;
-        NvmRunSpec spec = {
-            .wl = &wl[2], .lba_bytes = p->lba_bytes,
-            .warmup_ns = 100000000, .duration_ns = 500000000,
-        };
-
-        nvm_sim_review_state(m, p, &span, &now);
-        spec.span_bytes = span;
-        if (idle) {
-            nvm_curve_run(m, &spec, 3, &now, &r);   /* reads, then idle */
-            now += 30 * 1000000000ULL;
-        }
-        nvm_sim_review_state(m, p, &span, &now);
-        spec.wl = &wl[3];
-        nvm_curve_run(m, &spec, 7, &now, &r);
-        peak[idle] = r.iops;
-        nvm_model_free(m);
-    }
+    peak[0] = review_peak(p, &wl[3], 100000000, 500000000,
+                          state_again);
+    peak[1] = review_peak(p, &wl[3], 100000000, 500000000,
+                          reads_idle_then_state);
     g_test_message("64K write peak: fresh %.0f IOPS, after reads and 30 s "
                    "idle %.0f IOPS", peak[0], peak[1]);
     g_assert_cmpfloat(fabs(peak[1] - peak[0]), <, 0.02 * peak[0]);
     nvm_profile_free(p);
+}
+
+/* 300 reads 2 ms apart: spells of idle between light load. */
+static void idle_spells(NvmModel *m, const NvmProfile *p, uint64_t span,
+                        uint64_t *now)
+{
+    (void)p;
+    (void)span;
+    for (int i = 0; i < 300; i++) {
+        NvmCmd cmd = {
+            .op = NVM_OP_READ, .nlb = 8,
+            .slba = (uint64_t)(i * 7919 % 100000) * 8,
+        };
+
+        nvm_model_submit(m, &cmd, *now);
+        *now += 2000000;
+    }
 }
 
 /*
@@ -228,30 +282,8 @@ static void reads_after_idle_spells_are_not_queued_behind_later_ones(void)
     double iops[2];
 
     nvm_four_corners(wl, false);
-    for (int spells = 0; spells < 2; spells++) {
-        NvmModel *m = nvm_model_new(p, 1);
-        uint64_t now = 0, span;
-        NvmRunResult r;
-        NvmRunSpec spec = {
-            .wl = &wl[0], .lba_bytes = p->lba_bytes,
-            .warmup_ns = 20000000, .duration_ns = 200000000,
-        };
-
-        nvm_sim_review_state(m, p, &span, &now);
-        spec.span_bytes = span;
-        for (int i = 0; spells && i < 300; i++) {
-            NvmCmd cmd = {
-                .op = NVM_OP_READ, .nlb = 8,
-                .slba = (uint64_t)(i * 7919 % 100000) * 8,
-            };
-
-            nvm_model_submit(m, &cmd, now);
-            now += 2000000;             /* one read every 2 ms */
-        }
-        nvm_curve_run(m, &spec, 7, &now, &r);
-        iops[spells] = r.iops;
-        nvm_model_free(m);
-    }
+    iops[0] = review_peak(p, &wl[0], 20000000, 200000000, NULL);
+    iops[1] = review_peak(p, &wl[0], 20000000, 200000000, idle_spells);
     g_test_message("4K reads at 128 outstanding: %.0f IOPS, after 300 idle "
                    "spells %.0f IOPS", iops[0], iops[1]);
     g_assert_cmpfloat(fabs(iops[1] - iops[0]), <, 0.03 * iops[0]);
