@@ -8,8 +8,10 @@ the device's mean latency and the model's replay of the guest's schedule
 (sim_lat_us) over the points that were not host-limited, and the worst
 below the 100 % point; with --device-trace, the worst difference at any
 point (host-limited ones too) between the device and the model fed the
-drive's own trace (trace_lat_us); each workload's peak in the guest
-against the review's.  Exit status 1 when a run is incomplete or has no
+drive's own trace (trace_lat_us); the worst difference between a
+workload's peak in the guest and the model's own peak over the same point
+length (`nvmimic sim`'s, in results.json); each workload's peak in the
+guest against the review's.  Exit status 1 when a run is incomplete or has no
 replay.
 """
 import json
@@ -26,6 +28,7 @@ def row(path):
     below = 0.0
     traced = None
     peaks = []
+    vs_model = (0.0, "-")
     for w in r["workloads"]:
         if w.get("suite") not in (None, "four-corners"):
             continue
@@ -47,6 +50,12 @@ def row(path):
                 worst = (d, where)
             if pt.get("target_pct", 0) < 100 and d > below:
                 below = d
+        sim_peak = ((w.get("sim") or {}).get("peak") or {}).get("iops")
+        if not sim_peak:
+            sys.exit(f"fc_table: {path}: {w['name']} has no model peak")
+        d = (w["peak"]["iops"] / sim_peak - 1) * 100
+        if abs(d) >= abs(vs_model[0]):
+            vs_model = (d, w["name"])
         rev = (w.get("review") or {}).get("iops")
         short = w["name"].replace("-random", "").replace("-seq", "")
         peaks.append(f"{short} {(w['peak']['iops'] / rev - 1) * 100:+.1f} %"
@@ -54,6 +63,7 @@ def row(path):
     return (f"| {r['profile']} | {n} ({limited} host-limited) | "
             f"{worst[0]:.1f} % ({worst[1]}); below 100 %: {below:.1f} % | "
             f"{'-' if traced is None else f'{traced:.2f} %'} | "
+            f"{vs_model[0]:+.1f} % ({vs_model[1]}) | "
             f"{', '.join(peaks)} |")
 
 
@@ -62,8 +72,8 @@ def main():
         sys.exit("usage: fc_table.py DIR...")
     print("| run | points | device vs model, worst (non-host-limited) | "
           "device vs model fed the drive's trace, worst | "
-          "peaks, guest vs review |")
-    print("|---|---|---|---|---|")
+          "peak, guest vs model, worst | peaks, guest vs review |")
+    print("|---|---|---|---|---|---|")
     for d in sys.argv[1:]:
         print(row(d))
 
