@@ -69,8 +69,12 @@ for name, w in (("new_order", .45), ("payment", .43), ("order_status", .04),
     need(abs(t["share"] - w) <= 4 * sd + 0.005,
          "%s share %.3f vs %.2f" % (name, t["share"], w))
     need(t["count"] > 0, name + " ran")
-    need(0 < t["avg_ms"] <= t["p95_ms"] <= t["p99_ms"] <= t["max_ms"],
-         name + " avg <= p95 <= p99 <= max")
+    # the mean of a few dozen heavy-tailed samples may exceed their p95
+    # (Delivery's did in a CI run on a loaded host: about 37 of 932
+    # transactions, the slowest of all 210 ms), so it is only bounded
+    need(0 < t["avg_ms"] <= t["max_ms"], name + " 0 < avg <= max")
+    need(0 < t["p95_ms"] <= t["p99_ms"] <= t["max_ms"],
+         name + " p95 <= p99 <= max")
     need(t["max_ms"] < 5000, name + " latency plausible")
     # The think-time reconstruction: with it wrong the derived latency would be
     # off by the 50-120 ms keying/think means; pgbench's own per-command average
