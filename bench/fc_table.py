@@ -11,8 +11,8 @@ point (host-limited ones too) between the device and the model fed the
 drive's own trace (trace_lat_us); the worst difference between a
 workload's peak in the guest and the model's own peak over the same point
 length (`nvmimic sim`'s, in results.json); each workload's peak in the
-guest against the review's.  Exit status 1 when a run is incomplete or has no
-replay.
+guest against the review's.  Exit status 1 when a run is incomplete or
+lacks the model's replay or peak.
 """
 import json
 import sys
