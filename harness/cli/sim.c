@@ -105,8 +105,8 @@ static int cmd_sim_cliff(const NvmProfile *p, const Opts *o)
                "\"outstanding\": 8, \"idle_s\": %g, \"points\": [", p->name,
                idle);
     } else {
-        printf("%s: sequential 128K writes over the whole drive, then %g s "
-               "idle, then %g GB more\n", p->name, idle, after);
+        printf("%s: sequential 128K writes over the whole empty drive, "
+               "then %g s idle, then %g GB more\n", p->name, idle, after);
         printf("%10s %9s %12s %12s %s\n", "GB", "MB/s", "slc_used_GB",
                "slc_size_GB", "phase");
     }
@@ -352,7 +352,7 @@ static const NvmOpt sim_opts[] = {
             "the drive: a profile's name or a profile file"),
     NVM_OPT("suite", NVM_OPT_CHOICE, O(suite), NULL,
             "four-corners: peak, then 10..120 % of it, per workload; "
-            "slc-cliff: sequential writes over the whole drive; "
+            "slc-cliff: sequential writes over the whole empty drive; "
             "vdi: the VDI job files (harness/workloads/vdi-*.fio)",
             .choices = "four-corners|slc-cliff|vdi"),
     NVM_OPT("trace", NVM_OPT_STR, O(trace), "TRACE",
@@ -412,7 +412,8 @@ const NvmCommand nvm_cmd_sim = {
 "four-corners runs the reviews' method: the review's starting state, each\n"
 "workload's unthrottled peak at its outstanding count, then Poisson rates of\n"
 "10..120 % of that peak.  vdi runs the VDI job files the same way.\n"
-"slc-cliff writes the whole drive sequentially, idles, and writes again.\n"
+"slc-cliff secure-erases the drive, writes all of it sequentially (128 KiB,\n"
+"8 outstanding, as the sustained-write tests do), idles, and writes again.\n"
 "--trace replays a captured device trace at its own submission times and\n"
 "compares the model's latency per class with the captured one.\n",
     .opts = sim_opts,

@@ -3,7 +3,7 @@
  * The curve driver (harness/curve.c) against the model alone: the rates of a
  * curve are percentages of the peak split evenly across jobs, open-loop
  * arrivals are Poisson, points below the peak reach their rate and the
- * 110 / 120 % points saturate at the peak.
+ * 110 / 120 % points saturate at the peak; and the SLC cliff run.
  */
 #include <math.h>
 
@@ -167,6 +167,44 @@ static void open_loop_arrivals_are_poisson(void)
     nvm_profile_free(p);
 }
 
+/*
+ * The SLC cliff run starts from an empty drive, as the sustained-write
+ * tests do, whatever state the profile's four corners start from: a P5
+ * 1 TB (four corners on a filled drive) writes at its SLC rate until its
+ * cache is full, near the size its profile gives, then falls to its
+ * direct-to-TLC rate.  From the filled state it showed no cache at all.
+ */
+static void slc_cliff_starts_from_an_empty_drive(void)
+{
+    NvmProfile *p = load("crucial-p5-1tb");
+    double cache_gb = (p->slc_static_bytes + p->slc_dynamic_max_bytes) / 1e9;
+    GArray *pts = nvm_sim_slc_cliff(p, 1, 10.0, 0, 0);
+    const NvmCliffPoint *first = &g_array_index(pts, NvmCliffPoint, 0);
+    const NvmCliffPoint *last = &g_array_index(pts, NvmCliffPoint,
+                                               pts->len - 1);
+    double cliff_gb = NAN;
+
+    g_assert_cmpuint(pts->len, >=, 90);
+    for (unsigned i = 0; i < pts->len; i++) {
+        const NvmCliffPoint *pt = &g_array_index(pts, NvmCliffPoint, i);
+
+        g_assert_false(pt->after_idle);
+        if (isnan(cliff_gb) && pt->mbps < first->mbps / 2) {
+            cliff_gb = pt->gb_written;
+        }
+    }
+    g_test_message("first 10 GB %.0f MB/s, %.1f GB in SLC; cliff at %.0f GB "
+                   "(cache %.0f GB); last %.0f MB/s", first->mbps,
+                   first->slc_used_gb, cliff_gb, cache_gb, last->mbps);
+    g_assert_cmpfloat(first->slc_used_gb, >=, 9.9);
+    g_assert_cmpfloat(first->mbps, >, 2 * last->mbps);
+    g_assert_false(isnan(cliff_gb));
+    g_assert_cmpfloat(cliff_gb, >, 0.8 * cache_gb);
+    g_assert_cmpfloat(cliff_gb, <, 1.2 * cache_gb + 10);
+    g_array_free(pts, TRUE);
+    nvm_profile_free(p);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -179,5 +217,7 @@ int main(int argc, char **argv)
                     points_below_the_peak_reach_their_rate_and_110_120_saturate);
     g_test_add_func("/curve/open_loop_arrivals_are_poisson",
                     open_loop_arrivals_are_poisson);
+    g_test_add_func("/slc-cliff/starts_from_an_empty_drive",
+                    slc_cliff_starts_from_an_empty_drive);
     return g_test_run();
 }
