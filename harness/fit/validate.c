@@ -129,42 +129,32 @@ static double model_figure(const NvmProfile *p, const Figure *f)
     if (g_str_has_prefix(f->metric, "slc_") ||
         !strcmp(f->metric, "after_mbps")) {
         /*
-         * A sequential write over the empty drive, as the sustained-write
-         * tests do: 128 KiB, 8 outstanding, the rate of each GB.  The
-         * cache is full where a GB's rate falls below half the first's.
+         * nvmimic sim --suite slc-cliff in 1 GB steps: a sequential write
+         * over the empty drive, as the sustained-write tests do (128 KiB,
+         * 8 outstanding).  The cache is full where a GB's rate falls below
+         * half the first three's.
          */
-        const uint32_t bs = 128 * 1024;
-        uint64_t slots[8] = { 0 }, mark_t = 0, per_gb = 1000000000ULL / bs;
-        uint64_t total = p->capacity_bytes / bs;
+        GArray *pts = nvm_sim_slc_cliff(p, 1, 1.0, 0, 0);
         double first = 0, gb = NAN, sum = 0;
         unsigned n = 0;
-        NvmCmd c = { NVM_OP_WRITE, 0, bs / p->lba_bytes, 0 };
 
-        nvm_model_secure_erase(m);
-        for (uint64_t i = 0; i < total; i++) {
-            uint64_t *sl = &slots[i % 8];
+        for (unsigned i = 0; i < pts->len && n < 50; i++) {
+            const NvmCliffPoint *pt = &g_array_index(pts, NvmCliffPoint, i);
+            unsigned k = i + 1;
 
-            now = *sl > now ? *sl : now;
-            c.slba = i * (bs / p->lba_bytes);
-            *sl = nvm_model_submit(m, &c, now);
-            if ((i + 1) % per_gb == 0) {
-                double mbps = per_gb * bs / ((*sl - mark_t) / 1e9) / 1e6;
-                unsigned k = (i + 1) / per_gb;
-
-                mark_t = *sl;
-                if (k <= 3) {
-                    first += mbps / 3;
-                } else if (isnan(gb) && mbps < first / 2) {
-                    gb = k - 1;
-                } else if (!isnan(gb)) {
-                    sum += mbps;
-                    n++;
-                    if (n == 50) {
-                        break;          /* 50 GB past the cache is enough */
-                    }
-                }
+            if (pt->after_idle) {
+                break;
+            }
+            if (k <= 3) {
+                first += pt->mbps / 3;
+            } else if (isnan(gb) && pt->mbps < first / 2) {
+                gb = k - 1;
+            } else if (!isnan(gb)) {
+                sum += pt->mbps;
+                n++;                    /* 50 GB past the cache is enough */
             }
         }
+        g_array_free(pts, TRUE);
         out = !strcmp(f->metric, "slc_gb") ? gb
             : !strcmp(f->metric, "slc_mbps") ? first : n ? sum / n : NAN;
     } else {
