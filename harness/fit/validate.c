@@ -122,8 +122,6 @@ static GArray *figures_load(const char *path, GError **errp)
 /* The model's figure for @f. */
 static double model_figure(const NvmProfile *p, const Figure *f)
 {
-    NvmModel *m = nvm_model_new(p, 1);
-    uint64_t now = 0, span;
     double out = NAN;
 
     if (g_str_has_prefix(f->metric, "slc_") ||
@@ -166,6 +164,8 @@ static double model_figure(const NvmProfile *p, const Figure *f)
             .wl = &wl, .lba_bytes = p->lba_bytes,
             .warmup_ns = 500000000ULL, .duration_ns = 2000000000ULL,
         };
+        NvmModel *m = nvm_model_new(p, 1);
+        uint64_t now = 0, span;
         NvmRunResult r;
 
         if (!strcmp(f->state, "filled")) {
@@ -182,8 +182,8 @@ static double model_figure(const NvmProfile *p, const Figure *f)
         nvm_curve_run(m, &spec, 1, &now, &r);
         out = !strcmp(f->metric, "mbps") ? r.mbps
             : !strcmp(f->metric, "iops") ? r.iops : r.lat_us;
+        nvm_model_free(m);
     }
-    nvm_model_free(m);
     return out;
 }
 
