@@ -189,6 +189,13 @@ void nvm_sim_corner(const NvmProfile *p, const NvmSimOptions *o, unsigned w,
 GArray *nvm_sim_slc_cliff(const NvmProfile *p, uint64_t seed, double step_gb,
                           double idle_s, double after_gb)
 {
+    return nvm_sim_slc_cliff_until(p, seed, step_gb, idle_s, after_gb, 0);
+}
+
+GArray *nvm_sim_slc_cliff_until(const NvmProfile *p, uint64_t seed,
+                                double step_gb, double idle_s,
+                                double after_gb, double stop_gb)
+{
     GArray *pts = g_array_new(FALSE, TRUE, sizeof(NvmCliffPoint));
     NvmModel *m = nvm_model_new(p, seed);
     const uint32_t bs = 128 * 1024;
@@ -198,6 +205,7 @@ GArray *nvm_sim_slc_cliff(const NvmProfile *p, uint64_t seed, double step_gb,
     uint64_t step = (uint64_t)(step_gb * 1e9);
     uint64_t total = p->capacity_bytes - p->capacity_bytes % bs;
     uint64_t after = (uint64_t)(after_gb * 1e9);
+    uint64_t stop = stop_gb > 0 ? (uint64_t)(stop_gb * 1e9) : UINT64_MAX;
     uint64_t written = 0, mark = 0, mark_t;
     uint64_t off = 0, i = 0;
     bool idle_done = false;
@@ -251,11 +259,51 @@ GArray *nvm_sim_slc_cliff(const NvmProfile *p, uint64_t seed, double step_gb,
             g_array_append_val(pts, pt);
             mark = written;
             mark_t = done;
+            if (written >= stop) {
+                break;
+            }
         }
     }
     g_free(st);
     nvm_model_free(m);
     return pts;
+}
+
+void nvm_sim_cliff_summary(const GArray *pts, unsigned lead, unsigned skip,
+                           unsigned max_after, NvmCliffSummary *s)
+{
+    const NvmCliffPoint *pt = (const NvmCliffPoint *)(void *)pts->data;
+    unsigned n = 0, slow = 0;
+    double sum = 0;
+
+    while (n < pts->len && !pt[n].after_idle) {
+        n++;                    /* the first pass */
+    }
+    *s = (NvmCliffSummary){ .cache_mbps = NAN, .cliff_gb = NAN,
+                            .after_mbps = NAN };
+    if (!lead || n < lead) {
+        return;
+    }
+    s->cache_mbps = 0;
+    for (unsigned i = 0; i < lead; i++) {
+        s->cache_mbps += pt[i].mbps / lead;
+    }
+    for (slow = lead; slow < n && pt[slow].mbps >= s->cache_mbps / 2;
+         slow++) {
+        /* still in the cache */
+    }
+    if (slow == n) {
+        return;
+    }
+    s->cliff_gb = pt[slow - 1].gb_written;
+    for (unsigned i = slow + 1 + skip;
+         i < n && (!max_after || s->n_after < max_after); i++) {
+        sum += pt[i].mbps;
+        s->n_after++;
+    }
+    if (s->n_after) {
+        s->after_mbps = sum / s->n_after;
+    }
 }
 
 void nvm_reviews_free(GArray *rows)

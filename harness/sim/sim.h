@@ -102,6 +102,29 @@ typedef struct NvmCliffPoint {
  * @after_gb more; one point per @step_gb. */
 GArray *nvm_sim_slc_cliff(const NvmProfile *p, uint64_t seed, double step_gb,
                           double idle_s, double after_gb);
+/* The same run, stopped after the point that reaches @stop_gb of writes
+ * (0: none); its points are the first ones of the whole run. */
+GArray *nvm_sim_slc_cliff_until(const NvmProfile *p, uint64_t seed,
+                                double step_gb, double idle_s,
+                                double after_gb, double stop_gb);
+
+/* What a sustained-write test reads off its curve. */
+typedef struct NvmCliffSummary {
+    double cache_mbps;          /* while the SLC cache lasts */
+    double cliff_gb;            /* written when the rate halved; NAN: never */
+    double after_mbps;          /* after the cliff; NAN: no such point */
+    unsigned n_after;           /* points behind after_mbps */
+} NvmCliffSummary;
+
+/*
+ * The rule, on the points of the first pass of an nvm_sim_slc_cliff() run
+ * (points after the idle are ignored): the cache rate is the mean of the
+ * first @lead points; the cliff is where the first point under half of it
+ * began; the rate after it is the mean of up to @max_after points (0: all)
+ * that start @skip points past that first slow one.
+ */
+void nvm_sim_cliff_summary(const GArray *pts, unsigned lead, unsigned skip,
+                           unsigned max_after, NvmCliffSummary *s);
 
 typedef struct NvmReviewRow {
     char *drive;

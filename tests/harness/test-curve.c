@@ -182,26 +182,78 @@ static void slc_cliff_starts_from_an_empty_drive(void)
     const NvmCliffPoint *first = &g_array_index(pts, NvmCliffPoint, 0);
     const NvmCliffPoint *last = &g_array_index(pts, NvmCliffPoint,
                                                pts->len - 1);
-    double cliff_gb = NAN;
+    NvmCliffSummary s;
 
     g_assert_cmpuint(pts->len, >=, 90);
     for (unsigned i = 0; i < pts->len; i++) {
-        const NvmCliffPoint *pt = &g_array_index(pts, NvmCliffPoint, i);
-
-        g_assert_false(pt->after_idle);
-        if (isnan(cliff_gb) && pt->mbps < first->mbps / 2) {
-            cliff_gb = pt->gb_written;
-        }
+        g_assert_false(g_array_index(pts, NvmCliffPoint, i).after_idle);
     }
+    nvm_sim_cliff_summary(pts, 1, 0, 0, &s);
     g_test_message("first 10 GB %.0f MB/s, %.1f GB in SLC; cliff at %.0f GB "
                    "(cache %.0f GB); last %.0f MB/s", first->mbps,
-                   first->slc_used_gb, cliff_gb, cache_gb, last->mbps);
+                   first->slc_used_gb, s.cliff_gb, cache_gb, last->mbps);
     g_assert_cmpfloat(first->slc_used_gb, >=, 9.9);
     g_assert_cmpfloat(first->mbps, >, 2 * last->mbps);
-    g_assert_false(isnan(cliff_gb));
-    g_assert_cmpfloat(cliff_gb, >, 0.8 * cache_gb);
-    g_assert_cmpfloat(cliff_gb, <, 1.2 * cache_gb + 10);
+    g_assert_false(isnan(s.cliff_gb));
+    g_assert_cmpfloat(s.cliff_gb, >, 0.8 * cache_gb);
+    g_assert_cmpfloat(s.cliff_gb, <, 1.2 * cache_gb + 10);
     g_array_free(pts, TRUE);
+    nvm_profile_free(p);
+}
+
+/* The sustained-write rule, on points made up for it. */
+static void cliff_summary_reads_the_cache_the_cliff_and_after(void)
+{
+    static const double mbps[] = { 3000, 2900, 3100, 2000, 1400, 1000,
+                                   1100, 900, 1000, 1000 };
+    GArray *pts = g_array_new(FALSE, TRUE, sizeof(NvmCliffPoint));
+    NvmCliffSummary s;
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(mbps); i++) {
+        NvmCliffPoint pt = { .gb_written = i + 1, .mbps = mbps[i] };
+
+        g_array_append_val(pts, pt);
+    }
+    /* cache 3000; 1400 is the first under 1500, begun at 4 GB */
+    nvm_sim_cliff_summary(pts, 3, 0, 0, &s);
+    g_assert_cmpfloat(s.cache_mbps, ==, 3000);
+    g_assert_cmpfloat(s.cliff_gb, ==, 4);
+    g_assert_cmpuint(s.n_after, ==, 5);
+    g_assert_cmpfloat(s.after_mbps, ==, 1000);
+    /* skip one, at most two */
+    nvm_sim_cliff_summary(pts, 3, 1, 2, &s);
+    g_assert_cmpuint(s.n_after, ==, 2);
+    g_assert_cmpfloat(s.after_mbps, ==, 1000);
+    /* points after the idle are not the first pass */
+    g_array_index(pts, NvmCliffPoint, 4).after_idle = true;
+    nvm_sim_cliff_summary(pts, 3, 0, 0, &s);
+    g_assert_true(isnan(s.cliff_gb));
+    g_assert_true(isnan(s.after_mbps));
+    /* too few points for the cache rate */
+    nvm_sim_cliff_summary(pts, 5, 0, 0, &s);
+    g_assert_true(isnan(s.cache_mbps));
+    g_array_free(pts, TRUE);
+}
+
+/* A run stopped early gives the first points of the whole run. */
+static void slc_cliff_stopped_early_is_the_start_of_the_run(void)
+{
+    NvmProfile *p = load("crucial-p5-1tb");
+    GArray *all = nvm_sim_slc_cliff(p, 1, 10.0, 0, 0);
+    GArray *part = nvm_sim_slc_cliff_until(p, 1, 10.0, 0, 0, 150);
+
+    g_assert_cmpuint(part->len, ==, 15);
+    g_assert_cmpuint(all->len, >, part->len);
+    for (unsigned i = 0; i < part->len; i++) {
+        const NvmCliffPoint *a = &g_array_index(all, NvmCliffPoint, i);
+        const NvmCliffPoint *b = &g_array_index(part, NvmCliffPoint, i);
+
+        g_assert_cmpfloat(a->gb_written, ==, b->gb_written);
+        g_assert_cmpfloat(a->mbps, ==, b->mbps);
+        g_assert_cmpfloat(a->slc_used_gb, ==, b->slc_used_gb);
+    }
+    g_array_free(all, TRUE);
+    g_array_free(part, TRUE);
     nvm_profile_free(p);
 }
 
@@ -227,30 +279,18 @@ static void qlc_program_time_gives_the_4_die_p2_40_mbs_after_its_cache(void)
     NvmProfile *p = nvm_profile_load_with("crucial-p2-2tb",
                                           NVMIMIC_PROFILE_DIR, unit, &err);
     GArray *pts;
-    double first, sum = 0, cliff_gb = NAN;
-    unsigned n = 0;
+    NvmCliffSummary s;
 
     g_assert_no_error(err);
     g_assert_cmpuint(p->channels * p->dies_per_channel, ==, 4);
     pts = nvm_sim_slc_cliff(p, 1, 10.0, 0, 0);
-    first = g_array_index(pts, NvmCliffPoint, 0).mbps;
-    for (unsigned i = 0; i < pts->len; i++) {
-        const NvmCliffPoint *pt = &g_array_index(pts, NvmCliffPoint, i);
-
-        if (isnan(cliff_gb)) {
-            if (pt->mbps < first / 2) {
-                cliff_gb = pt->gb_written;
-            }
-        } else if (pt->gb_written > cliff_gb + 10) {
-            sum += pt->mbps;    /* the rest of the fill, as the test ran */
-            n++;
-        }
-    }
-    g_assert_cmpuint(n, >=, 10);
+    /* the rest of the fill from 10 GB past the cliff, as the test ran */
+    nvm_sim_cliff_summary(pts, 1, 1, 0, &s);
+    g_assert_cmpuint(s.n_after, >=, 10);
     g_test_message("4-die QLC P2: %.0f MB/s into SLC, cliff at %.0f GB, "
-                   "%.1f MB/s after it (Tom's Hardware: 40 MB/s)", first,
-                   cliff_gb, sum / n);
-    g_assert_cmpfloat(fabs(sum / n - 40) / 40, <, 0.05);
+                   "%.1f MB/s after it (Tom's Hardware: 40 MB/s)",
+                   s.cache_mbps, s.cliff_gb, s.after_mbps);
+    g_assert_cmpfloat(fabs(s.after_mbps - 40) / 40, <, 0.05);
     g_array_free(pts, TRUE);
     nvm_profile_free(p);
 }
@@ -269,6 +309,10 @@ int main(int argc, char **argv)
                     open_loop_arrivals_are_poisson);
     g_test_add_func("/slc-cliff/starts_from_an_empty_drive",
                     slc_cliff_starts_from_an_empty_drive);
+    g_test_add_func("/slc-cliff/summary_reads_the_cache_the_cliff_and_after",
+                    cliff_summary_reads_the_cache_the_cliff_and_after);
+    g_test_add_func("/slc-cliff/stopped_early_is_the_start_of_the_run",
+                    slc_cliff_stopped_early_is_the_start_of_the_run);
     g_test_add_func("/slc-cliff/qlc_program_time_gives_the_4_die_p2_40_mbs_"
                     "after_its_cache",
                     qlc_program_time_gives_the_4_die_p2_40_mbs_after_its_cache);
