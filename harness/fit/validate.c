@@ -119,42 +119,50 @@ static GArray *figures_load(const char *path, GError **errp)
     return a;
 }
 
+/*
+ * The sustained-write figures of one drive: nvmimic sim --suite slc-cliff
+ * in 1 GB steps, a sequential write over the empty drive as the
+ * sustained-write tests do (128 KiB, 8 outstanding), read with the rule of
+ * nvm_sim_cliff_summary(): the cache rate over the first 3 GB, the rate
+ * after the cliff over the next 50 GB.  The run stops there (the cache is
+ * never larger than the profile's SLC sizes), and a drive's figures share
+ * it.
+ */
+typedef struct CliffCache {
+    char *drive;
+    NvmCliffSummary s;
+} CliffCache;
+
+static const NvmCliffSummary *cliff_figures(const NvmProfile *p,
+                                            CliffCache *c)
+{
+    if (!c->drive || strcmp(c->drive, p->name)) {
+        double cache_gb = (p->slc_static_bytes +
+                           p->slc_dynamic_max_bytes) / 1e9;
+        GArray *pts = nvm_sim_slc_cliff_until(p, 1, 1.0, 0, 0,
+                                              cache_gb + 60);
+
+        nvm_sim_cliff_summary(pts, 3, 0, 50, &c->s);
+        g_array_free(pts, TRUE);
+        g_free(c->drive);
+        c->drive = g_strdup(p->name);
+    }
+    return &c->s;
+}
+
 /* The model's figure for @f. */
-static double model_figure(const NvmProfile *p, const Figure *f)
+static double model_figure(const NvmProfile *p, const Figure *f,
+                           CliffCache *cliff)
 {
     double out = NAN;
 
     if (g_str_has_prefix(f->metric, "slc_") ||
         !strcmp(f->metric, "after_mbps")) {
-        /*
-         * nvmimic sim --suite slc-cliff in 1 GB steps: a sequential write
-         * over the empty drive, as the sustained-write tests do (128 KiB,
-         * 8 outstanding).  The cache is full where a GB's rate falls below
-         * half the first three's.
-         */
-        GArray *pts = nvm_sim_slc_cliff(p, 1, 1.0, 0, 0);
-        double first = 0, gb = NAN, sum = 0;
-        unsigned n = 0;
+        const NvmCliffSummary *s = cliff_figures(p, cliff);
 
-        for (unsigned i = 0; i < pts->len && n < 50; i++) {
-            const NvmCliffPoint *pt = &g_array_index(pts, NvmCliffPoint, i);
-            unsigned k = i + 1;
-
-            if (pt->after_idle) {
-                break;
-            }
-            if (k <= 3) {
-                first += pt->mbps / 3;
-            } else if (isnan(gb) && pt->mbps < first / 2) {
-                gb = k - 1;
-            } else if (!isnan(gb)) {
-                sum += pt->mbps;
-                n++;                    /* 50 GB past the cache is enough */
-            }
-        }
-        g_array_free(pts, TRUE);
-        out = !strcmp(f->metric, "slc_gb") ? gb
-            : !strcmp(f->metric, "slc_mbps") ? first : n ? sum / n : NAN;
+        out = !strcmp(f->metric, "slc_gb") ? s->cliff_gb
+            : !strcmp(f->metric, "slc_mbps") ? s->cache_mbps
+            : s->after_mbps;
     } else {
         NvmWorkload wl = {
             f->figure, !strcmp(f->op, "read") ? NVM_OP_READ : NVM_OP_WRITE,
@@ -208,6 +216,7 @@ static int validate_run(const ValidateOpts *o)
     GString *t = g_string_new(NULL);
     GArray *figs;
     double errs[1024];
+    CliffCache cliff = { NULL };
     unsigned n = 0;
     int rc = 0;
 
@@ -229,9 +238,10 @@ static int validate_run(const ValidateOpts *o)
             fprintf(stderr, "nvmimic validate: %s\n", err->message);
             figures_free(figs);
             g_string_free(t, TRUE);
+            g_free(cliff.drive);
             return 1;
         }
-        m = model_figure(p, f);
+        m = model_figure(p, f, &cliff);
         e = 100 * (m - f->value) / f->value;
         if (n < G_N_ELEMENTS(errs) && !isnan(e)) {
             errs[n++] = fabs(e);
@@ -291,6 +301,7 @@ static int validate_run(const ValidateOpts *o)
     }
     figures_free(figs);
     g_string_free(t, TRUE);
+    g_free(cliff.drive);
     return rc;
 }
 
