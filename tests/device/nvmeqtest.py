@@ -94,6 +94,7 @@ class _LineSocket:
         # glibc fills each such block, so a 1 MiB recv() per reply made a
         # test of 4,096 writes take minutes instead of seconds.
         self.rbuf = bytearray(1 << 20)
+        self.rview = memoryview(self.rbuf)
 
     def send(self, data):
         self.sock.sendall(data)
@@ -119,7 +120,7 @@ class _LineSocket:
             if not n:
                 raise QemuError('%s: QEMU closed the connection'
                                 % self.name + self.on_eof(True))
-            self.buf += self.rbuf[:n]
+            self.buf += self.rview[:n]      # one copy, into buf
 
     def close(self):
         self.sock.close()
