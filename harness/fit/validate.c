@@ -168,29 +168,12 @@ static double model_figure(const NvmProfile *p, const Figure *f,
             f->figure, !strcmp(f->op, "read") ? NVM_OP_READ : NVM_OP_WRITE,
             f->bs, !strcmp(f->pattern, "seq"), f->qd,
         };
-        NvmRunSpec spec = {
-            .wl = &wl, .lba_bytes = p->lba_bytes,
-            .warmup_ns = 500000000ULL, .duration_ns = 2000000000ULL,
-        };
-        NvmModel *m = nvm_model_new(p, 1);
-        uint64_t now = 0, span;
         NvmRunResult r;
 
-        if (!strcmp(f->state, "filled")) {
-            nvm_sim_review_state(m, p, &span, &now);
-        } else {
-            span = (uint64_t)(f->span_gb * 1e9);
-            span -= span % (1 << 20);
-            nvm_model_secure_erase(m);
-            if (wl.op == NVM_OP_READ) {
-                nvm_curve_precondition(m, 0, span, p->lba_bytes, &now);
-            }
-        }
-        spec.span_bytes = span;
-        nvm_curve_run(m, &spec, 1, &now, &r);
+        nvm_sim_figure_run(p, &wl, !strcmp(f->state, "filled"), f->span_gb,
+                           &r);
         out = !strcmp(f->metric, "mbps") ? r.mbps
             : !strcmp(f->metric, "iops") ? r.iops : r.lat_us;
-        nvm_model_free(m);
     }
     return out;
 }

@@ -306,6 +306,31 @@ void nvm_sim_cliff_summary(const GArray *pts, unsigned lead, unsigned skip,
     }
 }
 
+void nvm_sim_figure_run(const NvmProfile *p, const NvmWorkload *wl,
+                        bool filled, double span_gb, NvmRunResult *r)
+{
+    NvmRunSpec spec = {
+        .wl = wl, .lba_bytes = p->lba_bytes,
+        .warmup_ns = 500000000ULL, .duration_ns = 2000000000ULL,
+    };
+    NvmModel *m = nvm_model_new(p, 1);
+    uint64_t now = 0, span;
+
+    if (filled) {
+        nvm_sim_review_state(m, p, &span, &now);
+    } else {
+        span = (uint64_t)(span_gb * 1e9);
+        span -= span % (1 << 20);
+        nvm_model_secure_erase(m);
+        if (wl->op == NVM_OP_READ) {
+            nvm_curve_precondition(m, 0, span, p->lba_bytes, &now);
+        }
+    }
+    spec.span_bytes = span;
+    nvm_curve_run(m, &spec, 1, &now, r);
+    nvm_model_free(m);
+}
+
 void nvm_reviews_free(GArray *rows)
 {
     if (!rows) {

@@ -126,6 +126,16 @@ typedef struct NvmCliffSummary {
 void nvm_sim_cliff_summary(const GArray *pts, unsigned lead, unsigned skip,
                            unsigned max_after, NvmCliffSummary *s);
 
+/*
+ * A published figure's run, as nvmimic validate times it: a closed loop of
+ * @wl for 2 s after 0.5 s of warm-up on a fresh model (seed 1), either in
+ * the review's starting state (@filled) or secure-erased with a span of
+ * @span_gb (whole MiB), written sequentially once first for a read, as
+ * benchmarks that create their test file do.
+ */
+void nvm_sim_figure_run(const NvmProfile *p, const NvmWorkload *wl,
+                        bool filled, double span_gb, NvmRunResult *r);
+
 typedef struct NvmReviewRow {
     char *drive;
     char *workload;

@@ -299,29 +299,20 @@ static void qlc_program_time_gives_the_4_die_p2_40_mbs_after_its_cache(void)
  * The E13T's firmware time per write is derived from the QLC P2 2 TB's
  * 276 MB/s of 4 KiB random writes at 32 outstanding in TxBENCH on an empty
  * drive (shxiaobear.com; parts/controller/phison-e13t.ini): the drive is
- * bound there by its single core.  Checked through the model under the
- * condition nvmimic validate gives such figures: secure-erased, a 1 GB
- * span, 2 s after 0.5 s of warm-up.
+ * bound there by its single core.  Checked through the model as nvmimic
+ * validate times such a figure (nvm_sim_figure_run): secure-erased, a
+ * 1 GB span.
  */
 static void e13t_write_cost_gives_the_p2_2tb_276_mbs_at_qd32(void)
 {
     NvmProfile *p = load("crucial-p2-2tb");
-    NvmModel *m = nvm_model_new(p, 1);
     NvmWorkload wl = { "4k-random-write-qd32", NVM_OP_WRITE, 4096, false, 32 };
-    NvmRunSpec spec = {
-        .wl = &wl, .lba_bytes = p->lba_bytes,
-        .span_bytes = 1000000000ULL - 1000000000ULL % (1 << 20),
-        .warmup_ns = 500000000ULL, .duration_ns = 2000000000ULL,
-    };
-    uint64_t now = 0;
     NvmRunResult r;
 
-    nvm_model_secure_erase(m);
-    nvm_curve_run(m, &spec, 1, &now, &r);
+    nvm_sim_figure_run(p, &wl, false, 1.0, &r);
     g_test_message("P2 2 TB, 4 KiB random writes at QD32 on an empty drive: "
                    "%.0f MB/s (TxBENCH: 276 MB/s)", r.mbps);
     g_assert_cmpfloat(fabs(r.mbps - 276) / 276, <, 0.05);
-    nvm_model_free(m);
     nvm_profile_free(p);
 }
 
