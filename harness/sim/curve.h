@@ -12,7 +12,14 @@ typedef struct NvmWorkload {
     const char *name;           /* e.g. "4k-random-read" */
     NvmOp op;                   /* NVM_OP_READ or NVM_OP_WRITE */
     uint32_t block_bytes;
-    bool sequential;            /* one shared stream, else uniform random */
+    /*
+     * Sequential: one stream the threads share, each I/O taking the next
+     * block.  vdbench's user guide (5.04.07, seekpct=) runs a 100 %
+     * sequential workload on one JVM only, because several JVMs would each
+     * read the same blocks ("1,1,1,2,2,2,3,3,3"): the threads within the
+     * one JVM share its stream.  Else uniform random.
+     */
+    bool sequential;
     unsigned threads;           /* outstanding I/Os (vdbench threads) */
 } NvmWorkload;
 
