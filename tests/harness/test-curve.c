@@ -168,6 +168,23 @@ static void open_loop_arrivals_are_poisson(void)
 }
 
 /*
+ * The P5 1 TB's whole-drive cliff run (seed 1, 10 GB steps), made once for
+ * the tests that read it: it takes about as long as the rest of this file.
+ */
+static GArray *p5_1tb_cliff;
+
+static const GArray *p5_1tb_whole_cliff(void)
+{
+    if (!p5_1tb_cliff) {
+        NvmProfile *p = load("crucial-p5-1tb");
+
+        p5_1tb_cliff = nvm_sim_slc_cliff(p, 1, 10.0, 0, 0);
+        nvm_profile_free(p);
+    }
+    return p5_1tb_cliff;
+}
+
+/*
  * The SLC cliff run starts from an empty drive, as the sustained-write
  * tests do, whatever state the profile's four corners start from: a P5
  * 1 TB (four corners on a filled drive) writes at its SLC rate until its
@@ -178,7 +195,7 @@ static void slc_cliff_starts_from_an_empty_drive(void)
 {
     NvmProfile *p = load("crucial-p5-1tb");
     double cache_gb = (p->slc_static_bytes + p->slc_dynamic_max_bytes) / 1e9;
-    GArray *pts = nvm_sim_slc_cliff(p, 1, 10.0, 0, 0);
+    const GArray *pts = p5_1tb_whole_cliff();
     const NvmCliffPoint *first = &g_array_index(pts, NvmCliffPoint, 0);
     const NvmCliffPoint *last = &g_array_index(pts, NvmCliffPoint,
                                                pts->len - 1);
@@ -197,7 +214,6 @@ static void slc_cliff_starts_from_an_empty_drive(void)
     g_assert_false(isnan(s.cliff_gb));
     g_assert_cmpfloat(s.cliff_gb, >, 0.8 * cache_gb);
     g_assert_cmpfloat(s.cliff_gb, <, 1.2 * cache_gb + 10);
-    g_array_free(pts, TRUE);
     nvm_profile_free(p);
 }
 
@@ -239,7 +255,7 @@ static void cliff_summary_reads_the_cache_the_cliff_and_after(void)
 static void slc_cliff_stopped_early_is_the_start_of_the_run(void)
 {
     NvmProfile *p = load("crucial-p5-1tb");
-    GArray *all = nvm_sim_slc_cliff(p, 1, 10.0, 0, 0);
+    const GArray *all = p5_1tb_whole_cliff();
     GArray *part = nvm_sim_slc_cliff_until(p, 1, 10.0, 0, 0, 150);
 
     g_assert_cmpuint(part->len, ==, 15);
@@ -252,7 +268,6 @@ static void slc_cliff_stopped_early_is_the_start_of_the_run(void)
         g_assert_cmpfloat(a->mbps, ==, b->mbps);
         g_assert_cmpfloat(a->slc_used_gb, ==, b->slc_used_gb);
     }
-    g_array_free(all, TRUE);
     g_array_free(part, TRUE);
     nvm_profile_free(p);
 }
@@ -318,6 +333,8 @@ static void e13t_write_cost_gives_the_p2_2tb_276_mbs_at_qd32(void)
 
 int main(int argc, char **argv)
 {
+    int rc;
+
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/curve/rates_are_percentages_of_the_peak",
                     curve_rates_are_percentages_of_the_peak);
@@ -339,5 +356,9 @@ int main(int argc, char **argv)
     g_test_add_func("/slc-cliff/qlc_program_time_gives_the_4_die_p2_40_mbs_"
                     "after_its_cache",
                     qlc_program_time_gives_the_4_die_p2_40_mbs_after_its_cache);
-    return g_test_run();
+    rc = g_test_run();
+    if (p5_1tb_cliff) {
+        g_array_free(p5_1tb_cliff, TRUE);
+    }
+    return rc;
 }
