@@ -2,7 +2,7 @@
 /*
  * The drive model's mapping state (internal to backends/): which logical
  * units hold data and in which superblock, superblock valid counts, greedy
- * GC victims and the SLC cache's blocks.  No timing: model.c does that.
+ * GC victims and the SLC cache's blocks.  No timing: model*.c do that.
  */
 #ifndef NVMIMIC_FTL_H
 #define NVMIMIC_FTL_H

@@ -7,6 +7,8 @@
 #ifndef HW_NVME_NVMIMIC_IOLOG_H
 #define HW_NVME_NVMIMIC_IOLOG_H
 
+#include "qemu/units.h"
+
 /* The bound when nvmimic-trace-start gives none: ~25 M commands. */
 #define NVMIMIC_IOLOG_DEFAULT_MAX_BYTES (1 * GiB)
 /* The smallest bound accepted: the header and a few commands. */
