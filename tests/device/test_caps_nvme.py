@@ -24,7 +24,7 @@ from nvmeqtest import (  # noqa: E402
 from test_profile_nvme import (  # noqa: E402
     ProfileTest, Profile, profile_names, null_drive, profile_device)
 
-# What nvmimic implements of OACS, ONCS, LPA (hw/nvmimic.c NVMIMIC_*_IMPL).
+# What nvmimic implements of OACS, ONCS, LPA (hw/nvmimic-int.h NVMIMIC_*_IMPL).
 OACS_IMPL = 0x0017                       # Security, Format, FW, Self-test
 ONCS_IMPL = 0x01df                       # all but Reservations
 LPA_IMPL = 0x0f                          # all but the persistent event log
