@@ -2,7 +2,7 @@
 /*
  * The I/O trace file of an nvmimic drive (QMP nvmimic-trace-start): one
  * text line per timed command, read by nvmimic trace2iolog and nvmimic
- * sim --trace (format: harness/trace.h), bounded in size.
+ * sim --trace (format: harness/sim/trace.h), bounded in size.
  */
 #ifndef HW_NVME_NVMIMIC_IOLOG_H
 #define HW_NVME_NVMIMIC_IOLOG_H

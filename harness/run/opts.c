@@ -70,7 +70,7 @@ static int resolve_sql_opts(Run *r)
         sample = 600;
         buffers = 12288;
     } else if (!g_strcmp0(preset, "review")) {
-        /* the reviews' SQL Server test (shared/reviews/README.md): 1,500
+        /* the reviews' SQL Server test (docs/apps.md, "SQL"): 1,500
          * warehouses (~333 GB), 2.5 h + 30 min, a 16-vCPU 64 GB VM with a
          * 48 GB buffer, and their 15,000 users' load at spec think times
          * as 1,500 users at x 0.1: a PostgreSQL connection is a process

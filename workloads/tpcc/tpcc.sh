@@ -73,7 +73,7 @@ PSQL="psql -X -q -v ON_ERROR_STOP=1"
 export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
 
 # Size estimate: the reviews' TPC-C database at scale 1,500 is "about 333 GB"
-# (shared/reviews/README.md, SQL Server OLTP), i.e. 222 MB per warehouse.  The
+# (the reviews' SQL Server OLTP test, docs/apps.md), i.e. 222 MB per warehouse.  The
 # same data in PostgreSQL right after loading is ~114 MB per warehouse and grows
 # with every New-Order, so the reviews' ratio is the conservative estimate.
 BYTES_PER_W=222000000
