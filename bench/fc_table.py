@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""fc_table.py DIR...: README's table of simtime four-corners guest runs.
+"""fc_table.py DIR...: docs/run.md's table of simtime four-corners guest runs.
 
 One row per run (`nvmimic run --suite four-corners --mode simtime ...`):
 its points and how many were host-limited; the worst difference between

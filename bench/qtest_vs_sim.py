@@ -6,7 +6,7 @@ and of any point's mean latency, and what the qtest engine cost.
 
 usage: bench/qtest_vs_sim.py [--nvmimic PATH] [--duration-s S] [--suite SUITE]
                              [PROFILE...]
-Prints a Markdown table (README, "nvmimic qtest") and one JSON line per
+Prints a Markdown table (docs/qtest.md) and one JSON line per
 profile on stderr.  Default: every profile, four-corners, 1 s points.
 """
 import argparse

@@ -3,8 +3,8 @@
 #
 # stack_changes.sh [--nvmimic B] [--qemu Q] [--guest-dir G] [--out DIR]
 #
-# The regression gate on real storage-stack changes (README, "Same inputs,
-# same figures").  One baseline run in simulated time, then the same run
+# The regression gate on real storage-stack changes (docs/gate.md,
+# "Shown on real stack changes").  One baseline run in simulated time, then the same run
 # again unchanged (the null change) and once per change of the guest's
 # stack, each compared with the baseline by nvmimic diff at tolerance 0.
 # Prints a table: the change, how many figures moved, and the guest's and

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""vdi_table.py DIR...: README's table of simtime VDI guest runs.
+"""vdi_table.py DIR...: docs/vdi.md's table of simtime VDI guest runs.
 
 One row per VDI workload of each run (`nvmimic run --suite vdi --mode
 simtime ...`): the seconds per point; the guest's peak against the model's

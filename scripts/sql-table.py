@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""sql-table.py DIR...: the README's SQL tables from `nvmimic run --suite sql`
+"""sql-table.py DIR...: docs/apps.md's SQL tables from `nvmimic run --suite sql`
 results (DIR/results.json each), one row per run, in the order given.
 
 Prints two Markdown tables: transactions (tpmC; average, p95, p99 ms per

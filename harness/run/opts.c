@@ -34,7 +34,7 @@ static bool in_list(const char *s, const char *const *v)
 }
 
 /*
- * The sql suite's sizes: a preset's, then the defaults (README, "SQL"),
+ * The sql suite's sizes: a preset's, then the defaults (docs/apps.md, "SQL"),
  * options given explicitly winning; then what must hold before anything
  * boots.  0, or the exit status.
  */
@@ -301,7 +301,7 @@ int run_resolve_opts(Run *r, int argc, char **argv)
     if (!(o->run_s > 0)) {
         o->run_s = o->quick ? 0.5 : 30;
     }
-    /* Application suites: defaults for a 2-core host (README, "Suites") */
+    /* Application suites: defaults for a 2-core host (docs/apps.md) */
     if (!o->seq_bytes) {
         o->seq_bytes = (uint64_t)(o->quick ? 1024 : 4096) << 20;
     }

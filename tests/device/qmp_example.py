@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Print a live QMP session with an nvmimic drive (the README's example).
+"""Print a live QMP session with an nvmimic drive (the example in docs/drive.md).
 
 usage: tests/device/qmp_example.py [PROFILE]
 
