@@ -106,6 +106,9 @@ GUEST_PKGS="$GUEST_PKGS cloud-image-utils genisoimage mtools dosfstools python3-
 # Application workloads (workloads/, vm-images/dbguest): PostgreSQL 15 + pgbench, debootstrap;
 # qemu-img (qemu-utils) makes the throwaway overlay over the loaded database.
 GUEST_PKGS="$GUEST_PKGS postgresql debootstrap qemu-utils"
+# Device tests: strace (a FUA write's fdatasync on a raw file), qemu-io of
+# qemu-utils above (reading images back after kill -9).
+GUEST_PKGS="$GUEST_PKGS strace"
 # Reports and charts.
 REPORT_PKGS="gnuplot-nox libjson-glib-dev chromium"
 # The results schema test (docs/results.schema.json, tests/results).
