@@ -130,7 +130,8 @@ static NvmimicBlockReq *coroutine_fn nvmimic_req_get(BDRVNvmimicState *s)
  */
 static NvmimicBlockReq *coroutine_fn nvmimic_begin(BlockDriverState *bs,
                                                    NvmOp op, int64_t offset,
-                                                   int64_t bytes)
+                                                   int64_t bytes,
+                                                   BdrvRequestFlags flags)
 {
     BDRVNvmimicState *s = bs->opaque;
     uint32_t lba = s->t.profile->lba_bytes;
@@ -138,6 +139,12 @@ static NvmimicBlockReq *coroutine_fn nvmimic_begin(BlockDriverState *bs,
     int64_t now = nvmimic_now();
     int64_t deadline = now;
     NvmimicBlockReq *req;
+    /*
+     * A drive without a volatile write cache keeps what it acknowledged
+     * (its buffer survives power loss): FUA changes nothing there, and a
+     * BlockBackend that writes through sets it on every write.
+     */
+    bool fua = (flags & BDRV_REQ_FUA) && s->t.profile->volatile_write_cache;
 
     if (!runstate_is_running()) {
         /*
@@ -161,6 +168,7 @@ static NvmimicBlockReq *coroutine_fn nvmimic_begin(BlockDriverState *bs,
             uint64_t n = MIN(end - first, s->max_cmd_bytes);
             NvmCmd c = {
                 .op = op,
+                .flags = fua ? NVM_CMD_FUA : 0,
                 .slba = first / lba,
                 .nlb = DIV_ROUND_UP(first + n, lba) - first / lba,
             };
@@ -197,7 +205,8 @@ nvmimic_co_preadv_part(BlockDriverState *bs, int64_t offset, int64_t bytes,
                        QEMUIOVector *qiov, size_t qiov_offset,
                        BdrvRequestFlags flags)
 {
-    NvmimicBlockReq *req = nvmimic_begin(bs, NVM_OP_READ, offset, bytes);
+    NvmimicBlockReq *req = nvmimic_begin(bs, NVM_OP_READ, offset, bytes,
+                                         0);
     int ret = bdrv_co_preadv_part(bs->file, offset, bytes, qiov,
                                   qiov_offset, flags);
 
@@ -210,7 +219,8 @@ nvmimic_co_pwritev_part(BlockDriverState *bs, int64_t offset, int64_t bytes,
                         QEMUIOVector *qiov, size_t qiov_offset,
                         BdrvRequestFlags flags)
 {
-    NvmimicBlockReq *req = nvmimic_begin(bs, NVM_OP_WRITE, offset, bytes);
+    NvmimicBlockReq *req = nvmimic_begin(bs, NVM_OP_WRITE, offset, bytes,
+                                         flags);
     int ret = bdrv_co_pwritev_part(bs->file, offset, bytes, qiov,
                                    qiov_offset, flags);
 
@@ -223,7 +233,7 @@ nvmimic_co_pwrite_zeroes(BlockDriverState *bs, int64_t offset, int64_t bytes,
                          BdrvRequestFlags flags)
 {
     NvmimicBlockReq *req = nvmimic_begin(bs, NVM_OP_WRITE_ZEROES, offset,
-                                         bytes);
+                                         bytes, flags);
     int ret = bdrv_co_pwrite_zeroes(bs->file, offset, bytes, flags);
 
     nvmimic_end(bs, req);
@@ -233,7 +243,8 @@ nvmimic_co_pwrite_zeroes(BlockDriverState *bs, int64_t offset, int64_t bytes,
 static int coroutine_fn GRAPH_RDLOCK
 nvmimic_co_pdiscard(BlockDriverState *bs, int64_t offset, int64_t bytes)
 {
-    NvmimicBlockReq *req = nvmimic_begin(bs, NVM_OP_DISCARD, offset, bytes);
+    NvmimicBlockReq *req = nvmimic_begin(bs, NVM_OP_DISCARD, offset, bytes,
+                                         0);
     int ret = bdrv_co_pdiscard(bs->file, offset, bytes);
 
     nvmimic_end(bs, req);
@@ -242,7 +253,7 @@ nvmimic_co_pdiscard(BlockDriverState *bs, int64_t offset, int64_t bytes)
 
 static int coroutine_fn GRAPH_RDLOCK nvmimic_co_flush(BlockDriverState *bs)
 {
-    NvmimicBlockReq *req = nvmimic_begin(bs, NVM_OP_FLUSH, 0, 0);
+    NvmimicBlockReq *req = nvmimic_begin(bs, NVM_OP_FLUSH, 0, 0, 0);
     int ret = bdrv_co_flush(bs->file->bs);
 
     nvmimic_end(bs, req);
@@ -287,10 +298,18 @@ nvmimic_open(BlockDriverState *bs, QDict *options, int flags, Error **errp)
 
     GRAPH_RDLOCK_GUARD_MAINLOOP();
 
-    bs->supported_write_flags = BDRV_REQ_WRITE_UNCHANGED |
-        (BDRV_REQ_FUA & bs->file->bs->supported_write_flags);
-    bs->supported_zero_flags = BDRV_REQ_WRITE_UNCHANGED |
-        ((BDRV_REQ_FUA | BDRV_REQ_MAY_UNMAP | BDRV_REQ_NO_FALLBACK) &
+    /*
+     * Force Unit Access is the drive's: a FUA write is timed as one (it
+     * completes once programmed) and goes to the child with the flag,
+     * where the block layer emulates it with a flush if the child lacks
+     * it.  Were it advertised only when the child has it, the block layer
+     * would split a FUA write over a qcow2 child into a write and a flush
+     * of this node, timed as a whole-cache flush, and over a raw file the
+     * model would time it as a plain write.
+     */
+    bs->supported_write_flags = BDRV_REQ_WRITE_UNCHANGED | BDRV_REQ_FUA;
+    bs->supported_zero_flags = BDRV_REQ_WRITE_UNCHANGED | BDRV_REQ_FUA |
+        ((BDRV_REQ_MAY_UNMAP | BDRV_REQ_NO_FALLBACK) &
          bs->file->bs->supported_zero_flags);
 
     opts = qemu_opts_create(&nvmimic_runtime_opts, NULL, 0, &error_abort);

@@ -427,9 +427,14 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
         if (c.op != NVM_OP_READ) {
             nvmimic_uncor_clear(s, slba, slba + nlb);
         }
-        /* Force Unit Access: the write completes when it is programmed */
+        /*
+         * Force Unit Access: the write completes when it is programmed,
+         * on a drive with a volatile write cache; one without keeps what
+         * it acknowledged anyway (its buffer survives power loss).
+         */
         deadline = nvmimic_model_submit(n, nsid, c.op,
                                         c.op != NVM_OP_READ &&
+                                        s->profile->volatile_write_cache &&
                                         (le16_to_cpu(rw->control) &
                                          NVME_RW_FUA) ? NVM_CMD_FUA : 0,
                                         slba, nlb, now);

@@ -41,7 +41,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nvmeqtest import (  # noqa: E402
     Machine, NvmeController, Cmd, PAGE, SC_SUCCESS, IO_FLUSH)
 from test_profile_nvme import (  # noqa: E402
-    ProfileTest, Profile, RAW_PROFILE, DEV_ID, profile_device)
+    ProfileTest, Profile, RAW_PROFILE, DEV_ID, profile_device, null_drive,
+    _replace_key)
 
 FUA = 1 << 30                   # CDW12 bit 30 (Read/Write/Write Zeroes)
 IO_COPY = 0x19
@@ -443,6 +444,148 @@ class DurableNvme(ProfileTest):
                         'the next command')
         self.assertFalse(after_plain, 'control: a plain write was synced '
                          'too, so the FUA case shows nothing')
+
+    # ---- 4. the block filter ----------------------------------------------
+    def filter_machine(self, img, write_cache):
+        """Upstream's nvme device (no profile) over an nvmimic block filter
+        node over qcow2: the filter times, the device only carries the
+        commands.  With write-cache=off the device's BlockBackend writes
+        through, so every write reaches the filter with BDRV_REQ_FUA."""
+        ctrl = self.start(
+            self.qcow2_drive(img, node='q')
+            + ['-blockdev', 'driver=nvmimic,node-name=timed,file=q,'
+               'profile=' + RAW_PROFILE,
+               '-device', 'nvme,id=%s,drive=timed,serial=filter,addr=04.0,'
+               'write-cache=%s' % (DEV_ID, 'on' if write_cache else 'off')])
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 16)
+        return ctrl
+
+    def filter_classes(self):
+        st = self.machine.qmp.execute('query-nvmimic-stats', id='timed')
+        return {c['class']: c for c in st['classes']}
+
+    def test_filter_times_a_fua_write_as_fua_and_its_child_keeps_it(self):
+        """Writes that reach the filter with BDRV_REQ_FUA are timed as the
+        drive times FUA (each completes after its program: slower than the
+        SLC program time), reach the qcow2 child as FUA (the block layer
+        flushes the child, so they survive kill -9), and are not split
+        into a write and a whole-cache flush of the filter (no flush is
+        counted).  The control: the same writes without FUA on the same
+        drive complete from the buffer, faster than a program, and are
+        lost."""
+        p = Profile(RAW_PROFILE)
+        lb = p.lba_bytes
+        per = QCOW2_CLUSTER // lb
+        tprog_us = p.float('nand', 'program-us-slc')
+        seen = {}
+        for fua in (True, False):
+            img = self.path('filter-%s.qcow2' % fua)
+            make_qcow2(img, p.capacity)
+            ctrl = self.filter_machine(img, write_cache=not fua)
+            for k in range(4):
+                self.assertStatus(ctrl.execute(ctrl.write_cmd(
+                    (8 + k) * per, bytes([0x61 + k]) * PAGE)), SC_SUCCESS,
+                    'write')
+            cls = self.filter_classes()
+            self.kill()
+            kept = qemu_io(img, 'qcow2', ['read -P 0x%02x %d %d'
+                                          % (0x61 + k, (8 + k) * per * lb,
+                                             PAGE) for k in range(4)])
+            seen[fua] = (cls['write'], cls['flush']['count'], kept)
+            print('%s: 4 writes, mean %.1f us (SLC program %.0f us), '
+                  '%d flushes, kept after kill -9: %s'
+                  % ('FUA' if fua else 'plain', cls['write']['mean-us'],
+                     tprog_us, cls['flush']['count'], kept))
+        w, flushes, kept = seen[True]
+        self.assertEqual(w['count'], 4)
+        self.assertGreater(w['p50-us'], tprog_us, 'FUA writes were not '
+                           'timed as FUA')
+        self.assertEqual(flushes, 0, 'a FUA write became a flush of the '
+                         'filter')
+        self.assertEqual(kept, [True] * 4, 'FUA writes lost by kill -9')
+        w, flushes, kept = seen[False]
+        self.assertLess(w['p50-us'], tprog_us, 'control: plain writes')
+        self.assertEqual(kept, [False] * 4, 'control: plain writes '
+                         'survived kill -9 on qcow2')
+
+    def test_filter_flush_reaches_the_child_and_survives_kill_9(self):
+        """A guest Flush through the filter flushes the qcow2 child: the
+        write before it survives kill -9, the write after it (the control)
+        does not."""
+        p = Profile(RAW_PROFILE)
+        lb = p.lba_bytes
+        per = QCOW2_CLUSTER // lb
+        img = self.path('filter-flush.qcow2')
+        make_qcow2(img, p.capacity)
+        ctrl = self.filter_machine(img, write_cache=True)
+        for k, then_flush in enumerate((True, False)):
+            self.assertStatus(ctrl.execute(ctrl.write_cmd(
+                (8 + k) * per, bytes([0x71 + k]) * PAGE)), SC_SUCCESS,
+                'write')
+            if then_flush:
+                self.assertStatus(ctrl.execute(ctrl.flush_cmd()),
+                                  SC_SUCCESS, 'flush')
+        self.assertEqual(self.filter_classes()['flush']['count'], 1)
+        self.kill()
+        kept = qemu_io(img, 'qcow2', ['read -P 0x%02x %d %d'
+                                      % (0x71 + k, (8 + k) * per * lb, PAGE)
+                                      for k in range(2)])
+        print('flushed write %s, later write %s after kill -9'
+              % tuple('kept' if k else 'LOST' for k in kept))
+        self.assertTrue(kept[0], 'a flushed write was lost: the filter\'s '
+                        'flush did not reach the child')
+        self.assertFalse(kept[1], 'control: an unflushed write survived')
+
+    def test_fua_on_a_drive_without_write_cache_is_timed_as_a_plain_write(self):
+        """A drive that reports no volatile write cache keeps whatever it
+        acknowledged (its buffer survives power loss), so FUA costs it
+        nothing: a FUA write through the profiled controller, and every
+        write through the filter under a write-through BlockBackend
+        (which sets FUA on each), complete from the buffer, faster than
+        an SLC program; the same profile with its cache completes them
+        after the program."""
+        p = Profile(RAW_PROFILE)
+        tprog_us = p.float('nand', 'program-us-slc')
+        with open(p.path) as f:
+            text = f.read()
+        for vwc in (False, True):
+            prof = self.path('vwc-%s.ini' % vwc)
+            with open(prof, 'w') as f:
+                f.write(_replace_key(text, 'volatile-write-cache',
+                                     str(vwc).lower()))
+            # the profiled controller, FUA bit set by the host
+            ctrl = self.start(null_drive(p.capacity) + profile_device(prof))
+            ctrl.enable()
+            ctrl.create_io_queue_pair(1, 16)
+            dev_us = [ctrl.latency_ns(self.fua(ctrl.write_cmd(
+                (1 << 20) * (k + 1), bytes(PAGE)))) / 1000 for k in range(4)]
+            self.kill()
+            # the filter under a write-through BlockBackend
+            ctrl = self.start(
+                ['-blockdev', 'driver=null-co,node-name=z,size=%d'
+                 % p.capacity,
+                 '-blockdev', 'driver=nvmimic,node-name=timed,file=z,'
+                 'profile=' + prof,
+                 '-device', 'nvme,id=%s,drive=timed,serial=filter,'
+                 'addr=04.0,write-cache=off' % DEV_ID])
+            ctrl.enable()
+            ctrl.create_io_queue_pair(1, 16)
+            for k in range(4):
+                self.assertStatus(ctrl.execute(ctrl.write_cmd(
+                    (1 << 20) * (k + 1), bytes(PAGE))), SC_SUCCESS, 'write')
+            filt_us = self.filter_classes()['write']['max-us']
+            self.kill()
+            print('volatile-write-cache=%s: FUA writes %s us on the '
+                  'controller, at most %.1f us through the filter (SLC '
+                  'program %.0f us)' % (vwc, ['%.1f' % x for x in dev_us],
+                                        filt_us, tprog_us))
+            if vwc:
+                self.assertGreater(min(dev_us), tprog_us)
+                self.assertGreater(filt_us, tprog_us)
+            else:
+                self.assertLess(max(dev_us), tprog_us)
+                self.assertLess(filt_us, tprog_us)
 
 
 if __name__ == '__main__':
