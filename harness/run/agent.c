@@ -40,6 +40,107 @@ JsonNode *run_qmp_stats(Run *r, GError **errp)
                        "{\"id\": \"nvm0\"}", 10000, errp);
 }
 
+/*
+ * --device-trace: the drive records every command it times from now (the
+ * guest has not started, or only boots) until QEMU exits, which flushes
+ * the file.  No-op without it.
+ */
+bool run_trace_start(Run *r, GError **errp)
+{
+    g_autofree char *path = NULL;
+    g_autofree char *args = NULL;
+    JsonNode *n;
+
+    if (!r->trace_path) {
+        return true;
+    }
+    n = json_node_new(JSON_NODE_VALUE);
+    json_node_set_string(n, r->trace_path);
+    path = json_to_string(n, FALSE);
+    json_node_unref(n);
+    /* a whole run: the span's writes and every point, 1 GiB at most */
+    args = g_strdup_printf("{\"id\": \"nvm0\", \"path\": %s, "
+                           "\"max-bytes\": %" G_GUINT64_FORMAT "}", path,
+                           (uint64_t)1 << 30);
+    n = r->mon.exec(r->mon.h, "nvmimic-trace-start", args, 10000, errp);
+    if (!n) {
+        g_prefix_error(errp, "--device-trace %s: ", r->trace_path);
+        return false;
+    }
+    json_node_unref(n);
+    return true;
+}
+
+/* Query mark @n: the last one of that number, or NULL (errp set). */
+static JsonObject *query_mark(Run *r, unsigned n, JsonNode **owner,
+                              GError **errp)
+{
+    g_autofree char *args = g_strdup_printf("{\"id\": \"nvm0\", \"mark\": "
+                                            "%u}", n);
+    JsonNode *res = r->mon.exec(r->mon.h, "query-nvmimic-marks", args, 10000,
+                                errp);
+    JsonObject *o = res && JSON_NODE_HOLDS_OBJECT(res) ?
+                    json_node_get_object(res) : NULL;
+    JsonArray *a = o && json_object_has_member(o, "marks") ?
+                   json_object_get_array_member(o, "marks") : NULL;
+    guint len = a ? json_array_get_length(a) : 0;
+
+    *owner = res;
+    if (!res) {
+        return NULL;
+    }
+    if (!len) {
+        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED, "the drive never "
+                    "took in-band mark %u (is the guest's nvme-cli there, and "
+                    "the drive nvmimic's?)", n);
+        return NULL;
+    }
+    return json_array_get_object_element(a, len - 1);
+}
+
+/* Did the drive take the state queued at mark @mark (@what: for errors)? */
+bool run_mark_applied(Run *r, const char *what, uint32_t mark, GError **errp)
+{
+    g_autoptr(JsonNode) owner = NULL;
+    JsonObject *m = query_mark(r, mark, &owner, errp);
+
+    if (!m) {
+        g_prefix_error(errp, "%s: ", what);
+        return false;
+    }
+    if (!json_object_has_member(m, "state-applied") ||
+        !json_object_get_boolean_member(m, "state-applied")) {
+        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: the drive did "
+                    "not take the queued state at mark %u: %s", what, mark,
+                    json_object_has_member(m, "state-error") ?
+                    json_object_get_string_member(m, "state-error") :
+                    "it was not queued");
+        return false;
+    }
+    return true;
+}
+
+/* The device's window that in-band mark @mark closed, for @what. */
+JsonNode *run_mark_stats(Run *r, const char *what, uint32_t mark,
+                         GError **errp)
+{
+    g_autoptr(JsonNode) owner = NULL;
+    JsonObject *m = query_mark(r, mark, &owner, errp);
+    JsonNode *stats;
+
+    if (!m) {
+        g_prefix_error(errp, "%s: ", what);
+        return NULL;
+    }
+    stats = json_object_get_member(m, "stats");
+    if (!stats) {
+        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: the drive's "
+                    "mark %u has no statistics", what, mark);
+        return NULL;
+    }
+    return json_node_copy(stats);
+}
+
 /* Wait for the agent's HELLO on the control port. */
 bool run_wait_hello(Run *r, GError **errp)
 {

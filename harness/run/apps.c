@@ -222,21 +222,6 @@ static void plan_sql(Run *r, App *a, Plan *p)
     run_plan_cmd(p, &c, "sql", sql_done, a, NULL);
 }
 
-/* The guest's mean latency of @cls on the database disk (tpcc.sh's
- * guest_disk), NAN when it did not record one. */
-double run_sql_guest_lat(JsonNode *result, const char *cls)
-{
-    JsonObject *o = result && JSON_NODE_HOLDS_OBJECT(result) ?
-                    json_node_get_object(result) : NULL;
-    JsonObject *d = o && json_object_has_member(o, "guest_disk") ?
-                    json_object_get_object_member(o, "guest_disk") : NULL;
-    JsonObject *c = d && json_object_has_member(d, cls) ?
-                    json_object_get_object_member(d, cls) : NULL;
-    JsonNode *m = c ? json_object_get_member(c, "mean_us") : NULL;
-
-    return m && JSON_NODE_HOLDS_VALUE(m) ? json_node_get_double(m) : NAN;
-}
-
 /*
  * An application suite's plan: a new, erased drive, then its commands.
  * sql on a loaded database keeps the drive holding it (the device mapped
@@ -246,8 +231,8 @@ double run_sql_guest_lat(JsonNode *result, const char *cls)
 void run_plan_app(Run *r, App *a, Plan *p)
 {
     if (a->suite != S_SQL || !strcmp(r->o.sql_topology, "nvme")) {
-        run_plan_mark(p, run_suite_names[a->suite],
-                      run_suite_names[a->suite],
+        run_plan_mark(p, nvm_run_suites[a->suite],
+                      nvm_run_suites[a->suite],
                       a->suite == S_SQL && r->sql_image ?
                       "\"reset-stats\": true" :
                       "\"secure-erase\": true, \"reset-stats\": true",

@@ -315,3 +315,18 @@ void run_device_from_qmp(JsonNode *n, NvmResDev *d)
                   interval_ns : 0;
     }
 }
+
+/* The guest's mean latency of @cls on the database disk (tpcc.sh's
+ * guest_disk), NAN when it did not record one. */
+double run_sql_guest_lat(JsonNode *result, const char *cls)
+{
+    JsonObject *o = result && JSON_NODE_HOLDS_OBJECT(result) ?
+                    json_node_get_object(result) : NULL;
+    JsonObject *d = o && json_object_has_member(o, "guest_disk") ?
+                    json_object_get_object_member(o, "guest_disk") : NULL;
+    JsonObject *c = d && json_object_has_member(d, cls) ?
+                    json_object_get_object_member(d, cls) : NULL;
+    JsonNode *m = c ? json_object_get_member(c, "mean_us") : NULL;
+
+    return m && JSON_NODE_HOLDS_VALUE(m) ? json_node_get_double(m) : NAN;
+}

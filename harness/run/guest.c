@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * nvmimic run: guest launch and control.  Each suite's guest (initramfs
- * guest on null-co, render's small guest with the drive on a sparse file,
- * the database guest) started through vm-images/run-guest.sh with a QMP
- * socket and a control serial port, or as a libvirt domain (--connect);
- * its liveness, its clean power-off, and its logs in DIR/guest[-SUITE].
+ * nvmimic run: a suite's guest and its launch.  Each suite's guest
+ * (initramfs guest on null-co, render's small guest with the drive on a
+ * sparse file, the database guest), its job directory, started through
+ * vm-images/run-guest.sh with a QMP socket and a control serial port, or
+ * as a libvirt domain (--connect).  vm.c follows it from there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,65 +17,6 @@
 
 #include "paths.h"
 #include "run-int.h"
-
-void run_kill_guest(Run *r)
-{
-    r->mon.exec = NULL;         /* its QMP goes with it */
-    if (r->lv) {
-        nvm_lv_guest_free(r->lv);       /* destroy, undefine */
-        r->lv = NULL;
-        run_lv_collect(r, false);
-    }
-    if (r->qmp) {
-        JsonNode *n = nvm_qmp_exec(r->qmp, "quit", NULL, 2000, NULL);
-
-        if (n) {
-            json_node_unref(n);
-        }
-        nvm_qmp_close(r->qmp);
-        r->qmp = NULL;
-    }
-    if (r->child > 0) {
-        int st;
-
-        kill(r->child, SIGTERM);
-        for (int i = 0; i < 50; i++) {
-            if (waitpid(r->child, &st, WNOHANG) == r->child) {
-                r->child = 0;
-                return;
-            }
-            g_usleep(100 * 1000);
-        }
-        kill(-r->child, SIGKILL);
-        waitpid(r->child, &st, 0);
-        r->child = 0;
-    }
-}
-
-bool run_guest_alive(Run *r, char **why)
-{
-    int st;
-
-    if (r->lv) {
-        g_autoptr(GError) e = NULL;
-
-        if (nvm_lv_guest_running(r->lv, &e)) {
-            return true;
-        }
-        r->host_lost |= e->code == NVM_LV_ERROR_HOST;
-        *why = g_strdup(e->message);
-        return false;
-    }
-    if (r->child > 0 && waitpid(r->child, &st, WNOHANG) == r->child) {
-        r->child = 0;
-        *why = g_strdup_printf("the guest exited (run-guest status %d; see "
-                               "%s.log and %s/console.log)",
-                               WIFEXITED(st) ? WEXITSTATUS(st) : -1, r->gdir,
-                               r->gdir);
-        return false;
-    }
-    return true;
-}
 
 static JsonNode *mon_qmp_socket(void *h, const char *cmd, const char *args,
                                 int timeout_ms, GError **errp)
@@ -90,48 +31,12 @@ static JsonNode *mon_libvirt(void *h, const char *cmd, const char *args,
     return nvm_lv_guest_qmp(h, cmd, args, errp);
 }
 
-/* Copy the console log (and, after a clean power-off, unpack the results
- * disk) of a libvirt guest into DIR/guest, as run-guest.sh does. */
-void run_lv_collect(Run *r, bool powered_off)
-{
-    g_autofree char *gdir = g_strdup(r->gdir);
-    g_autofree char *con = g_build_filename(gdir, "console.log", NULL);
-    g_autofree char *text = NULL;
-    gsize len;
-
-    g_mkdir_with_parents(gdir, 0755);
-    if (r->lv_console &&
-        g_file_get_contents(r->lv_console, &text, &len, NULL)) {
-        g_file_set_contents(con, text, len, NULL);
-    }
-    if (powered_off && r->lv_results) {
-        const char *argv[] = { "tar", "-xf", r->lv_results, "-C", gdir,
-                               "--no-same-owner", "--no-same-permissions",
-                               NULL };
-        g_autoptr(GError) e = NULL;
-        int st = 0;
-
-        /* the results volume, back from the host */
-        if (r->lv && !nvm_lv_guest_download(r->lv, r->lv_results, &e)) {
-            fprintf(stderr, "nvmimic run: warning: %s\n", e->message);
-            return;
-        }
-        if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH |
-                          G_SPAWN_STDOUT_TO_DEV_NULL |
-                          G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL,
-                          &st, NULL) || st) {
-            fprintf(stderr, "nvmimic run: warning: the guest's results disk "
-                    "could not be unpacked into %s\n", gdir);
-        }
-    }
-}
-
 /* DIR/domain.xml, or DIR/domain-SUITE.xml when the run has several suites */
 static char *domain_xml_path(const Run *r)
 {
     return r->n_order == 1 ? g_build_filename(r->dir, "domain.xml", NULL) :
            g_strdup_printf("%s/domain-%s.xml", r->dir,
-                           run_suite_names[r->cfg.suite]);
+                           nvm_run_suites[r->cfg.suite]);
 }
 
 /* run-guest.sh's --mem SIZE (M or G) in MiB */
@@ -168,7 +73,7 @@ static bool make_backing(Run *r, const char *path, GError **errp)
 static char *make_jobdir(Run *r, const char *plan_text, GError **errp)
 {
     g_autofree char *jobdir = g_strdup_printf("%s/job-%s", r->tmp,
-                                              run_suite_names[r->cfg.suite]);
+                                              nvm_run_suites[r->cfg.suite]);
     g_autofree char *agent = g_getenv("NVMIMIC_AGENT") ?
         g_strdup(g_getenv("NVMIMIC_AGENT")) :
         g_build_filename(nvm_path_vm_images(), "agent.sh", NULL);
@@ -193,7 +98,7 @@ static char *make_jobdir(Run *r, const char *plan_text, GError **errp)
         if (!g_file_test(src, G_FILE_TEST_EXISTS)) {
             g_set_error(errp, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                         "%s is missing (the %s suite needs it)", src,
-                        run_suite_names[r->cfg.suite]);
+                        nvm_run_suites[r->cfg.suite]);
             return NULL;
         }
         if (!g_spawn_sync(NULL, (char **)cp, NULL, G_SPAWN_SEARCH_PATH, NULL,
@@ -206,11 +111,8 @@ static char *make_jobdir(Run *r, const char *plan_text, GError **errp)
     return g_steal_pointer(&jobdir);
 }
 
-static bool start_guest_lv(Run *r, const Plan *plan, GError **errp)
+static bool start_guest_lv(Run *r, const char *plan_text, GError **errp)
 {
-    /* the agent goes on with the control port after the plan: QUIT comes
-     * from run_stop_guest() once the last result is read */
-    g_autofree char *plan_text = run_plan_text(plan, false);
     g_autofree char *jobdir = make_jobdir(r, plan_text, errp);
     g_autofree char *jobtar = g_strdup_printf("%s.tar", jobdir);
     g_autofree char *backing = g_build_filename(r->tmp, "drive.raw", NULL);
@@ -321,19 +223,7 @@ static bool start_guest_lv(Run *r, const Plan *plan, GError **errp)
     r->mon.h = r->lv;
     r->accel = g_strdup(simtime ? "tcg icount" : "kvm");
     r->ctl = nvm_lv_guest_ctl(r->lv, errp);
-    if (!r->ctl) {
-        return false;
-    }
-    /*
-     * The domain runs already (libvirt resumes it once its serial ports are
-     * open): the states are queued while the guest boots, seconds before
-     * its first mark.
-     */
-    if (!run_plan_queue_states(r, plan, errp) ||
-        !run_trace_start(r, errp)) {
-        return false;
-    }
-    return run_wait_hello(r, errp);
+    return r->ctl != NULL;
 }
 
 /*
@@ -419,18 +309,19 @@ static bool sql_disk_args(Run *r, const char **argv, unsigned *a,
 }
 
 /*
- * Boot the current suite's guest on @plan.  QEMU starts paused; the plan's
- * states are queued, then it runs.  The agent's serial port is a file QEMU
- * appends to (the guest never waits for the host to read it); with
- * -no-shutdown QEMU outlives the guest's power-off until the host has read
- * the last marks (run_stop_guest()).
+ * Boot the current suite's guest with @plan_text as its plan: QEMU starts
+ * paused (run_resume_guest() lets it run), a libvirt domain running (the
+ * states are then queued while the guest boots, seconds before its first
+ * mark).  The agent's serial port is a file QEMU appends to (the guest
+ * never waits for the host to read it); with -no-shutdown QEMU outlives the
+ * guest's power-off until the host has read the last marks
+ * (run_stop_guest()).
  */
-bool run_start_guest(Run *r, const Plan *plan, GError **errp)
+bool run_start_guest(Run *r, const char *plan_text, GError **errp)
 {
     if (r->o.connect) {
-        return start_guest_lv(r, plan, errp);
+        return start_guest_lv(r, plan_text, errp);
     }
-    g_autofree char *plan_text = run_plan_text(plan, true);
     g_autofree char *jobdir = make_jobdir(r, plan_text, errp);
     g_autofree char *runguest = g_build_filename(nvm_path_vm_images(),
                                                  "run-guest.sh", NULL);
@@ -582,27 +473,30 @@ bool run_start_guest(Run *r, const Plan *plan, GError **errp)
     r->mon.exec = mon_qmp_socket;
     r->mon.h = r->qmp;
     r->ctl = nvm_line_open_file(ctl, errp);
-    if (!r->ctl || !run_plan_queue_states(r, plan, errp) ||
-        !run_trace_start(r, errp)) {
+    return r->ctl != NULL;
+}
+
+/* Let the guest that run_start_guest() left paused run. */
+bool run_resume_guest(Run *r, GError **errp)
+{
+    g_autofree char *log = g_strdup_printf("%s.log", r->gdir);
+    g_autofree char *accel = NULL;
+    g_autofree char *ap = g_build_filename(r->gdir, "accel", NULL);
+    bool simtime = !strcmp(r->o.mode, "simtime");
+    JsonNode *n;
+
+    if (r->lv) {
+        return true;            /* libvirt runs it as soon as it starts */
+    }
+    n = nvm_qmp_exec(r->qmp, "cont", NULL, 10000, errp);
+    if (!n) {
+        g_prefix_error(errp, "starting the guest: ");
         return false;
     }
-    {
-        JsonNode *n = nvm_qmp_exec(r->qmp, "cont", NULL, 10000, errp);
-
-        if (!n) {
-            g_prefix_error(errp, "starting the guest: ");
-            return false;
-        }
-        json_node_unref(n);
-    }
-    {
-        g_autofree char *accel = NULL;
-        g_autofree char *ap = g_build_filename(gdir, "accel", NULL);
-
-        if (g_file_get_contents(ap, &accel, NULL, NULL)) {
-            g_free(r->accel);
-            r->accel = g_strdup(g_strstrip(accel));
-        }
+    json_node_unref(n);
+    if (g_file_get_contents(ap, &accel, NULL, NULL)) {
+        g_free(r->accel);
+        r->accel = g_strdup(g_strstrip(accel));
     }
     if (!simtime && r->accel && strcmp(r->accel, "kvm")) {
         g_autofree char *l = NULL;
@@ -617,21 +511,7 @@ bool run_start_guest(Run *r, const Plan *plan, GError **errp)
                 "real time (slow, host-limited)\n",
                 line ? line : "KVM not usable");
     }
-    return run_wait_hello(r, errp);
-}
-
-const char *run_guest_dir_name(const Run *r, int suite)
-{
-    static char buf[4096];
-
-    /* one suite: DIR/guest, as it always was; several: one per suite */
-    if (r->n_order == 1) {
-        snprintf(buf, sizeof(buf), "%s/guest", r->dir);
-    } else {
-        snprintf(buf, sizeof(buf), "%s/guest-%s", r->dir,
-                 run_suite_names[suite]);
-    }
-    return buf;
+    return true;
 }
 
 void run_cfg_clear(GuestCfg *c)
@@ -731,7 +611,7 @@ bool run_cfg_for(Run *r, int suite, GError **errp)
     c->files = g_ptr_array_new_with_free_func(g_free);
     c->backed = r->o.backing_file;
     g_free(r->gdir);
-    r->gdir = g_strdup(run_guest_dir_name(r, suite));
+    r->gdir = run_guest_dir_name(r, suite);
     switch (suite) {
     case S_VDI:
         for (unsigned i = 0; i < NVM_VDI_WORKLOADS; i++) {
@@ -765,61 +645,4 @@ bool run_cfg_for(Run *r, int suite, GError **errp)
         break;
     }
     return true;
-}
-
-/* Has the guest powered off (QEMU, kept by -no-shutdown, says so)? */
-static bool guest_shut_down(Run *r)
-{
-    g_autoptr(JsonNode) n = nvm_qmp_exec(r->qmp, "query-status", NULL, 2000,
-                                         NULL);
-    JsonObject *o = n && JSON_NODE_HOLDS_OBJECT(n) ?
-                    json_node_get_object(n) : NULL;
-
-    return o && json_object_has_member(o, "status") &&
-           !g_strcmp0(json_object_get_string_member(o, "status"), "shutdown");
-}
-
-/*
- * The guest leaves: after its plan (which ends with QUIT) the agent exits
- * and the guest writes its results and powers off; a libvirt guest's agent
- * is told QUIT now.  True when it did within a minute (its logs are then in
- * r->gdir).
- */
-bool run_stop_guest(Run *r)
-{
-    bool off = false;
-
-    if (r->lv) {
-        if (!r->ctl || !nvm_line_send(r->ctl, "QUIT", NULL)) {
-            return false;
-        }
-        off = nvm_lv_guest_wait_off(r->lv, 60000);
-        run_lv_collect(r, off);
-        return off;
-    }
-    for (int i = 0; i < 600 && r->child > 0 && r->qmp; i++) {
-        if (guest_shut_down(r)) {
-            /* QEMU quits; run-guest.sh unpacks the results disk */
-            JsonNode *n = nvm_qmp_exec(r->qmp, "quit", NULL, 2000, NULL);
-
-            if (n) {
-                json_node_unref(n);
-            }
-            nvm_qmp_close(r->qmp);
-            r->qmp = NULL;
-            break;
-        }
-        g_usleep(100 * 1000);
-    }
-    for (int i = 0; i < 600 && r->child > 0; i++) {
-        int st;
-
-        if (waitpid(r->child, &st, WNOHANG) == r->child) {
-            r->child = 0;
-            off = true;
-            break;
-        }
-        g_usleep(100 * 1000);
-    }
-    return off;
 }

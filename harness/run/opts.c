@@ -16,7 +16,8 @@
 /* --suite all: every application workload */
 static const int all_suites[] = { S_VDI, S_SQL, S_RENDER, S_SEQ };
 
-#define run_usage(...) nvm_opts_error(&nvm_cmd_run, __VA_ARGS__)
+/* in a function with the command (nvm_cmd_run, run.c) as @cmd */
+#define run_usage(...) nvm_opts_error(cmd, __VA_ARGS__)
 
 static char *join_list(const char *const *v)
 {
@@ -38,7 +39,7 @@ static bool in_list(const char *s, const char *const *v)
  * options given explicitly winning; then what must hold before anything
  * boots.  0, or the exit status.
  */
-static int resolve_sql_opts(Run *r)
+static int resolve_sql_opts(Run *r, const NvmCommand *cmd)
 {
     RunOpts *o = &r->o;
     const char *preset = o->sql_preset ? o->sql_preset :
@@ -133,7 +134,8 @@ static int resolve_sql_opts(Run *r)
 
 /* Parse and check the command line into r->o, fill in defaults, load the
  * profile, and choose the suites (r->order).  0, or the exit status. */
-int run_resolve_opts(Run *r, int argc, char **argv)
+int run_resolve_opts(Run *r, const NvmCommand *cmd, int argc,
+                     char **argv)
 {
     g_autoptr(GError) err = NULL;
     RunOpts *o = &r->o;
@@ -152,7 +154,7 @@ int run_resolve_opts(Run *r, int argc, char **argv)
     o->dbguest_dir = nvm_path_dbguest();
     o->sqldb_dir = nvm_path_sqldb();
     o->workload_dir = nvm_path_workloads();
-    rc = nvm_opts_parse(&nvm_cmd_run, argc, argv, o, NULL);
+    rc = nvm_opts_parse(cmd, argc, argv, o, NULL);
     if (rc) {
         return rc == NVM_OPTS_HELP ? RUN_OPTS_HELP : rc;
     }
@@ -195,7 +197,7 @@ int run_resolve_opts(Run *r, int argc, char **argv)
         return run_usage("needs --profile NAME|PATH");
     }
     if (!o->suite) {
-        g_autofree char *l = join_list(run_suite_names);
+        g_autofree char *l = join_list(nvm_run_suites);
 
         return run_usage("needs --suite (%s)", l);
     }
@@ -207,8 +209,8 @@ int run_resolve_opts(Run *r, int argc, char **argv)
             const int *add;
             int one;
 
-            if (!in_list(*sv, run_suite_names)) {
-                g_autofree char *l = join_list(run_suite_names);
+            if (!in_list(*sv, nvm_run_suites)) {
+                g_autofree char *l = join_list(nvm_run_suites);
 
                 return run_usage("unknown suite '%s' (valid: %s, or a "
                                  "comma-separated list)", *sv, l);
@@ -217,7 +219,7 @@ int run_resolve_opts(Run *r, int argc, char **argv)
                 add = all_suites;
                 n = G_N_ELEMENTS(all_suites);
             } else {
-                for (one = 0; strcmp(run_suite_names[one], *sv); one++) {
+                for (one = 0; strcmp(nvm_run_suites[one], *sv); one++) {
                 }
                 add = &one;
                 n = 1;
@@ -313,7 +315,7 @@ int run_resolve_opts(Run *r, int argc, char **argv)
     if (!(o->render_ram_factor > 0)) {
         o->render_ram_factor = o->quick ? 1.2 : 1.5;
     }
-    rc = resolve_sql_opts(r);
+    rc = resolve_sql_opts(r, cmd);
     if (rc) {
         return rc;
     }
@@ -358,7 +360,7 @@ int run_resolve_opts(Run *r, int argc, char **argv)
 #define O(f) NVM_OPT_AT(RunOpts, f)
 #define WHOLE(lo) .min = lo, .max = 1000000
 
-static const NvmOpt run_opts[] = {
+const NvmOpt run_opt_table[] = {
     NVM_OPT("profile", NVM_OPT_STR, O(profile), "NAME|PATH",
             "the drive: a profile's name or a profile file"),
     NVM_OPT("suite", NVM_OPT_STR, O(suite), "SUITE[,SUITE...]",
@@ -488,35 +490,4 @@ static const NvmOpt run_opts[] = {
             "(default 0: in simulated time any change is a change)",
             .min = 0, .max = 1e9),
     NVM_OPT_END,
-};
-
-const NvmCommand nvm_cmd_run = {
-    .name = "run",
-    .synopsis = "--profile NAME|PATH --suite SUITE[,SUITE...] [options]",
-    .summary = "Run the reviews' suites in VMs that see the profiled drive.",
-    .description =
-"Each suite boots its own guest (vm-images/) with the profiled drive.\n"
-"four-corners and vdi: preconditioned like the review, each workload runs\n"
-"with fio (vdi: harness/workloads/vdi-*.fio): an unthrottled peak at the\n"
-"workload's outstanding count, then Poisson rates of 10..120 % of that peak.\n"
-"Per point it records the guest's fio figures, the device's own statistics\n"
-"over the same interval (QMP) and the model's curve (nvmimic sim).\n"
-"The application suites start from a secure-erased drive:\n"
-"  seq     1 MiB sequential write then read at QD 8 and 32, GB/s\n"
-"  render  workloads/render in a small guest with swap on the drive;\n"
-"          seconds per phase\n"
-"  sql     TPC-C on PostgreSQL 15 in the database guest (make dbguest)\n"
-"          on a database loaded once (make sqldb) under a throwaway\n"
-"          overlay: warm-up, sample; latency per transaction, the device's\n"
-"          and the guest's over the sample.  By default drive-bound at a\n"
-"          2-core host's scale: W=20 (2.0 GB) in a 352 MiB guest\n"
-"          (5.4 : 1, the reviews' 5.2 : 1), shared_buffers 64 MiB\n"
-"Writes DIR/results.json (after every point; \"complete\": false until the\n"
-"end; docs/results.md), DIR/results.csv, DIR/apps.csv and the guests' logs\n"
-"in DIR/guest/ (DIR/guest-SUITE/ with several suites).\n"
-"Environment: NVMIMIC_QEMU, NVMIMIC_GUEST_DIR, NVMIMIC_DBGUEST_DIR,\n"
-"NVMIMIC_SQLDB_DIR, NVMIMIC_RENDER (the static render program),\n"
-"NVMIMIC_AGENT (the guest agent script, for tests), NVMIMIC_QEMU_IMG.\n",
-    .opts = run_opts,
-    .main = run_main,
 };

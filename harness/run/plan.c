@@ -144,107 +144,6 @@ bool run_plan_queue_states(Run *r, const Plan *p, GError **errp)
 }
 
 /*
- * --device-trace: the drive records every command it times from now (the
- * guest has not started, or only boots) until QEMU exits, which flushes
- * the file.  No-op without it.
- */
-bool run_trace_start(Run *r, GError **errp)
-{
-    g_autofree char *path = NULL;
-    g_autofree char *args = NULL;
-    JsonNode *n;
-
-    if (!r->trace_path) {
-        return true;
-    }
-    n = json_node_new(JSON_NODE_VALUE);
-    json_node_set_string(n, r->trace_path);
-    path = json_to_string(n, FALSE);
-    json_node_unref(n);
-    /* a whole run: the span's writes and every point, 1 GiB at most */
-    args = g_strdup_printf("{\"id\": \"nvm0\", \"path\": %s, "
-                           "\"max-bytes\": %" G_GUINT64_FORMAT "}", path,
-                           (uint64_t)1 << 30);
-    n = r->mon.exec(r->mon.h, "nvmimic-trace-start", args, 10000, errp);
-    if (!n) {
-        g_prefix_error(errp, "--device-trace %s: ", r->trace_path);
-        return false;
-    }
-    json_node_unref(n);
-    return true;
-}
-
-/* Query mark @n: the last one of that number, or NULL (errp set). */
-static JsonObject *query_mark(Run *r, unsigned n, JsonNode **owner,
-                              GError **errp)
-{
-    g_autofree char *args = g_strdup_printf("{\"id\": \"nvm0\", \"mark\": "
-                                            "%u}", n);
-    JsonNode *res = r->mon.exec(r->mon.h, "query-nvmimic-marks", args, 10000,
-                                errp);
-    JsonObject *o = res && JSON_NODE_HOLDS_OBJECT(res) ?
-                    json_node_get_object(res) : NULL;
-    JsonArray *a = o && json_object_has_member(o, "marks") ?
-                   json_object_get_array_member(o, "marks") : NULL;
-    guint len = a ? json_array_get_length(a) : 0;
-
-    *owner = res;
-    if (!res) {
-        return NULL;
-    }
-    if (!len) {
-        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED, "the drive never "
-                    "took in-band mark %u (is the guest's nvme-cli there, and "
-                    "the drive nvmimic's?)", n);
-        return NULL;
-    }
-    return json_array_get_object_element(a, len - 1);
-}
-
-/* A mark whose state was queued: was it applied? */
-static bool check_mark(Run *r, const PlanStep *st, GError **errp)
-{
-    g_autoptr(JsonNode) owner = NULL;
-    JsonObject *m = query_mark(r, st->c.mark, &owner, errp);
-
-    if (!m) {
-        g_prefix_error(errp, "%s: ", st->what);
-        return false;
-    }
-    if (!json_object_has_member(m, "state-applied") ||
-        !json_object_get_boolean_member(m, "state-applied")) {
-        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: the drive did "
-                    "not take the queued state at mark %u: %s", st->what,
-                    st->c.mark, json_object_has_member(m, "state-error") ?
-                    json_object_get_string_member(m, "state-error") :
-                    "it was not queued");
-        return false;
-    }
-    return true;
-}
-
-/* The device's window that in-band mark @mark closed, for @what. */
-JsonNode *run_mark_stats(Run *r, const char *what, uint32_t mark,
-                         GError **errp)
-{
-    g_autoptr(JsonNode) owner = NULL;
-    JsonObject *m = query_mark(r, mark, &owner, errp);
-    JsonNode *stats;
-
-    if (!m) {
-        g_prefix_error(errp, "%s: ", what);
-        return NULL;
-    }
-    stats = json_object_get_member(m, "stats");
-    if (!stats) {
-        g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: the drive's "
-                    "mark %u has no statistics", what, mark);
-        return NULL;
-    }
-    return json_node_copy(stats);
-}
-
-/*
  * Follow the plan: each command's result in turn, handed to its step's
  * @done.  *cur names the step under way (the failed point on an error).
  */
@@ -282,7 +181,9 @@ bool run_plan_exec(Run *r, Plan *p, char **cur, GError **errp)
         }
         /* the states of the marks before it are in place by now */
         for (guint k = 0; ok && k < marks->len; k++) {
-            ok = check_mark(r, g_ptr_array_index(marks, k), errp);
+            const PlanStep *mk = g_ptr_array_index(marks, k);
+
+            ok = run_mark_applied(r, mk->what, mk->c.mark, errp);
         }
         g_ptr_array_set_size(marks, 0);
         if (ok && st->done) {

@@ -116,7 +116,7 @@ static NvmResWork *work_to(const Run *r, const Wl *wl)
 {
     NvmResWork *w = nvm_res_work_new(wl->wl.name);
 
-    w->suite = g_strdup(run_suite_names[wl->suite]);
+    w->suite = g_strdup(nvm_run_suites[wl->suite]);
     if (wl->mix) {
         g_autoptr(JsonBuilder) b = json_builder_new();
 
@@ -169,12 +169,13 @@ static NvmResWork *work_to(const Run *r, const Wl *wl)
 
 static NvmResApp *app_to(const Run *r, const App *a)
 {
-    NvmResApp *x = nvm_res_app_new(run_suite_names[a->suite]);
+    NvmResApp *x = nvm_res_app_new(nvm_run_suites[a->suite]);
+    g_autofree char *gdir = run_guest_dir_name(r, a->suite);
 
     x->complete = a->complete;
     x->error = g_strdup(a->error);
     x->log_tail = g_strdup(a->log_tail);
-    x->guest_dir = g_path_get_basename(run_guest_dir_name(r, a->suite));
+    x->guest_dir = g_path_get_basename(gdir);
     x->wall_s = a->wall_s;
     run_device_from_qmp(a->device, &x->dev);
     for (unsigned i = 0; i < a->n_steps; i++) {
@@ -262,7 +263,7 @@ static NvmResults *run_results(const Run *r)
     m->suite = g_strdup(r->o.suite);
     m->suites = g_ptr_array_new_with_free_func(g_free);
     for (unsigned i = 0; i < r->n_order; i++) {
-        g_ptr_array_add(m->suites, g_strdup(run_suite_names[r->order[i]]));
+        g_ptr_array_add(m->suites, g_strdup(nvm_run_suites[r->order[i]]));
     }
     m->seed = (double)r->o.seed;
     m->threads_mode = g_strdup(r->o.threads);

@@ -34,9 +34,8 @@
 #define GUEST_US 50.0
 #define GUEST_FRAC 0.5
 
+/* the suites, in the order of nvm_run_suites[] (run.h) */
 enum { S_FC, S_VDI, S_SQL, S_RENDER, S_SEQ, S_N };
-/* the names of the suites, by S_*, then "all"; NULL-terminated */
-extern const char *const run_suite_names[];
 /* TPC-C database size per warehouse: the reviews' 333 GB for 1,500
  * (workloads/tpcc/tpcc.sh uses the same figure) */
 #define TPCC_BYTES_PER_W 222000000ULL
@@ -290,58 +289,39 @@ typedef struct Plan {
     App *app;                   /* an application suite's, or NULL */
 } Plan;
 
-/* Ctrl-C or SIGTERM arrived: the run stops at the next check. */
-extern volatile sig_atomic_t run_interrupted;
+/*
+ * The files of run/, top-down: a file calls only files listed after it
+ * (tests/harness/check_run_layers.py checks it), and what it calls gets the
+ * run's context (Run) passed down.  The steps of a plan call back into the
+ * file that made them through PlanStep.done, as the plan hands their
+ * results over.
+ */
 
-/* run.c */
+/* run.c: the command: options, then each suite in its own guest, the
+ * results, the gate */
 int run_main(int argc, char **argv);
-bool run_has_suite(const Run *r, int suite);
-void run_fail_point(Run *r, const char *what, const char *msg);
 
-/* opts.c: 0, RUN_OPTS_HELP (--help printed), or the exit status (a message
- * is printed) */
+/* opts.c: the command line, its checks and defaults, the profile, the
+ * suites chosen.  0, RUN_OPTS_HELP (--help printed), or the exit status
+ * (a message is printed). */
 #define RUN_OPTS_HELP (-1)
-int run_resolve_opts(Run *r, int argc, char **argv);
+extern const NvmOpt run_opt_table[];
+int run_resolve_opts(Run *r, const NvmCommand *cmd, int argc, char **argv);
 
-/* record.c: results.json, results.csv, apps.csv in r->dir */
-void run_save_results(const Run *r);
+/* curves.c: the four-corners and VDI suites' plans and their points */
+bool run_setup(Run *r, GError **errp);
+void run_plan_curves(Run *r, int suite, Plan *p);
 
-/* figures.c */
-double run_obj_double(JsonObject *o, const char *name);
-bool run_parse_fio(const char *text, const char *dd_name, Fig *f,
-                   GError **errp);
-bool run_parse_fio_job(const char *text, unsigned k, const char *dd_name,
-                       Fig *f, GError **errp);
-JsonObject *run_stats_class(JsonNode *n, const char *name);
-bool run_parse_stats(JsonNode *n, bool write, bool mixed, Fig *f,
-                     uint64_t *late, double *interval_s);
-void run_judge_point(const Wl *wl, Point *pt);
-/* --device-trace, after @suite's QEMU exited: trace_lat_us of its curve
- * workloads' points, from query-nvmimic-marks' return @marks. */
+/* apps.c: the application suites' plans (seq, render, sql) */
+App *run_app_new(Run *r, int suite);
+void run_app_free(App *a);
+void run_plan_app(Run *r, App *a, Plan *p);
+
+/* replay.c: --device-trace, after @suite's QEMU exited: trace_lat_us of
+ * its curve workloads' points, from query-nvmimic-marks' return @marks. */
 bool run_trace_points(Run *r, int suite, JsonNode *marks, GError **errp);
-JsonNode *run_parse_json(const char *text, const char *what, GError **errp);
-double run_dev_lat(JsonNode *n, const char *cls, const char *field);
-void run_device_from_qmp(JsonNode *n, NvmResDev *d);
 
-/* guest.c */
-const char *run_guest_dir_name(const Run *r, int suite);
-bool run_cfg_for(Run *r, int suite, GError **errp);
-void run_cfg_clear(GuestCfg *c);
-bool run_start_guest(Run *r, const Plan *plan, GError **errp);
-bool run_stop_guest(Run *r);
-void run_kill_guest(Run *r);
-bool run_guest_alive(Run *r, char **why);
-void run_lv_collect(Run *r, bool powered_off);
-
-/* agent.c */
-bool run_qmp_state(Run *r, const char *args_fmt, GError **errp, ...)
-    G_GNUC_PRINTF(2, 4);
-JsonNode *run_qmp_stats(Run *r, GError **errp);
-bool run_wait_hello(Run *r, GError **errp);
-bool run_guest_cmd(Run *r, const GuestCmd *c, JsonNode **stats, char **json,
-                   char **tail, GError **errp);
-
-/* plan.c */
+/* plan.c: a suite's plan, its text for the guest, and following it */
 Plan *run_plan_new(App *app);
 void run_plan_free(Plan *p);
 /* Add a command (@c's strings are copied) or a mark with a state to
@@ -352,24 +332,64 @@ PlanStep *run_plan_cmd(Plan *p, const GuestCmd *c, const char *what,
 PlanStep *run_plan_mark(Plan *p, const char *id, const char *what,
                         const char *state, bool reset);
 char *run_plan_text(const Plan *p, bool quit);
-/* the device's window that in-band mark @mark closed (@what: for errors) */
-JsonNode *run_mark_stats(Run *r, const char *what, uint32_t mark,
-                         GError **errp);
-bool run_trace_start(Run *r, GError **errp);
 bool run_plan_queue_states(Run *r, const Plan *p, GError **errp);
 bool run_plan_exec(Run *r, Plan *p, char **cur, GError **errp);
 
-/* curves.c */
-bool run_setup(Run *r, GError **errp);
-void run_plan_curves(Run *r, int suite, Plan *p);
+/* record.c: results.json, results.csv, apps.csv in r->dir */
+void run_save_results(const Run *r);
+
+/* guest.c: a suite's guest, its job and its launch */
+bool run_cfg_for(Run *r, int suite, GError **errp);
+void run_cfg_clear(GuestCfg *c);
+bool run_start_guest(Run *r, const char *plan_text, GError **errp);
+bool run_resume_guest(Run *r, GError **errp);
+
+/* agent.c: the guest agent's protocol, the device's QMP around it */
+bool run_qmp_state(Run *r, const char *args_fmt, GError **errp, ...)
+    G_GNUC_PRINTF(2, 4);
+JsonNode *run_qmp_stats(Run *r, GError **errp);
+bool run_trace_start(Run *r, GError **errp);
+/* the device's window that in-band mark @mark closed (@what: for errors) */
+JsonNode *run_mark_stats(Run *r, const char *what, uint32_t mark,
+                         GError **errp);
+bool run_mark_applied(Run *r, const char *what, uint32_t mark,
+                      GError **errp);
+bool run_wait_hello(Run *r, GError **errp);
+bool run_guest_cmd(Run *r, const GuestCmd *c, JsonNode **stats, char **json,
+                   char **tail, GError **errp);
+
+/* vm.c: the running guest: alive, powered off, killed */
+bool run_guest_alive(Run *r, char **why);
+bool run_stop_guest(Run *r);
+void run_kill_guest(Run *r);
+
+/* progress.c: a point's progress line, the curves' table */
 void run_progress(Run *r, const char *wl, const Point *pt, double el,
                   double total, double iops, bool final);
 void run_print_table(const Run *r);
 
-/* apps.c */
-App *run_app_new(Run *r, int suite);
-void run_app_free(App *a);
-void run_plan_app(Run *r, App *a, Plan *p);
+/* figures.c: fio's, the device's and the guest's figures */
+double run_obj_double(JsonObject *o, const char *name);
+bool run_parse_fio(const char *text, const char *dd_name, Fig *f,
+                   GError **errp);
+bool run_parse_fio_job(const char *text, unsigned k, const char *dd_name,
+                       Fig *f, GError **errp);
+JsonObject *run_stats_class(JsonNode *n, const char *name);
+bool run_parse_stats(JsonNode *n, bool write, bool mixed, Fig *f,
+                     uint64_t *late, double *interval_s);
+void run_judge_point(const Wl *wl, Point *pt);
+JsonNode *run_parse_json(const char *text, const char *what, GError **errp);
+double run_dev_lat(JsonNode *n, const char *cls, const char *field);
+void run_device_from_qmp(JsonNode *n, NvmResDev *d);
 double run_sql_guest_lat(JsonNode *result, const char *cls);
+
+/* context.c: the run's suites, its directories, its first failure */
+/* Ctrl-C or SIGTERM arrived: the run stops at the next check. */
+extern volatile sig_atomic_t run_interrupted;
+void run_catch_signals(void);
+bool run_has_suite(const Run *r, int suite);
+/* DIR/guest, or DIR/guest-SUITE when the run has several suites */
+char *run_guest_dir_name(const Run *r, int suite);
+void run_fail_point(Run *r, const char *what, const char *msg);
 
 #endif

@@ -9,13 +9,15 @@
  *                       statistics over its measured interval
  * Every suite boots its own guest, so a failure costs only that suite.
  *
- * The host boots vm-images/run-guest.sh with the profiled drive on a null-co
- * backend, a QMP socket, and a second serial port (a socket chardev) that the
- * guest agent (vm-images/agent.sh, shipped as the job's run.sh) reads
- * commands from.  Per point the host sends a fio command line; the agent
- * marks the start and end of a window inside fio's measured interval, over
- * which the host resets and reads the device statistics, and returns fio's
- * JSON.  results.json and results.csv are rewritten after every point.
+ * The host boots the guest (guest.c) with the profiled drive on a null-co
+ * backend, a QMP socket, and a second serial port that the guest agent
+ * (vm-images/agent.sh, shipped as the job's run.sh) talks on (agent.c).  The
+ * suite's whole plan (plan.c: curves.c's or apps.c's commands, and the
+ * in-band marks where the drive takes a queued state) is in the job before
+ * the guest boots; the agent runs it and sends back each command's output,
+ * the drive's statistics between the marks around each measured window
+ * come over QMP, and results.json and results.csv are rewritten after every
+ * point (record.c).
  *
  * With --connect URI the same guest runs as a libvirt domain instead, on
  * this machine or another: its files (kernel, initrd, profile, job and
@@ -25,11 +27,8 @@
  * virDomainQemuMonitorCommand (libvirt/).  Only the monitor (Mon) and the
  * guest's start, liveness and end differ; every point runs the same code.
  *
- * The parts: opts.c (the command line), guest.c (guest launch and
- * control), agent.c (the agent protocol and QMP around it), curves.c (the
- * curve driver), apps.c (the application suites), figures.c (fio's and the
- * device's figures), record.c (results.json, results.csv, apps.csv); this
- * file runs the suites in order.
+ * The parts: run-int.h lists run/'s files top-down (each calls only those
+ * below it); this file is the top: it runs the suites in order.
  */
 #include <errno.h>
 #include <signal.h>
@@ -41,31 +40,6 @@
 #include "report.h"
 #include "qtestgen.h"
 #include "run-int.h"
-
-const char *const run_suite_names[] = { "four-corners", "vdi", "sql", "render",
-                                        "seq", "all", NULL };
-const char *const nvm_run_suites[] = { "four-corners", "vdi", "sql", "render",
-                                       "seq", "all", NULL };
-
-volatile sig_atomic_t run_interrupted;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    run_interrupted = 1;
-}
-
-/* ------------------------------------------------------------------ */
-
-bool run_has_suite(const Run *r, int suite)
-{
-    for (unsigned i = 0; i < r->n_order; i++) {
-        if (r->order[i] == suite) {
-            return true;
-        }
-    }
-    return false;
-}
 
 /* The drive's in-band marks, every statistics snapshot the guest took, in
  * DIR/guest[-SUITE]/marks.json (query-nvmimic-marks); returned (the
@@ -97,10 +71,11 @@ static JsonNode *save_marks(Run *r)
 static bool run_suite(Run *r, int suite)
 {
     g_autoptr(GError) err = NULL;
-    g_autofree char *cur = g_strdup_printf("%s boot", run_suite_names[suite]);
+    g_autofree char *cur = g_strdup_printf("%s boot", nvm_run_suites[suite]);
     App *a = suite >= S_SQL ? run_app_new(r, suite) : NULL;
     Plan *plan = run_plan_new(a);
     g_autoptr(JsonNode) marks = NULL;
+    g_autofree char *plan_text = NULL;
     gint64 t0 = g_get_monotonic_time();
     bool ok = false, graceful = false;
 
@@ -108,7 +83,7 @@ static bool run_suite(Run *r, int suite)
         goto out;
     }
     if (r->n_order > 1) {
-        printf("nvmimic run: suite %s\n", run_suite_names[suite]);
+        printf("nvmimic run: suite %s\n", nvm_run_suites[suite]);
         fflush(stdout);
     }
     run_save_results(r);
@@ -127,7 +102,14 @@ static bool run_suite(Run *r, int suite)
     } else {
         run_plan_curves(r, suite, plan);
     }
-    if (!run_start_guest(r, plan, &err)) {
+    /* the agent goes on with a libvirt guest's control port after the
+     * plan: QUIT comes from run_stop_guest() once the last result is read */
+    plan_text = run_plan_text(plan, !r->o.connect);
+    /* the marks' states are queued before the guest runs (QEMU is paused)
+     * or while it boots (libvirt), seconds before its first mark */
+    if (!run_start_guest(r, plan_text, &err) ||
+        !run_plan_queue_states(r, plan, &err) || !run_trace_start(r, &err) ||
+        !run_resume_guest(r, &err) || !run_wait_hello(r, &err)) {
         goto out;
     }
     ok = run_plan_exec(r, plan, &cur, &err);
@@ -140,7 +122,7 @@ out:
         if (!run_stop_guest(r) && ok) {
             fprintf(stderr, "nvmimic run: warning: the %s guest did not "
                     "power off by itself; its logs may be missing\n",
-                    run_suite_names[suite]);
+                    nvm_run_suites[suite]);
         }
     }
     run_kill_guest(r);
@@ -177,7 +159,7 @@ out:
     }
     if (!ok && err) {
         g_autofree char *what = r->n_order > 1 ?
-            g_strdup_printf("%s: %s", run_suite_names[suite], cur) :
+            g_strdup_printf("%s: %s", nvm_run_suites[suite], cur) :
             g_strdup(cur);
 
         if (r->error) {
@@ -211,12 +193,6 @@ static int gate(Run *r)
         fprintf(stderr, "nvmimic run: %s\n", err->message);
     }
     return n;
-}
-
-void run_fail_point(Run *r, const char *what, const char *msg)
-{
-    r->error = g_strdup(msg);
-    r->failed_point = g_strdup(what);
 }
 
 /*
@@ -259,14 +235,13 @@ int run_main(int argc, char **argv)
     Run rr = { 0 };
     Run *r = &rr;
     RunOpts *o = &r->o;
-    struct sigaction sa = { .sa_handler = on_sigint };
     int rc;
 
     rc = run_as_qtest(argc, argv);
     if (rc >= 0) {
         return rc;
     }
-    rc = run_resolve_opts(r, argc, argv);
+    rc = run_resolve_opts(r, &nvm_cmd_run, argc, argv);
     if (rc) {
         return rc == RUN_OPTS_HELP ? 0 : rc;
     }
@@ -319,8 +294,7 @@ int run_main(int argc, char **argv)
     }
     r->tty = isatty(1);
     r->t0 = g_get_monotonic_time();
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    run_catch_signals();
 
     if (!run_setup(r, &err)) {
         fprintf(stderr, "nvmimic run: %s\n", err->message);
@@ -392,3 +366,34 @@ int run_main(int argc, char **argv)
     }
     return rc > 0 ? 1 : 0;
 }
+
+const NvmCommand nvm_cmd_run = {
+    .name = "run",
+    .synopsis = "--profile NAME|PATH --suite SUITE[,SUITE...] [options]",
+    .summary = "Run the reviews' suites in VMs that see the profiled drive.",
+    .description =
+"Each suite boots its own guest (vm-images/) with the profiled drive.\n"
+"four-corners and vdi: preconditioned like the review, each workload runs\n"
+"with fio (vdi: harness/workloads/vdi-*.fio): an unthrottled peak at the\n"
+"workload's outstanding count, then Poisson rates of 10..120 % of that peak.\n"
+"Per point it records the guest's fio figures, the device's own statistics\n"
+"over the same interval (QMP) and the model's curve (nvmimic sim).\n"
+"The application suites start from a secure-erased drive:\n"
+"  seq     1 MiB sequential write then read at QD 8 and 32, GB/s\n"
+"  render  workloads/render in a small guest with swap on the drive;\n"
+"          seconds per phase\n"
+"  sql     TPC-C on PostgreSQL 15 in the database guest (make dbguest)\n"
+"          on a database loaded once (make sqldb) under a throwaway\n"
+"          overlay: warm-up, sample; latency per transaction, the device's\n"
+"          and the guest's over the sample.  By default drive-bound at a\n"
+"          2-core host's scale: W=20 (2.0 GB) in a 352 MiB guest\n"
+"          (5.4 : 1, the reviews' 5.2 : 1), shared_buffers 64 MiB\n"
+"Writes DIR/results.json (after every point; \"complete\": false until the\n"
+"end; docs/results.md), DIR/results.csv, DIR/apps.csv and the guests' logs\n"
+"in DIR/guest/ (DIR/guest-SUITE/ with several suites).\n"
+"Environment: NVMIMIC_QEMU, NVMIMIC_GUEST_DIR, NVMIMIC_DBGUEST_DIR,\n"
+"NVMIMIC_SQLDB_DIR, NVMIMIC_RENDER (the static render program),\n"
+"NVMIMIC_AGENT (the guest agent script, for tests), NVMIMIC_QEMU_IMG.\n",
+    .opts = run_opt_table,
+    .main = run_main,
+};
