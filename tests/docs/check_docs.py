@@ -17,6 +17,8 @@ Fails, with one line per problem, when:
   file, or lists one that is not tracked;
 - a folder map (harness/README.md, hw/README.md) leaves out a tracked file of
   its folder;
+- qemu/patches/README.md's table leaves out a patch of the series, or has a
+  row for a number no patch has;
 - with NVMIMIC: an example in README.md's code blocks runs an nvmimic command
   that does not exist, or gives it an option that command does not take.
 """
@@ -177,6 +179,23 @@ def check_folder_map(root, md, tracked):
             problem(md, f"its table leaves out {rel}")
 
 
+def check_patch_table(root, tracked):
+    md = "qemu/patches/README.md"
+    numbers = {re.match(r"\d{4}", os.path.basename(p)).group(0)
+               for p in tracked
+               if re.fullmatch(r"qemu/patches/\d{4}-[^/]*\.patch", p)}
+    try:
+        with open(os.path.join(root, md), encoding="utf-8") as f:
+            rows = set(re.findall(r"(?m)^\| (\d{4}) \|", f.read()))
+    except OSError as e:
+        problem(md, f"cannot be read ({e})")
+        return
+    for n in sorted(numbers - rows):
+        problem(md, f"its table leaves out patch {n}")
+    for n in sorted(rows - numbers):
+        problem(md, f"its table has a row for {n}, but no patch {n}-*.patch")
+
+
 def nvmimic_options(exe, cmd, cache):
     if cmd not in cache:
         r = subprocess.run([exe, cmd, "--help"], capture_output=True, text=True)
@@ -255,6 +274,7 @@ def main():
             check_paths(root, md, f.read(), top, tracked_set, tracked_dirs)
     for md in FOLDER_MAPS:
         check_folder_map(root, md, tracked)
+    check_patch_table(root, tracked)
     if len(sys.argv) == 3:
         check_examples(readme, sys.argv[2])
 
