@@ -185,9 +185,9 @@ static int cmd_calibrate(const Opts *o)
                 rc = 1;
                 continue;
             }
-            ierr = 100.0 * (c->peak.iops - q->peak_iops) / q->peak_iops;
+            ierr = 100.0 * (c->peak.fig.iops - q->peak_iops) / q->peak_iops;
             if (!isnan(q->lat_us)) {
-                lerr = 100.0 * (c->peak.lat_us - q->lat_us) / q->lat_us;
+                lerr = 100.0 * (c->peak.fig.lat_us - q->lat_us) / q->lat_us;
             }
             ok = fabs(ierr) <= 10.0 &&
                  (!q->consistent || isnan(lerr) || fabs(lerr) <= 10.0);
@@ -195,19 +195,19 @@ static int cmd_calibrate(const Opts *o)
             g_string_append_printf(t, "| %s | %s | %u | %s%.0f | %.0f | "
                                    "%+.1f %% | ", q->drive, q->workload,
                                    c->wl.threads, q->approx ? "~" : "",
-                                   q->peak_iops, c->peak.iops, ierr);
+                                   q->peak_iops, c->peak.fig.iops, ierr);
             if (isnan(q->lat_us)) {
                 g_string_append(t, "- | ");
             } else {
                 g_string_append_printf(t, "%.1f | ", q->lat_us);
             }
-            g_string_append_printf(t, "%.1f | ", c->peak.lat_us);
+            g_string_append_printf(t, "%.1f | ", c->peak.fig.lat_us);
             if (isnan(lerr)) {
                 g_string_append(t, "- | ");
             } else {
                 g_string_append_printf(t, "%+.1f %% | ", lerr);
             }
-            g_string_append_printf(t, "%.1f | %s | %s |\n", c->peak.p99_us,
+            g_string_append_printf(t, "%.1f | %s | %s |\n", c->peak.fig.p99_us,
                                    q->consistent ? "y" : "n",
                                    ok ? "yes" : "**no**");
         }

@@ -77,12 +77,13 @@ static int cmd_sim_four_corners(const NvmProfile *p, const Opts *o)
         printf("  %-6s %10s %10s %9s %9s %9s\n", "load", "target", "iops",
                "MB/s", "lat_us", "p99_us");
         printf("  %-6s %10s %10.0f %9.1f %9.1f %9.1f\n", "peak", "-",
-               r->peak.iops, r->peak.mbps, r->peak.lat_us, r->peak.p99_us);
+               r->peak.fig.iops, r->peak.fig.mbps, r->peak.fig.lat_us,
+               r->peak.fig.p99_us);
         for (unsigned i = 0; i < r->n_curve; i++) {
             printf("  %4d %% %10.0f %10.0f %9.1f %9.1f %9.1f\n",
-                   r->target_pct[i], r->target_iops[i], r->curve[i].iops,
-                   r->curve[i].mbps, r->curve[i].lat_us,
-                   r->curve[i].p99_us);
+                   r->target_pct[i], r->target_iops[i], r->curve[i].fig.iops,
+                   r->curve[i].fig.mbps, r->curve[i].fig.lat_us,
+                   r->curve[i].fig.p99_us);
         }
     }
     if (o->out) {
@@ -165,16 +166,18 @@ static int cmd_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
         printf("  %-6s %10s %10s %9s %9s %9s %9s %9s\n", "load", "target",
                "iops", "MB/s", "lat_us", "p99_us", "rd_lat", "wr_lat");
         printf("  %-6s %10s %10.0f %9.1f %9.1f %9.1f %9.1f %9.1f\n", "peak",
-               "-", r->peak.all.iops, r->peak.all.mbps, r->peak.all.lat_us,
-               r->peak.all.p99_us, r->peak.cls[NVM_DIR_READ].lat_us,
-               r->peak.cls[NVM_DIR_WRITE].lat_us);
+               "-", r->peak.all.fig.iops, r->peak.all.fig.mbps,
+               r->peak.all.fig.lat_us, r->peak.all.fig.p99_us,
+               r->peak.cls[NVM_DIR_READ].fig.lat_us,
+               r->peak.cls[NVM_DIR_WRITE].fig.lat_us);
         for (unsigned i = 0; i < r->n_curve; i++) {
             const NvmMixResult *c = &r->curve[i];
 
             printf("  %4d %% %10.0f %10.0f %9.1f %9.1f %9.1f %9.1f %9.1f\n",
-                   r->target_pct[i], r->target_iops[i], c->all.iops,
-                   c->all.mbps, c->all.lat_us, c->all.p99_us,
-                   c->cls[NVM_DIR_READ].lat_us, c->cls[NVM_DIR_WRITE].lat_us);
+                   r->target_pct[i], r->target_iops[i], c->all.fig.iops,
+                   c->all.fig.mbps, c->all.fig.lat_us, c->all.fig.p99_us,
+                   c->cls[NVM_DIR_READ].fig.lat_us,
+                   c->cls[NVM_DIR_WRITE].fig.lat_us);
         }
     }
     nvm_vdi_results_clear(res);

@@ -337,7 +337,7 @@ static const double *drive_peaks(Fit *f, Drive *d, const double *vals)
     if (p) {
         nvm_sim_four_corners(p, &so, res);
         for (unsigned w = 0; w < NVM_FOUR_CORNERS; w++) {
-            out[w] = res[w].peak.iops;
+            out[w] = res[w].peak.fig.iops;
         }
         nvm_profile_free(p);
     }

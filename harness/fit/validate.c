@@ -172,8 +172,8 @@ static double model_figure(const NvmProfile *p, const Figure *f,
 
         nvm_sim_figure_run(p, &wl, !strcmp(f->state, "filled"), f->span_gb,
                            &r);
-        out = !strcmp(f->metric, "mbps") ? r.mbps
-            : !strcmp(f->metric, "iops") ? r.iops : r.lat_us;
+        out = !strcmp(f->metric, "mbps") ? r.fig.mbps
+            : !strcmp(f->metric, "iops") ? r.fig.iops : r.fig.lat_us;
     }
     return out;
 }

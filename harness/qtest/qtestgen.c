@@ -493,8 +493,8 @@ static bool write_results(const Ctx *c, const NvmResults *r, GError **errp)
            nvm_report_render(c->o.out, tsv, NULL, errp);
 }
 
-static void table_point(const char *load, double target, double iops,
-                        double mbps, double lat, double p99, const Point *pt)
+static void table_point(const char *load, double target, const NvmFig *f,
+                        const Point *pt)
 {
     char t[32];
 
@@ -503,8 +503,8 @@ static void table_point(const char *load, double target, double iops,
     } else {
         g_strlcpy(t, "-", sizeof(t));
     }
-    printf("  %-6s %10s %10.0f %9.1f %9.1f %9.1f %8.2f\n", load, t, iops,
-           mbps, lat, p99, pt->host_s);
+    printf("  %-6s %10s %10.0f %9.1f %9.1f %9.1f %8.2f\n", load, t, f->iops,
+           f->mbps, f->lat_us, f->p99_us, pt->host_s);
 }
 
 static void table_header(void)
@@ -578,8 +578,8 @@ static int run_corners(Ctx *c, gint64 t0)
                     err->message);
             return 1;
         }
-        progress(c, &c->work[c->n_work - 1], "peak", res[w].peak.iops,
-                 res[w].peak.lat_us);
+        progress(c, &c->work[c->n_work - 1], "peak", res[w].peak.fig.iops,
+                 res[w].peak.fig.lat_us);
         shown[n++] = res[w];
     }
     /* the workloads that ran */
@@ -599,15 +599,13 @@ static int run_corners(Ctx *c, gint64 t0)
 
             printf("\n%s (%u outstanding)\n", r->wl.name, r->wl.threads);
             table_header();
-            table_point("peak", 0, r->peak.iops, r->peak.mbps,
-                        r->peak.lat_us, r->peak.p99_us, &wk->pt[0]);
+            table_point("peak", 0, &r->peak.fig, &wk->pt[0]);
             for (unsigned i = 0; i < r->n_curve; i++) {
                 char load[16];
 
                 g_snprintf(load, sizeof(load), "%d %%", r->target_pct[i]);
-                table_point(load, r->target_iops[i], r->curve[i].iops,
-                            r->curve[i].mbps, r->curve[i].lat_us,
-                            r->curve[i].p99_us, &wk->pt[i + 1]);
+                table_point(load, r->target_iops[i], &r->curve[i].fig,
+                            &wk->pt[i + 1]);
             }
         }
         if (c->o.out) {
@@ -644,8 +642,8 @@ static int run_vdi(Ctx *c, gint64 t0)
             nvm_vdi_results_clear(res);
             return 1;
         }
-        progress(c, &c->work[w], "peak", res[w].peak.all.iops,
-                 res[w].peak.all.lat_us);
+        progress(c, &c->work[w], "peak", res[w].peak.all.fig.iops,
+                 res[w].peak.all.fig.lat_us);
     }
     results = nvm_results_from_vdi(c->p, &c->so, res);
     qtest_members(c, results, (g_get_monotonic_time() - t0) / 1e6);
@@ -663,16 +661,13 @@ static int run_vdi(Ctx *c, gint64 t0)
             printf("\n%s (%u outstanding)\n", r->mix->name,
                    nvm_mix_outstanding(r->mix));
             table_header();
-            table_point("peak", 0, r->peak.all.iops, r->peak.all.mbps,
-                        r->peak.all.lat_us, r->peak.all.p99_us,
-                        &c->work[w].pt[0]);
+            table_point("peak", 0, &r->peak.all.fig, &c->work[w].pt[0]);
             for (unsigned i = 0; i < r->n_curve; i++) {
                 char load[16];
 
                 g_snprintf(load, sizeof(load), "%d %%", r->target_pct[i]);
-                table_point(load, r->target_iops[i], r->curve[i].all.iops,
-                            r->curve[i].all.mbps, r->curve[i].all.lat_us,
-                            r->curve[i].all.p99_us, &c->work[w].pt[i + 1]);
+                table_point(load, r->target_iops[i], &r->curve[i].all.fig,
+                            &c->work[w].pt[i + 1]);
             }
         }
     }

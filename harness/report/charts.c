@@ -34,9 +34,9 @@ void rep_gp_str(GString *s, const char *v)
 
 static bool gp_ok(const NvmResPoint *p, bool host)
 {
-    return host ? !isnan(p->host_lat_us) &&
-                  !isnan(isnan(p->host_iops) ? p->iops : p->host_iops)
-                : !isnan(p->iops) && !isnan(p->lat_us);
+    return host ? !isnan(p->host.lat_us) &&
+                  !isnan(isnan(p->host.iops) ? p->fig.iops : p->host.iops)
+                : !isnan(p->fig.iops) && !isnan(p->fig.lat_us);
 }
 
 /* The axes, grid and key; the same look for every chart. */
@@ -194,12 +194,12 @@ void rep_gp_block(GString *data, const char *name, GArray *c, bool host,
         }
         if (host) {
             g_string_append_printf(data, "%.1f %.2f %d\n",
-                                   isnan(p->host_iops) ? p->iops
-                                                       : p->host_iops,
-                                   p->host_lat_us, p->target_pct);
+                                   isnan(p->host.iops) ? p->fig.iops
+                                                       : p->host.iops,
+                                   p->host.lat_us, p->target_pct);
         } else {
-            g_string_append_printf(data, "%.1f %.2f %d\n", p->iops,
-                                   p->lat_us, p->target_pct);
+            g_string_append_printf(data, "%.1f %.2f %d\n", p->fig.iops,
+                                   p->fig.lat_us, p->target_pct);
         }
     }
     g_string_append(data, "EOD\n");
@@ -238,8 +238,8 @@ static double work_xmax(const NvmResWork *w)
         for (guint i = 0; cs[c] && i < cs[c]->len; i++) {
             const NvmResPoint *p = &g_array_index(cs[c], NvmResPoint, i);
 
-            m = isnan(p->iops) ? m : MAX(m, p->iops);
-            m = isnan(p->host_iops) ? m : MAX(m, p->host_iops);
+            m = isnan(p->fig.iops) ? m : MAX(m, p->fig.iops);
+            m = isnan(p->host.iops) ? m : MAX(m, p->host.iops);
         }
     }
     return m;
@@ -326,19 +326,20 @@ bool rep_chart_one(const NvmResults *r, const NvmResWork *w,
             const NvmResPoint *p = &g_array_index(w->curve, NvmResPoint, i);
 
             if (p->host_limited > 0 && gp_ok(p, false) &&
-                (!first || p->lat_us > first->lat_us)) {
+                (!first || p->fig.lat_us > first->fig.lat_us)) {
                 first = p;
             }
         }
         if (first) {
             /* beside the point, on the side with room */
-            bool right = first->iops > 0.6 * work_xmax(w);
+            bool right = first->fig.iops > 0.6 * work_xmax(w);
 
             g_string_append_printf(labels, "set label 'host-limited: %u "
                                    "point%s' at %.1f,%.2f %s offset "
                                    "%s,0.2 tc rgb '#777777' font ',10'\n",
-                                   n_lim, n_lim == 1 ? "" : "s", first->iops,
-                                   first->lat_us, right ? "right" : "left",
+                                   n_lim, n_lim == 1 ? "" : "s",
+                                   first->fig.iops, first->fig.lat_us,
+                                   right ? "right" : "left",
                                    right ? "-1.4" : "1.4");
         }
     }

@@ -305,11 +305,12 @@ static bool compare_html(GPtrArray *runs, GPtrArray *names,
                                      "host-limited</span></td>" : "</td>");
             rep_h_td(s, w->review_iops, 0);
             rep_h_td(s, w->review_lat_us, 1);
-            rep_h_td(s, w->has_peak ? w->peak.iops : NAN, 0);
-            rep_h_td(s, w->has_peak ? w->peak.lat_us : NAN, 1);
-            rep_h_td(s, w->has_peak ? w->peak.p99_us : NAN, 1);
-            rep_h_td_delta(s, w->has_peak ? w->peak.iops : NAN, w->review_iops);
-            rep_h_td_delta(s, w->has_peak ? w->peak.lat_us : NAN,
+            rep_h_td(s, w->has_peak ? w->peak.fig.iops : NAN, 0);
+            rep_h_td(s, w->has_peak ? w->peak.fig.lat_us : NAN, 1);
+            rep_h_td(s, w->has_peak ? w->peak.fig.p99_us : NAN, 1);
+            rep_h_td_delta(s, w->has_peak ? w->peak.fig.iops : NAN,
+                           w->review_iops);
+            rep_h_td_delta(s, w->has_peak ? w->peak.fig.lat_us : NAN,
                            w->review_lat_us);
             g_string_append(s, "</tr>\n");
         }

@@ -64,12 +64,12 @@ static void h_dev_table(GString *s, const NvmResDev *d, const char *when)
         n++;
         g_string_append_printf(s, "<tr><td>%s</td>", nvm_op_name(c));
         rep_h_td(s, f->count, 0);
-        rep_h_td(s, f->iops, 1);
-        rep_h_td(s, f->mbps, 1);
-        rep_h_td(s, f->lat_us, 1);
-        rep_h_td(s, f->p50_us, 1);
-        rep_h_td(s, f->p99_us, 1);
-        rep_h_td(s, f->p999_us, 1);
+        rep_h_td(s, f->fig.iops, 1);
+        rep_h_td(s, f->fig.mbps, 1);
+        rep_h_td(s, f->fig.lat_us, 1);
+        rep_h_td(s, f->fig.p50_us, 1);
+        rep_h_td(s, f->fig.p99_us, 1);
+        rep_h_td(s, f->fig.p999_us, 1);
         rep_h_td(s, f->max_us, 1);
         g_string_append(s, "</tr>\n");
     }
@@ -117,13 +117,13 @@ static void h_app_seq(GString *s, const NvmResApp *a)
         rep_h_td(s, st->qd, 0);
         rep_h_td(s, st->bytes / (1024.0 * 1024 * 1024), 2);
         rep_h_td(s, st->gbps, 2);
-        rep_h_td(s, st->iops, 0);
-        rep_h_td(s, st->lat_us, 1);
-        rep_h_td(s, st->p99_us, 1);
-        rep_h_td(s, f->iops, 0);
-        rep_h_td(s, f->mbps, 1);
-        rep_h_td(s, f->lat_us, 1);
-        rep_h_td(s, f->p99_us, 1);
+        rep_h_td(s, st->fig.iops, 0);
+        rep_h_td(s, st->fig.lat_us, 1);
+        rep_h_td(s, st->fig.p99_us, 1);
+        rep_h_td(s, f->fig.iops, 0);
+        rep_h_td(s, f->fig.mbps, 1);
+        rep_h_td(s, f->fig.lat_us, 1);
+        rep_h_td(s, f->fig.p99_us, 1);
         g_string_append(s, "</tr>\n");
     }
     if (!a->steps->len) {
@@ -398,10 +398,10 @@ void rep_h_apps_summary(GString *s, const NvmResults *r)
         h_app_result(s, a);
         g_string_append(s, "</td>");
         rep_h_td(s, a->wall_s, 0);
-        rep_h_td(s, a->dev.cls[DEV_READ].lat_us, 1);
-        rep_h_td(s, a->dev.cls[DEV_READ].p99_us, 1);
-        rep_h_td(s, a->dev.cls[DEV_WRITE].lat_us, 1);
-        rep_h_td(s, a->dev.cls[DEV_WRITE].p99_us, 1);
+        rep_h_td(s, a->dev.cls[DEV_READ].fig.lat_us, 1);
+        rep_h_td(s, a->dev.cls[DEV_READ].fig.p99_us, 1);
+        rep_h_td(s, a->dev.cls[DEV_WRITE].fig.lat_us, 1);
+        rep_h_td(s, a->dev.cls[DEV_WRITE].fig.p99_us, 1);
         g_string_append(s, "</tr>\n");
     }
     g_string_append(s, "</tbody></table>\n<p class=\"note\">Device "

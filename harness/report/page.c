@@ -182,22 +182,21 @@ static const char *status_badge(const NvmResults *r)
 }
 
 static void h_peak_row(GString *s, const char *what, const char *cls,
-                       double iops, double mbps, double lat, double p99,
-                       const NvmResWork *w, bool limited)
+                       const NvmFig *f, const NvmResWork *w, bool limited)
 {
     g_string_append_printf(s, "<tr%s><td>%s%s</td>", cls, what,
                            limited ? " <span class=\"badge lim\">"
                                      "host-limited</span>" : "");
-    rep_h_td(s, iops, 0);
-    rep_h_td(s, mbps, 1);
-    rep_h_td(s, lat, 1);
-    rep_h_td(s, p99, 1);
+    rep_h_td(s, f->iops, 0);
+    rep_h_td(s, f->mbps, 1);
+    rep_h_td(s, f->lat_us, 1);
+    rep_h_td(s, f->p99_us, 1);
     if (cls[0]) {
         g_string_append(s, "<td></td><td></td></tr>\n");
         return;
     }
-    rep_h_td_delta(s, iops, w->review_iops);
-    rep_h_td_delta(s, lat, w->review_lat_us);
+    rep_h_td_delta(s, f->iops, w->review_iops);
+    rep_h_td_delta(s, f->lat_us, w->review_lat_us);
     g_string_append(s, "</tr>\n");
 }
 
@@ -259,19 +258,17 @@ static void h_work(GString *s, const NvmResults *r, const NvmResWork *w)
     }
     if (w->has_sim_peak) {
         h_peak_row(s, r->qtest ? "device (nvmimic qtest)" :
-                   "model (nvmimic sim)", "", w->sim_peak.iops,
-                   w->sim_peak.mbps, w->sim_peak.lat_us, w->sim_peak.p99_us,
-                   w, false);
+                   "model (nvmimic sim)", "", &w->sim_peak.fig, w, false);
     }
     if (r->guest && w->has_peak) {
-        h_peak_row(s, "guest (fio in the VM)", "", w->peak.iops,
-                   w->peak.mbps, w->peak.lat_us, w->peak.p99_us, w,
+        h_peak_row(s, "guest (fio in the VM)", "", &w->peak.fig, w,
                    w->peak.host_limited > 0);
-        if (!isnan(w->peak.host_lat_us)) {
-            h_peak_row(s, "device (host view)", "", w->peak.host_iops,
-                       w->block_bytes > 0 && !isnan(w->peak.host_iops) ?
-                       w->peak.host_iops * w->block_bytes / 1e6 : NAN,
-                       w->peak.host_lat_us, w->peak.host_p99_us, w, false);
+        if (!isnan(w->peak.host.lat_us)) {
+            NvmFig host = w->peak.host;
+
+            host.mbps = w->block_bytes > 0 ?
+                        host.iops * w->block_bytes / 1e6 : NAN;
+            h_peak_row(s, "device (host view)", "", &host, w, false);
         }
     }
     g_string_append(s, "</tbody></table>\n");
@@ -301,25 +298,25 @@ static void h_work(GString *s, const NvmResults *r, const NvmResWork *w)
                                p->target_pct);
         rep_h_td(s, p->target_iops, 0);
         if (!r->guest) {
-            rep_h_td(s, p->iops, 0);
-            rep_h_td(s, p->mbps, 1);
-            rep_h_td(s, p->lat_us, 1);
-            rep_h_td(s, p->p50_us, 1);
-            rep_h_td(s, p->p99_us, 1);
-            rep_h_td(s, p->p999_us, 1);
+            rep_h_td(s, p->fig.iops, 0);
+            rep_h_td(s, p->fig.mbps, 1);
+            rep_h_td(s, p->fig.lat_us, 1);
+            rep_h_td(s, p->fig.p50_us, 1);
+            rep_h_td(s, p->fig.p99_us, 1);
+            rep_h_td(s, p->fig.p999_us, 1);
             g_string_append(s, "</tr>\n");
             continue;
         }
-        rep_h_td(s, p->iops, 0);
-        rep_h_td(s, p->lat_us, 1);
-        rep_h_td(s, p->p99_us, 1);
-        rep_h_td(s, p->host_lat_us, 1);
-        rep_h_td(s, p->host_p99_us, 1);
+        rep_h_td(s, p->fig.iops, 0);
+        rep_h_td(s, p->fig.lat_us, 1);
+        rep_h_td(s, p->fig.p99_us, 1);
+        rep_h_td(s, p->host.lat_us, 1);
+        rep_h_td(s, p->host.p99_us, 1);
         g_string_append(s, "<td class=\"over\">");
-        rep_h_num(s, p->lat_us - p->host_lat_us, 1);
+        rep_h_num(s, p->fig.lat_us - p->host.lat_us, 1);
         g_string_append(s, "</td>");
-        rep_h_td(s, sp ? sp->iops : NAN, 0);
-        rep_h_td(s, sp ? sp->lat_us : NAN, 1);
+        rep_h_td(s, sp ? sp->fig.iops : NAN, 0);
+        rep_h_td(s, sp ? sp->fig.lat_us : NAN, 1);
         g_string_append(s, "<td>");
         if (lim) {
             g_string_append(s, "<span class=\"badge lim\">host-limited");
@@ -373,21 +370,21 @@ static void h_summary(GString *s, const NvmResults *r)
         g_string_append(s, "</a></td>");
         rep_h_td(s, w->review_iops, 0);
         rep_h_td(s, w->review_lat_us, 1);
-        rep_h_td(s, w->has_sim_peak ? w->sim_peak.iops : NAN, 0);
-        rep_h_td(s, w->has_sim_peak ? w->sim_peak.lat_us : NAN, 1);
-        rep_h_td_delta(s, w->has_sim_peak ? w->sim_peak.iops : NAN,
+        rep_h_td(s, w->has_sim_peak ? w->sim_peak.fig.iops : NAN, 0);
+        rep_h_td(s, w->has_sim_peak ? w->sim_peak.fig.lat_us : NAN, 1);
+        rep_h_td_delta(s, w->has_sim_peak ? w->sim_peak.fig.iops : NAN,
                        w->review_iops);
         if (r->guest) {
-            rep_h_td(s, w->has_peak ? w->peak.iops : NAN, 0);
-            rep_h_td(s, w->has_peak ? w->peak.lat_us : NAN, 1);
+            rep_h_td(s, w->has_peak ? w->peak.fig.iops : NAN, 0);
+            rep_h_td(s, w->has_peak ? w->peak.fig.lat_us : NAN, 1);
             if (w->has_peak && w->peak.host_limited > 0) {
                 g_string_append(s, "<td><span class=\"badge lim\">"
                                    "host-limited</span></td>");
             } else {
-                rep_h_td_delta(s, w->has_peak ? w->peak.iops : NAN,
+                rep_h_td_delta(s, w->has_peak ? w->peak.fig.iops : NAN,
                                w->review_iops);
             }
-            rep_h_td(s, w->has_peak ? w->peak.lat_us - w->peak.host_lat_us
+            rep_h_td(s, w->has_peak ? w->peak.fig.lat_us - w->peak.host.lat_us
                                 : NAN, 1);
         }
         g_string_append(s, "</tr>\n");

@@ -7,26 +7,6 @@
 
 #include "from-sim.h"
 
-static void run_point(NvmResPoint *p, const NvmRunResult *r)
-{
-    p->iops = r->iops;
-    p->mbps = r->mbps;
-    p->lat_us = r->lat_us;
-    p->p50_us = r->p50_us;
-    p->p99_us = r->p99_us;
-    p->p999_us = r->p999_us;
-}
-
-static void rw_fig(double f[6], const NvmRunResult *r)
-{
-    f[0] = r->iops;
-    f[1] = r->mbps;
-    f[2] = r->lat_us;
-    f[3] = r->p50_us;
-    f[4] = r->p99_us;
-    f[5] = r->p999_us;
-}
-
 static NvmResults *sim_results(const NvmProfile *p, const char *suite,
                                const NvmSimOptions *o,
                                const char *threads_mode)
@@ -54,14 +34,14 @@ NvmResults *nvm_results_from_corners(const NvmProfile *p,
         wk->threads = c->wl.threads;
         wk->block_bytes = c->wl.block_bytes;
         wk->has_peak = true;
-        run_point(&wk->peak, &c->peak);
+        wk->peak.fig = c->peak.fig;
         for (unsigned i = 0; i < c->n_curve; i++) {
             NvmResPoint pt;
 
             nvm_res_point_init(&pt);
             pt.target_pct = c->target_pct[i];
             pt.target_iops = c->target_iops[i];
-            run_point(&pt, &c->curve[i]);
+            pt.fig = c->curve[i].fig;
             g_array_append_val(wk->curve, pt);
         }
         g_ptr_array_add(r->works, wk);
@@ -111,10 +91,10 @@ static JsonNode *mix_node(const NvmMix *x)
 
 static void mix_point(NvmResPoint *p, const NvmMixResult *m)
 {
-    run_point(p, &m->all);
+    p->fig = m->all.fig;
     p->has_rw = true;
-    rw_fig(p->rd, &m->cls[NVM_DIR_READ]);
-    rw_fig(p->wr, &m->cls[NVM_DIR_WRITE]);
+    p->rd = m->cls[NVM_DIR_READ].fig;
+    p->wr = m->cls[NVM_DIR_WRITE].fig;
 }
 
 NvmResults *nvm_results_from_vdi(const NvmProfile *p, const NvmSimOptions *o,

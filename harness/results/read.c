@@ -91,31 +91,37 @@ static JsonArray *jarr(JsonObject *o, const char *k)
     return n && JSON_NODE_HOLDS_ARRAY(n) ? json_node_get_array(n) : NULL;
 }
 
-static const char *const fig_keys[6] = {
-    "iops", "mbps", "lat_us", "p50_us", "p99_us", "p999_us",
-};
-
-static void fig_read(JsonObject *o, double f[6])
+/* Member @prefix@name of @o (see jnum). */
+static double jnum_pre(JsonObject *o, const char *prefix, const char *name)
 {
-    for (unsigned i = 0; i < 6; i++) {
-        f[i] = jnum(o, fig_keys[i]);
-    }
+    char k[64];
+
+    g_snprintf(k, sizeof(k), "%s%s", prefix, name);
+    return jnum(o, k);
+}
+
+/* FIG's members, each with @prefix ("" or "host_"). */
+static NvmFig fig_read(JsonObject *o, const char *prefix)
+{
+    return (NvmFig){
+        .iops = jnum_pre(o, prefix, "iops"),
+        .mbps = jnum_pre(o, prefix, "mbps"),
+        .lat_us = jnum_pre(o, prefix, "lat_us"),
+        .p50_us = jnum_pre(o, prefix, "p50_us"),
+        .p99_us = jnum_pre(o, prefix, "p99_us"),
+        .p999_us = jnum_pre(o, prefix, "p999_us"),
+    };
 }
 
 void nvm_res_point_init(NvmResPoint *p)
 {
     *p = (NvmResPoint){
         .target_iops = NAN,
-        .iops = NAN, .mbps = NAN, .lat_us = NAN, .p50_us = NAN,
-        .p99_us = NAN, .p999_us = NAN,
-        .host_iops = NAN, .host_lat_us = NAN, .host_p50_us = NAN,
-        .host_p99_us = NAN, .host_p999_us = NAN, .host_interval_s = NAN,
+        .fig = NVM_FIG_NONE, .host = NVM_FIG_NONE, .host_interval_s = NAN,
         .host_late = NAN, .host_limited = -1, .shortfall_pct = NAN,
         .sim_lat_us = NAN, .trace_lat_us = NAN, .wall_s = NAN,
+        .rd = NVM_FIG_NONE, .wr = NVM_FIG_NONE,
     };
-    for (unsigned i = 0; i < 6; i++) {
-        p->rd[i] = p->wr[i] = NAN;
-    }
 }
 
 static void point_read(JsonObject *o, NvmResPoint *p)
@@ -127,17 +133,8 @@ static void point_read(JsonObject *o, NvmResPoint *p)
     nvm_res_point_init(p);
     p->target_pct = isnan(pct) ? 0 : (int)lround(pct);
     p->target_iops = jnum(o, "target_iops");
-    p->iops = jnum(o, "iops");
-    p->mbps = jnum(o, "mbps");
-    p->lat_us = jnum(o, "lat_us");
-    p->p50_us = jnum(o, "p50_us");
-    p->p99_us = jnum(o, "p99_us");
-    p->p999_us = jnum(o, "p999_us");
-    p->host_iops = jnum(o, "host_iops");
-    p->host_lat_us = jnum(o, "host_lat_us");
-    p->host_p50_us = jnum(o, "host_p50_us");
-    p->host_p99_us = jnum(o, "host_p99_us");
-    p->host_p999_us = jnum(o, "host_p999_us");
+    p->fig = fig_read(o, "");
+    p->host = fig_read(o, "host_");
     p->host_interval_s = jnum(o, "host_interval_s");
     p->host_late = jnum(o, "host_late");
     p->shortfall_pct = jnum(o, "shortfall_pct");
@@ -150,8 +147,8 @@ static void point_read(JsonObject *o, NvmResPoint *p)
     rd = jobj(o, "read");
     wr = jobj(o, "write");
     p->has_rw = rd && wr;
-    fig_read(rd, p->rd);
-    fig_read(wr, p->wr);
+    p->rd = fig_read(rd, "");
+    p->wr = fig_read(wr, "");
 }
 
 static GArray *curve_read(JsonArray *a)
@@ -357,12 +354,7 @@ static void dev_read(JsonObject *o, NvmResDev *d)
 
         g->has = f != NULL;
         g->count = jnum(f, "count");
-        g->iops = jnum(f, "iops");
-        g->mbps = jnum(f, "mbps");
-        g->lat_us = jnum(f, "lat_us");
-        g->p50_us = jnum(f, "p50_us");
-        g->p99_us = jnum(f, "p99_us");
-        g->p999_us = jnum(f, "p999_us");
+        g->fig = fig_read(f, "");
         g->max_us = jnum(f, "max_us");
     }
 }
@@ -436,12 +428,7 @@ static NvmResApp *app_read(JsonObject *o, GPtrArray *apps)
         st.qd = jnum(q, "qd");
         st.bytes = jnum(q, "bytes");
         st.gbps = jnum(q, "gbps");
-        st.iops = jnum(q, "iops");
-        st.mbps = jnum(q, "mbps");
-        st.lat_us = jnum(q, "lat_us");
-        st.p50_us = jnum(q, "p50_us");
-        st.p99_us = jnum(q, "p99_us");
-        st.p999_us = jnum(q, "p999_us");
+        st.fig = fig_read(q, "");
         dev_read(jobj(q, "device"), &st.dev);
         g_array_append_val(a->steps, st);
     }

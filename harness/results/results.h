@@ -14,6 +14,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "fig.h"
 #include "nvmimic-model.h"
 
 /* results.json's "schema_version"; raised when a field changes meaning or
@@ -22,16 +23,16 @@
 
 /*
  * One point: a peak (target_pct 0) or a curve point.  Numbers are NAN when
- * unknown.  mode "sim": iops..p999_us are the model's.  mode "guest":
- * iops..p999_us are the guest's fio, host_* the device's over the same
- * window, sim_lat_us the model's latency at the guest's IOPS.
+ * unknown.  mode "sim": fig is the model's.  mode "guest": fig is the
+ * guest's load generator's, host the device's over the same window (its
+ * mbps is not kept), sim_lat_us the model's latency at the guest's IOPS.
  */
 typedef struct NvmResPoint {
     int target_pct;             /* 0 for a peak */
     double target_iops;
-    double iops, mbps, lat_us, p50_us, p99_us, p999_us;
+    NvmFig fig;
     /* mode "guest" */
-    double host_iops, host_lat_us, host_p50_us, host_p99_us, host_p999_us;
+    NvmFig host;
     double host_interval_s;
     double host_late;           /* completions posted late; NAN unknown */
     int host_limited;           /* -1 unknown */
@@ -42,7 +43,7 @@ typedef struct NvmResPoint {
     double wall_s;
     /* a mixed workload on the model: reads and writes apart */
     bool has_rw;
-    double rd[6], wr[6];        /* iops, mbps, lat_us, p50, p99, p999 */
+    NvmFig rd, wr;
     /* an engine's own members after these (mode qtest), a JSON object
      * owned by the workload's peak or curve; NULL: none */
     JsonNode *extra;
@@ -86,7 +87,9 @@ NvmResWork *nvm_res_work_new(const char *name);
  * interval, classes indexed as NvmOp. */
 typedef struct NvmResDevFig {
     bool has;
-    double count, iops, mbps, lat_us, p50_us, p99_us, p999_us, max_us;
+    double count;
+    NvmFig fig;
+    double max_us;
 } NvmResDevFig;
 
 typedef struct NvmResDev {
@@ -101,7 +104,7 @@ typedef struct NvmResStep {
     char *name;
     char *rw;
     double qd, bytes, gbps;
-    double iops, mbps, lat_us, p50_us, p99_us, p999_us;
+    NvmFig fig;                 /* the guest's */
     NvmResDev dev;
 } NvmResStep;
 

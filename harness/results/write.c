@@ -57,15 +57,16 @@ static void node(JsonBuilder *b, const char *name, JsonNode *n)
     }
 }
 
-/* FIG: what fio (guest) or the model (sim) measured. */
-static void fig(JsonBuilder *b, const double f[6])
+/* FIG: what the guest's load generator (guest) or the model (sim)
+ * measured. */
+static void fig(JsonBuilder *b, const NvmFig *f)
 {
-    num(b, "iops", f[0], 1);
-    num(b, "mbps", f[1], 2);
-    num(b, "lat_us", f[2], 2);
-    num(b, "p50_us", f[3], 2);
-    num(b, "p99_us", f[4], 2);
-    num(b, "p999_us", f[5], 2);
+    num(b, "iops", f->iops, 1);
+    num(b, "mbps", f->mbps, 2);
+    num(b, "lat_us", f->lat_us, 2);
+    num(b, "p50_us", f->p50_us, 2);
+    num(b, "p99_us", f->p99_us, 2);
+    num(b, "p999_us", f->p999_us, 2);
 }
 
 /* The members of @extra (a JSON object, may be NULL) into the object @b
@@ -81,37 +82,24 @@ static void members(JsonBuilder *b, JsonNode *extra)
     }
 }
 
-static void point_fig(const NvmResPoint *p, double f[6])
-{
-    f[0] = p->iops;
-    f[1] = p->mbps;
-    f[2] = p->lat_us;
-    f[3] = p->p50_us;
-    f[4] = p->p99_us;
-    f[5] = p->p999_us;
-}
-
 /* A point of mode sim (the model's) or of the "sim" member of a guest
  * run's workload. */
 static void model_point(JsonBuilder *b, const NvmResPoint *p, bool curve)
 {
-    double f[6];
-
     json_builder_begin_object(b);
     if (curve) {
         whole(b, "target_pct", p->target_pct);
         num(b, "target_iops", p->target_iops, 1);
     }
-    point_fig(p, f);
-    fig(b, f);
+    fig(b, &p->fig);
     if (p->has_rw) {
         json_builder_set_member_name(b, "read");
         json_builder_begin_object(b);
-        fig(b, p->rd);
+        fig(b, &p->rd);
         json_builder_end_object(b);
         json_builder_set_member_name(b, "write");
         json_builder_begin_object(b);
-        fig(b, p->wr);
+        fig(b, &p->wr);
         json_builder_end_object(b);
     }
     members(b, p->extra);
@@ -121,20 +109,17 @@ static void model_point(JsonBuilder *b, const NvmResPoint *p, bool curve)
 /* A point of a guest run: fio's figures, the device's, the verdict. */
 static void guest_point(JsonBuilder *b, const NvmResPoint *p, bool curve)
 {
-    double f[6];
-
     json_builder_begin_object(b);
     if (curve) {
         whole(b, "target_pct", p->target_pct);
         num(b, "target_iops", p->target_iops, 1);
     }
-    point_fig(p, f);
-    fig(b, f);
-    num(b, "host_iops", p->host_iops, 2);
-    num(b, "host_lat_us", p->host_lat_us, 2);
-    num(b, "host_p50_us", p->host_p50_us, 2);
-    num(b, "host_p99_us", p->host_p99_us, 2);
-    num(b, "host_p999_us", p->host_p999_us, 2);
+    fig(b, &p->fig);
+    num(b, "host_iops", p->host.iops, 2);
+    num(b, "host_lat_us", p->host.lat_us, 2);
+    num(b, "host_p50_us", p->host.p50_us, 2);
+    num(b, "host_p99_us", p->host.p99_us, 2);
+    num(b, "host_p999_us", p->host.p999_us, 2);
     num(b, "host_interval_s", p->host_interval_s, 2);
     whole(b, "host_late", isnan(p->host_late) ? 0 : (gint64)p->host_late);
     boolean(b, "host_limited", p->host_limited > 0);
@@ -237,13 +222,13 @@ static void device(JsonBuilder *b, const char *name, const NvmResDev *d)
         json_builder_set_member_name(b, nvm_op_name((NvmOp)c));
         json_builder_begin_object(b);
         num(b, "count", f->count, 2);
-        num(b, "lat_us", f->lat_us, 2);
-        num(b, "p50_us", f->p50_us, 2);
-        num(b, "p99_us", f->p99_us, 2);
-        num(b, "p999_us", f->p999_us, 2);
+        num(b, "lat_us", f->fig.lat_us, 2);
+        num(b, "p50_us", f->fig.p50_us, 2);
+        num(b, "p99_us", f->fig.p99_us, 2);
+        num(b, "p999_us", f->fig.p999_us, 2);
         num(b, "max_us", f->max_us, 2);
-        num(b, "iops", f->iops, 1);
-        num(b, "mbps", f->mbps, 2);
+        num(b, "iops", f->fig.iops, 1);
+        num(b, "mbps", f->fig.mbps, 2);
         json_builder_end_object(b);
     }
     json_builder_end_object(b);
@@ -265,8 +250,6 @@ static void app(JsonBuilder *b, const NvmResApp *a)
         json_builder_begin_array(b);
         for (guint i = 0; i < a->steps->len; i++) {
             const NvmResStep *st = &g_array_index(a->steps, NvmResStep, i);
-            double f[6] = { st->iops, st->mbps, st->lat_us, st->p50_us,
-                            st->p99_us, st->p999_us };
 
             json_builder_begin_object(b);
             str(b, "name", st->name);
@@ -274,7 +257,7 @@ static void app(JsonBuilder *b, const NvmResApp *a)
             whole(b, "qd", (gint64)st->qd);
             whole(b, "bytes", (gint64)st->bytes);
             num(b, "gbps", st->gbps, 4);
-            fig(b, f);
+            fig(b, &st->fig);
             device(b, "device", &st->dev);
             json_builder_end_object(b);
         }
@@ -451,19 +434,19 @@ static void csv_row(GString *s, const NvmResults *r, const NvmResWork *w,
         g_string_append(s, ",peak,");
     }
     csv_num(s, p->target_pct ? p->target_iops : NAN, 1);
-    csv_num(s, p->iops, 2);
-    csv_num(s, p->mbps, 2);
-    csv_num(s, p->lat_us, 2);
-    csv_num(s, p->p50_us, 2);
-    csv_num(s, p->p99_us, 2);
-    csv_num(s, p->p999_us, 2);
-    csv_num(s, p->host_iops, 2);
-    csv_num(s, p->host_lat_us, 2);
-    csv_num(s, p->host_p99_us, 2);
+    csv_num(s, p->fig.iops, 2);
+    csv_num(s, p->fig.mbps, 2);
+    csv_num(s, p->fig.lat_us, 2);
+    csv_num(s, p->fig.p50_us, 2);
+    csv_num(s, p->fig.p99_us, 2);
+    csv_num(s, p->fig.p999_us, 2);
+    csv_num(s, p->host.iops, 2);
+    csv_num(s, p->host.lat_us, 2);
+    csv_num(s, p->host.p99_us, 2);
     g_string_append_printf(s, ",%s", p->host_limited < 0 ? "" :
                            p->host_limited ? "true" : "false");
     csv_num(s, p->shortfall_pct, 2);
-    csv_num(s, r->guest ? p->sim_lat_us : p->lat_us, 2);
+    csv_num(s, r->guest ? p->sim_lat_us : p->fig.lat_us, 2);
     g_string_append_c(s, ',');
     csv_field(s, work_suite(r, w));
     g_string_append_c(s, '\n');

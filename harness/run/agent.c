@@ -268,7 +268,7 @@ bool run_guest_cmd(Run *r, const GuestCmd *c, JsonNode **stats,
             JsonNode *n = run_qmp_stats(r, NULL);
 
             if (n) {
-                Fig f;
+                NvmFig f;
                 uint64_t late;
                 double iv;
 

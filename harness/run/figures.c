@@ -18,7 +18,7 @@ double run_obj_double(JsonObject *o, const char *name)
 
 /* fio's JSON (group_reporting: one job) into @f; false if unusable.
  * @dd_name: "read", "write", or "mixed" (unified_rw_reporting=mixed). */
-bool run_parse_fio(const char *text, const char *dd_name, Fig *f,
+bool run_parse_fio(const char *text, const char *dd_name, NvmFig *f,
                    GError **errp)
 {
     return run_parse_fio_job(text, 0, dd_name, f, errp);
@@ -26,7 +26,7 @@ bool run_parse_fio(const char *text, const char *dd_name, Fig *f,
 
 /* The same for entry @k of "jobs" (nvmimic-load: one per phase). */
 bool run_parse_fio_job(const char *text, unsigned k, const char *dd_name,
-                       Fig *f, GError **errp)
+                       NvmFig *f, GError **errp)
 {
     g_autoptr(JsonParser) parser = json_parser_new();
     const char *brace = strchr(text, '{');
@@ -86,10 +86,26 @@ JsonObject *run_stats_class(JsonNode *n, const char *name)
     return NULL;
 }
 
+/* One class of query-nvmimic-stats' return as figures over @interval_ns
+ * (0 when it is not positive). */
+static NvmFig stats_fig(JsonObject *c, double interval_ns)
+{
+    bool t = interval_ns > 0;
+
+    return (NvmFig){
+        .iops = t ? run_obj_double(c, "count") * 1e9 / interval_ns : 0,
+        .mbps = t ? run_obj_double(c, "bytes") * 1e3 / interval_ns : 0,
+        .lat_us = run_obj_double(c, "mean-us"),
+        .p50_us = run_obj_double(c, "p50-us"),
+        .p99_us = run_obj_double(c, "p99-us"),
+        .p999_us = run_obj_double(c, "p999-us"),
+    };
+}
+
 /* The device's statistics over the interval since reset: the read or the
  * write class, or (@mixed) both together, whose percentiles cannot be
  * merged (NAN). */
-bool run_parse_stats(JsonNode *n, bool write, bool mixed, Fig *f,
+bool run_parse_stats(JsonNode *n, bool write, bool mixed, NvmFig *f,
                      uint64_t *late, double *interval_s)
 {
     JsonObject *o = JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
@@ -106,12 +122,7 @@ bool run_parse_stats(JsonNode *n, bool write, bool mixed, Fig *f,
     if (!mixed) {
         c = run_stats_class(n, write ? "write" : "read");
         if (c) {
-            f->iops = run_obj_double(c, "count") * 1e9 / interval_ns;
-            f->mbps = run_obj_double(c, "bytes") * 1e3 / interval_ns;
-            f->lat_us = run_obj_double(c, "mean-us");
-            f->p50_us = run_obj_double(c, "p50-us");
-            f->p99_us = run_obj_double(c, "p99-us");
-            f->p999_us = run_obj_double(c, "p999-us");
+            *f = stats_fig(c, interval_ns);
             *late = (uint64_t)run_obj_double(c, "late");
         }
         return true;        /* no such class: no I/O of that kind */
@@ -141,11 +152,11 @@ static double sim_lat_at(const NvmCornerResult *s, double iops)
 
     for (unsigned i = 0; i < s->n_curve; i++) {
         /* Only the rising part: points past the peak saturate. */
-        if (n && s->curve[i].iops <= x[n - 1]) {
+        if (n && s->curve[i].fig.iops <= x[n - 1]) {
             continue;
         }
-        x[n] = s->curve[i].iops;
-        y[n++] = s->curve[i].lat_us;
+        x[n] = s->curve[i].fig.iops;
+        y[n++] = s->curve[i].fig.lat_us;
     }
     if (!n || iops < x[0] * 0.98 || iops > x[n - 1] * 1.02) {
         return NAN;
@@ -171,11 +182,11 @@ static double matched_iops(const Wl *wl, const Point *pt)
         return NAN;
     }
     if (!pt->target_pct) {
-        return m->peak.iops;
+        return m->peak.fig.iops;
     }
     for (unsigned i = 0; i < m->n_curve; i++) {
         if (m->target_pct[i] == pt->target_pct) {
-            return m->curve[i].iops;
+            return m->curve[i].fig.iops;
         }
     }
     return NAN;
@@ -183,7 +194,7 @@ static double matched_iops(const Wl *wl, const Point *pt)
 
 void run_judge_point(const Wl *wl, Point *pt)
 {
-    double target = pt->target_pct ? pt->target_iops : wl->sim->peak.iops;
+    double target = pt->target_pct ? pt->target_iops : wl->sim->peak.fig.iops;
     /* a mix with bursts queues only while it issues: its busy share of
      * the issuing time (a saturated P2 2 TB's vdi-initial-login, 80 % on,
      * had 82 % of its outstanding count queued over the whole time) */
@@ -218,24 +229,24 @@ void run_judge_point(const Wl *wl, Point *pt)
 
         pt->sim_lat_us = NAN;
         if (!pt->target_pct) {
-            pt->sim_lat_us = m->peak.lat_us;
+            pt->sim_lat_us = m->peak.fig.lat_us;
         }
         for (unsigned i = 0; pt->target_pct && i < m->n_curve; i++) {
             if (m->target_pct[i] == pt->target_pct) {
-                pt->sim_lat_us = m->curve[i].lat_us;
+                pt->sim_lat_us = m->curve[i].fig.lat_us;
             }
         }
         return;
     }
     pt->sim_lat_us = sim_lat_at(wl->sim, pt->guest.iops);
-    if (!pt->target_pct && !(pt->guest.iops < 1.02 * wl->sim->peak.iops &&
-                             pt->guest.iops > 0.98 * wl->sim->peak.iops)) {
+    if (!pt->target_pct && !(pt->guest.iops < 1.02 * wl->sim->peak.fig.iops &&
+                             pt->guest.iops > 0.98 * wl->sim->peak.fig.iops)) {
         pt->sim_lat_us = NAN;
     }
-    if (!pt->target_pct && !isnan(wl->sim->peak.lat_us) &&
-        fabs(pt->guest.iops - wl->sim->peak.iops) <=
-        0.02 * wl->sim->peak.iops) {
-        pt->sim_lat_us = wl->sim->peak.lat_us;
+    if (!pt->target_pct && !isnan(wl->sim->peak.fig.lat_us) &&
+        fabs(pt->guest.iops - wl->sim->peak.fig.iops) <=
+        0.02 * wl->sim->peak.fig.iops) {
+        pt->sim_lat_us = wl->sim->peak.fig.lat_us;
     }
 }
 
@@ -304,15 +315,8 @@ void run_device_from_qmp(JsonNode *n, NvmResDev *d)
         f = &d->cls[op];
         f->has = true;
         f->count = count;
-        f->lat_us = json_object_get_double_member(c, "mean-us");
-        f->p50_us = json_object_get_double_member(c, "p50-us");
-        f->p99_us = json_object_get_double_member(c, "p99-us");
-        f->p999_us = json_object_get_double_member(c, "p999-us");
+        f->fig = stats_fig(c, interval_ns);
         f->max_us = json_object_get_double_member(c, "max-us");
-        f->iops = interval_ns > 0 ? count * 1e9 / interval_ns : 0;
-        f->mbps = interval_ns > 0 ?
-                  json_object_get_double_member(c, "bytes") * 1e3 /
-                  interval_ns : 0;
     }
 }
 

@@ -52,8 +52,8 @@ void run_print_table(const Run *r)
                 printf(" at %.1f us", wl->review_lat_us);
             }
         }
-        printf("  model peak %.0f IOPS at %.1f us\n", wl->sim->peak.iops,
-               wl->sim->peak.lat_us);
+        printf("  model peak %.0f IOPS at %.1f us\n", wl->sim->peak.fig.iops,
+               wl->sim->peak.fig.lat_us);
         printf("  %-6s %9s %9s %9s %9s %9s %9s %9s  %s\n", "load", "target",
                "iops", "MB/s", "lat_us", "p99_us", "dev_lat", "sim_lat",
                "note");

@@ -10,29 +10,14 @@
 
 #include "run-int.h"
 
-static void fig_to(const Fig *f, double *iops, double *mbps, double *lat,
-                   double *p50, double *p99, double *p999)
-{
-    *iops = f->iops;
-    *mbps = f->mbps;
-    *lat = f->lat_us;
-    *p50 = f->p50_us;
-    *p99 = f->p99_us;
-    *p999 = f->p999_us;
-}
-
 static void point_to(const Point *pt, NvmResPoint *p)
 {
     nvm_res_point_init(p);
     p->target_pct = pt->target_pct;
     p->target_iops = pt->target_iops;
-    fig_to(&pt->guest, &p->iops, &p->mbps, &p->lat_us, &p->p50_us,
-           &p->p99_us, &p->p999_us);
+    p->fig = pt->guest;
     if (pt->have_host) {
-        double mbps;
-
-        fig_to(&pt->host, &p->host_iops, &mbps, &p->host_lat_us,
-               &p->host_p50_us, &p->host_p99_us, &p->host_p999_us);
+        p->host = pt->host;
         p->host_interval_s = pt->host_interval_s;
     }
     p->host_late = (double)pt->host_late;
@@ -47,12 +32,7 @@ static void point_to(const Point *pt, NvmResPoint *p)
 static void model_to(const NvmRunResult *r, NvmResPoint *p)
 {
     nvm_res_point_init(p);
-    p->iops = r->iops;
-    p->mbps = r->mbps;
-    p->lat_us = r->lat_us;
-    p->p50_us = r->p50_us;
-    p->p99_us = r->p99_us;
-    p->p999_us = r->p999_us;
+    p->fig = r->fig;
 }
 
 /* FIG of a model run's point, as the writer writes the "sim" curve. */
@@ -71,12 +51,12 @@ static void model_json(JsonBuilder *b, const NvmRunResult *x, int pct,
         json_builder_add_int_value(b, pct);
         fig_member(b, "target_iops", target);
     }
-    fig_member(b, "iops", x->iops);
-    fig_member(b, "mbps", x->mbps);
-    fig_member(b, "lat_us", x->lat_us);
-    fig_member(b, "p50_us", x->p50_us);
-    fig_member(b, "p99_us", x->p99_us);
-    fig_member(b, "p999_us", x->p999_us);
+    fig_member(b, "iops", x->fig.iops);
+    fig_member(b, "mbps", x->fig.mbps);
+    fig_member(b, "lat_us", x->fig.lat_us);
+    fig_member(b, "p50_us", x->fig.p50_us);
+    fig_member(b, "p99_us", x->fig.p99_us);
+    fig_member(b, "p999_us", x->fig.p999_us);
     json_builder_end_object(b);
 }
 
@@ -183,10 +163,7 @@ static NvmResApp *app_to(const Run *r, const App *a)
         NvmResStep s = {
             .name = g_strdup(st->name), .rw = g_strdup(st->rw),
             .qd = st->qd, .bytes = (double)st->bytes,
-            .gbps = st->guest.mbps / 1e3,
-            .iops = st->guest.iops, .mbps = st->guest.mbps,
-            .lat_us = st->guest.lat_us, .p50_us = st->guest.p50_us,
-            .p99_us = st->guest.p99_us, .p999_us = st->guest.p999_us,
+            .gbps = st->guest.mbps / 1e3, .fig = st->guest,
         };
 
         run_device_from_qmp(st->device, &s.dev);

@@ -103,17 +103,13 @@ typedef struct Mon {
     void *h;
 } Mon;
 
-typedef struct Fig {
-    double iops, mbps, lat_us, p50_us, p99_us, p999_us;
-} Fig;
-
 typedef struct Point {
     bool done;
     int target_pct;             /* 0: the peak */
     double target_iops;
-    Fig guest;
+    NvmFig guest;
     bool have_host;
-    Fig host;
+    NvmFig host;
     uint64_t host_late;
     double host_interval_s;
     bool host_limited;
@@ -152,7 +148,7 @@ typedef struct AppStep {
     const char *rw;             /* seq: read or write */
     unsigned qd;
     uint64_t bytes;
-    Fig guest;
+    NvmFig guest;
     JsonNode *device;           /* query-nvmimic-stats over the step */
 } AppStep;
 
@@ -370,12 +366,12 @@ void run_print_table(const Run *r);
 
 /* figures.c: fio's, the device's and the guest's figures */
 double run_obj_double(JsonObject *o, const char *name);
-bool run_parse_fio(const char *text, const char *dd_name, Fig *f,
+bool run_parse_fio(const char *text, const char *dd_name, NvmFig *f,
                    GError **errp);
 bool run_parse_fio_job(const char *text, unsigned k, const char *dd_name,
-                       Fig *f, GError **errp);
+                       NvmFig *f, GError **errp);
 JsonObject *run_stats_class(JsonNode *n, const char *name);
-bool run_parse_stats(JsonNode *n, bool write, bool mixed, Fig *f,
+bool run_parse_stats(JsonNode *n, bool write, bool mixed, NvmFig *f,
                      uint64_t *late, double *interval_s);
 void run_judge_point(const Wl *wl, Point *pt);
 JsonNode *run_parse_json(const char *text, const char *what, GError **errp);

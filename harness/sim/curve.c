@@ -158,12 +158,11 @@ void nvm_curve_run(NvmModel *m, const NvmRunSpec *spec, uint64_t seed,
         double secs = spec->duration_ns / 1e9;
 
         res->ios = c->count;
-        res->iops = c->count / secs;
-        res->mbps = c->bytes / secs / 1e6;
-        res->lat_us = c->mean_us;
-        res->p50_us = c->p50_us;
-        res->p99_us = c->p99_us;
-        res->p999_us = c->p999_us;
+        res->fig = (NvmFig){
+            .iops = c->count / secs, .mbps = c->bytes / secs / 1e6,
+            .lat_us = c->mean_us, .p50_us = c->p50_us,
+            .p99_us = c->p99_us, .p999_us = c->p999_us,
+        };
     }
     /*
      * The point ends when its last I/O is done, as a vdbench run does

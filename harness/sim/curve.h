@@ -7,6 +7,7 @@
 #define NVMIMIC_CURVE_H
 
 #include "nvmimic-model.h"
+#include "fig.h"
 
 typedef struct NvmWorkload {
     const char *name;           /* e.g. "4k-random-read" */
@@ -67,13 +68,8 @@ typedef struct NvmRunSpec {
 } NvmRunSpec;
 
 typedef struct NvmRunResult {
-    double iops;
-    double mbps;                /* 10^6 bytes per second */
-    double lat_us;              /* mean, from issue to completion */
-    double p50_us;
-    double p99_us;
-    double p999_us;
-    uint64_t ios;
+    NvmFig fig;                 /* over the measured time */
+    uint64_t ios;               /* the I/Os it measured */
 } NvmRunResult;
 
 /* The four corners of the reviews, and their outstanding counts. */

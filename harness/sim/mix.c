@@ -66,13 +66,13 @@ void nvm_mix_merge_stats(const NvmClassStats *const *cls, unsigned n,
     }
     memset(res, 0, sizeof(*res));
     res->ios = count;
-    res->iops = secs > 0 ? count / secs : 0;
-    res->mbps = secs > 0 ? bytes / secs / 1e6 : 0;
+    res->fig.iops = secs > 0 ? count / secs : 0;
+    res->fig.mbps = secs > 0 ? bytes / secs / 1e6 : 0;
     if (count) {
-        res->lat_us = sum_us / count;
-        res->p50_us = nvm_hist_percentile_us(hist, count, 0.50);
-        res->p99_us = nvm_hist_percentile_us(hist, count, 0.99);
-        res->p999_us = nvm_hist_percentile_us(hist, count, 0.999);
+        res->fig.lat_us = sum_us / count;
+        res->fig.p50_us = nvm_hist_percentile_us(hist, count, 0.50);
+        res->fig.p99_us = nvm_hist_percentile_us(hist, count, 0.99);
+        res->fig.p999_us = nvm_hist_percentile_us(hist, count, 0.999);
     }
     g_free(hist);
 }

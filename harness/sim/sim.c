@@ -154,7 +154,7 @@ static double corner_point(void *job, NvmModel *m, const NvmSimPoint *pt,
         r->target_iops[pt->k - 1] = pt->rate_iops;
         r->n_curve = pt->k;
     }
-    return out->iops;
+    return out->fig.iops;
 }
 
 void nvm_sim_four_corners(const NvmProfile *p, const NvmSimOptions *o,

@@ -38,7 +38,7 @@ static double vdi_point(void *job, NvmModel *m, const NvmSimPoint *pt,
         r->target_iops[pt->k - 1] = pt->rate_iops;
         r->n_curve = pt->k;
     }
-    return out->all.iops;
+    return out->all.fig.iops;
 }
 
 void nvm_vdi_results_clear(NvmVdiResult res[NVM_VDI_WORKLOADS])

@@ -59,7 +59,7 @@ static void run_curve(const NvmProfile *p, unsigned wl_index,
     spec.duration_ns = 2000 * 1000 * 1000;
     nvm_curve_run(m, &spec, 11, &now, peak);
     for (unsigned i = 0; i < n; i++) {
-        spec.rate_iops = nvm_curve_rate(peak->iops, pcts[i]);
+        spec.rate_iops = nvm_curve_rate(peak->fig.iops, pcts[i]);
         targets[i] = spec.rate_iops;
         nvm_curve_run(m, &spec, 12 + i, &now, &pts[i]);
     }
@@ -84,13 +84,13 @@ static void points_below_the_peak_reach_their_rate_and_110_120_saturate(void)
             nvm_four_corners(wl, false);
             is_write = wl[w].op == NVM_OP_WRITE;
             run_curve(p, w, pcts, G_N_ELEMENTS(pcts), &peak, pts, target);
-            g_assert_cmpfloat(peak.iops, >, 0);
+            g_assert_cmpfloat(peak.fig.iops, >, 0);
             for (unsigned i = 0; i < G_N_ELEMENTS(pcts); i++) {
-                double got = pts[i].iops / target[i];
+                double got = pts[i].fig.iops / target[i];
 
                 if (g_test_verbose()) {
                     g_test_message("%s w%u %d %%: %.0f of %.0f", p->name, w,
-                                   pcts[i], pts[i].iops, target[i]);
+                                   pcts[i], pts[i].fig.iops, target[i]);
                 }
                 if (pcts[i] <= 90) {
                     /* A Poisson count over 2 s: 4 standard deviations of
@@ -110,16 +110,17 @@ static void points_below_the_peak_reach_their_rate_and_110_120_saturate(void)
                     g_assert_cmpfloat(got, <, 1.03);
                 } else {
                     /* Above the peak the drive cannot follow. */
-                    g_assert_cmpfloat(pts[i].iops, <, 1.03 * peak.iops);
+                    g_assert_cmpfloat(pts[i].fig.iops, <, 1.03 * peak.fig.iops);
                     g_assert_cmpfloat(got, <, 0.97);
                     /* ... and latency is the saturated one, not lower. */
-                    g_assert_cmpfloat(pts[i].lat_us, >, 0.8 * peak.lat_us);
+                    g_assert_cmpfloat(pts[i].fig.lat_us, >,
+                                      0.8 * peak.fig.lat_us);
                 }
             }
             /* Latency grows with load between 50 % and saturation (reads:
              * writes above the peak may still be followed, above). */
             if (!is_write) {
-                g_assert_cmpfloat(pts[4].lat_us, >, pts[1].lat_us);
+                g_assert_cmpfloat(pts[4].fig.lat_us, >, pts[1].fig.lat_us);
             }
         }
         nvm_profile_free(p);
@@ -326,8 +327,8 @@ static void e13t_write_cost_gives_the_p2_2tb_276_mbs_at_qd32(void)
 
     nvm_sim_figure_run(p, &wl, false, 1.0, &r);
     g_test_message("P2 2 TB, 4 KiB random writes at QD32 on an empty drive: "
-                   "%.0f MB/s (TxBENCH: 276 MB/s)", r.mbps);
-    g_assert_cmpfloat(fabs(r.mbps - 276) / 276, <, 0.05);
+                   "%.0f MB/s (TxBENCH: 276 MB/s)", r.fig.mbps);
+    g_assert_cmpfloat(fabs(r.fig.mbps - 276) / 276, <, 0.05);
     nvm_profile_free(p);
 }
 

@@ -40,13 +40,13 @@ static void check_drive(gconstpointer data)
                 continue;
             }
             checked++;
-            ierr = (res[w].peak.iops - r->peak_iops) / r->peak_iops;
+            ierr = (res[w].peak.fig.iops - r->peak_iops) / r->peak_iops;
             lerr = isnan(r->lat_us) ? 0
-                 : (res[w].peak.lat_us - r->lat_us) / r->lat_us;
+                 : (res[w].peak.fig.lat_us - r->lat_us) / r->lat_us;
             g_test_message("%s %s: IOPS %.0f vs %.0f (%+.1f %%), "
                            "lat %.1f vs %.1f us (%+.1f %%)%s", drive,
-                           r->workload, res[w].peak.iops, r->peak_iops,
-                           100 * ierr, res[w].peak.lat_us, r->lat_us,
+                           r->workload, res[w].peak.fig.iops, r->peak_iops,
+                           100 * ierr, res[w].peak.fig.lat_us, r->lat_us,
                            100 * lerr, r->consistent ? "" : " (lat n/a)");
             total++;
             within += fabs(ierr) <= 0.10;

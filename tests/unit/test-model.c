@@ -198,7 +198,7 @@ static double review_peak(const NvmProfile *p, const NvmWorkload *wl,
     }
     nvm_curve_run(m, &spec, 7, &now, &r);
     nvm_model_free(m);
-    return r.iops;
+    return r.fig.iops;
 }
 
 /* The review's state set again. */
@@ -301,7 +301,7 @@ static double closed_loop(NvmModel *m, const NvmProfile *p,
     };
 
     nvm_curve_run(m, &spec, seed, &now, res);
-    return res->iops;
+    return res->fig.iops;
 }
 
 /*
@@ -345,14 +345,14 @@ static void fuller_drive_gives_lower_steady_random_write_rate(void)
     steady_random_writes(p, 40, &r40, s40);
     steady_random_writes(p, 90, &r90, s90);
     g_test_message("fill 40 %%: %.0f IOPS WA %.2f; fill 90 %%: %.0f IOPS "
-                   "WA %.2f (GC copied %.1f GB)", r40.iops,
-                   s40->write_amplification, r90.iops,
+                   "WA %.2f (GC copied %.1f GB)", r40.fig.iops,
+                   s40->write_amplification, r90.fig.iops,
                    s90->write_amplification, s90->gc_bytes / 1e9);
     /* greedy GC over 90 % valid data copies far more */
     g_assert_cmpfloat(s40->write_amplification, <, 1.3);
     g_assert_cmpfloat(s90->write_amplification, >,
                       s40->write_amplification * 1.5);
-    g_assert_cmpfloat(r90.iops, <, r40.iops * 0.7);
+    g_assert_cmpfloat(r90.fig.iops, <, r40.fig.iops * 0.7);
     g_free(s40);
     g_free(s90);
     nvm_profile_free(p);
@@ -373,7 +373,7 @@ static void hmb_map_miss_costs_an_extra_nand_read(void)
         nvm_model_set_fill(m, 100, NULL);
         closed_loop(m, p, &wl, spans[i], 1, 3, &r);
         nvm_model_get_stats(m, 0, &st);
-        lat[i] = r.lat_us;
+        lat[i] = r.fig.lat_us;
         miss[i] = (double)st.map_misses / st.cls[NVM_OP_READ].count;
         nand_per_read[i] = (double)st.nand_bytes_read /
                            st.cls[NVM_OP_READ].count;
@@ -402,9 +402,10 @@ static void littles_law_holds_at_saturation(void)
 
     nvm_model_set_fill(m, 100, NULL);
     closed_loop(m, p, &wl, p->capacity_bytes / 20, 0.5, 1, &r);
-    g_test_message("%.0f IOPS x %.1f us = %.2f outstanding", r.iops,
-                   r.lat_us, r.iops * r.lat_us * 1e-6);
-    g_assert_cmpfloat(fabs(r.iops * r.lat_us * 1e-6 - 32), <, 0.02 * 32);
+    g_test_message("%.0f IOPS x %.1f us = %.2f outstanding", r.fig.iops,
+                   r.fig.lat_us, r.fig.iops * r.fig.lat_us * 1e-6);
+    g_assert_cmpfloat(fabs(r.fig.iops * r.fig.lat_us * 1e-6 - 32), <,
+                      0.02 * 32);
     nvm_model_free(m);
     nvm_profile_free(p);
 }
@@ -432,12 +433,12 @@ static void same_seed_repeats_exactly_other_seed_differs(void)
     run_seed(p, 7, &b, sb);
     run_seed(p, 8, &c, sc);
     g_assert_cmpuint(a.ios, ==, b.ios);
-    g_assert_cmpfloat(a.lat_us, ==, b.lat_us);
+    g_assert_cmpfloat(a.fig.lat_us, ==, b.fig.lat_us);
     g_assert_cmpmem(sa->cls[NVM_OP_READ].hist, sizeof(sa->cls[0].hist),
                     sb->cls[NVM_OP_READ].hist, sizeof(sb->cls[0].hist));
-    g_assert_true(a.lat_us != c.lat_us || a.ios != c.ios);
+    g_assert_true(a.fig.lat_us != c.fig.lat_us || a.ios != c.ios);
     /* the spread is real: p99 above the mean */
-    g_assert_cmpfloat(a.p99_us, >, a.lat_us * 1.05);
+    g_assert_cmpfloat(a.fig.p99_us, >, a.fig.lat_us * 1.05);
     g_free(sa);
     g_free(sb);
     g_free(sc);
@@ -508,7 +509,7 @@ static void lowest_load_latency_is_above_moderate_load(void)
 
         nvm_model_set_fill(m, 100, NULL);
         nvm_curve_run(m, &spec, 5, &now, &r);
-        lat[i] = r.lat_us;
+        lat[i] = r.fig.lat_us;
         nvm_model_free(m);
     }
     /* Long gaps at 10 % let the link reach L1.2; its exit shows. */
@@ -1043,14 +1044,14 @@ static void gc_brings_latency_spikes_as_the_drive_fills(void)
         nvm_curve_run(m, &spec, sec + 1, &now, &r);
         nvm_model_get_stats(m, now, &st);
         g_test_message("s %2d: %6.0f IOPS p99 %8.1f us, free %u, GC %.2f GB",
-                       sec, r.iops, r.p99_us, st.free_superblocks,
+                       sec, r.fig.iops, r.fig.p99_us, st.free_superblocks,
                        st.gc_bytes / 1e9);
         if (sec == 0) {
-            first_p99 = r.p99_us;
-            first_iops = r.iops;
+            first_p99 = r.fig.p99_us;
+            first_iops = r.fig.iops;
         }
-        worst_p99 = MAX(worst_p99, r.p99_us);
-        low_iops = MIN(low_iops, r.iops);
+        worst_p99 = MAX(worst_p99, r.fig.p99_us);
+        low_iops = MIN(low_iops, r.fig.iops);
     }
     g_assert_cmpfloat(worst_p99, >, first_p99 * 5);
     g_assert_cmpfloat(low_iops, <, first_iops * 0.6);
@@ -1115,7 +1116,7 @@ static void host_memory_buffer_size_sets_map_misses(void)
         nvm_model_get_stats(m, 0, &st);
         misses[i] = (double)st.map_misses / st.cls[NVM_OP_READ].count;
         g_test_message("HMB %" G_GUINT64_FORMAT " MiB: %.0f IOPS, %.2f "
-                       "misses per read", hmb[i] >> 20, r.iops, misses[i]);
+                       "misses per read", hmb[i] >> 20, r.fig.iops, misses[i]);
         nvm_model_free(m);
     }
     /* 64 MiB maps 64 GiB: a 20 GB span stays cached; without it the

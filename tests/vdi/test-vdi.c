@@ -246,8 +246,8 @@ static void mix_issues_the_read_share_block_split_and_sequential_share(void)
     /* the model counted what was submitted */
     g_assert_cmpuint(r.all.ios, ==, r.cls[0].ios + r.cls[1].ios);
     g_assert_cmpuint(r.all.ios, <=, s.n);
-    g_assert_cmpfloat(r.all.lat_us, >, 0);
-    g_assert_cmpfloat(r.all.p99_us, >=, r.all.p50_us);
+    g_assert_cmpfloat(r.all.fig.lat_us, >, 0);
+    g_assert_cmpfloat(r.all.fig.p99_us, >=, r.all.fig.p50_us);
 
     run_mix("[j]\nrw=randrw\npercentage_random=100\nbs=4k\niodepth=4\n",
             0, 50, &s, &r);
@@ -261,16 +261,16 @@ static void mix_open_loop_reaches_its_rate_with_and_without_bursts(void)
 
     run_mix("[j]\nrw=randrw\nrwmixread=50\nbs=4k\niodepth=8\nnumjobs=2\n",
             20000, 500, &s, &r);
-    g_test_message("plain: %.0f IOPS", r.all.iops);
-    g_assert_cmpfloat(fabs(r.all.iops - 20000) / 20000, <, 0.03);
+    g_test_message("plain: %.0f IOPS", r.all.fig.iops);
+    g_assert_cmpfloat(fabs(r.all.fig.iops - 20000) / 20000, <, 0.03);
     g_assert_cmpuint(s.gaps_over_1ms, ==, 0);
 
     /* 30 ms on, 70 ms off: the same average, idle gaps between bursts */
     run_mix("[j]\nrw=randrw\nrwmixread=50\nbs=4k\niodepth=8\nnumjobs=2\n"
             "thinktime=70ms\nthinktime_iotime=30ms\n", 20000, 500, &s, &r);
     g_test_message("bursts: %.0f IOPS, %" G_GUINT64_FORMAT " gaps",
-                   r.all.iops, s.gaps_over_1ms);
-    g_assert_cmpfloat(fabs(r.all.iops - 20000) / 20000, <, 0.05);
+                   r.all.fig.iops, s.gaps_over_1ms);
+    g_assert_cmpfloat(fabs(r.all.fig.iops - 20000) / 20000, <, 0.05);
     g_assert_cmpuint(s.gaps_over_1ms, >=, 4);
 }
 
@@ -282,11 +282,11 @@ static void mix_closed_loop_bursts_idle_for_the_think_time(void)
     run_mix("[j]\nrw=randread\nbs=4k\niodepth=32\n", 0, 400, &s, &plain);
     run_mix("[j]\nrw=randread\nbs=4k\niodepth=32\n"
             "thinktime=50ms\nthinktime_iotime=50ms\n", 0, 400, &s, &burst);
-    g_test_message("plain %.0f, 50 %% duty %.0f IOPS", plain.all.iops,
-                   burst.all.iops);
+    g_test_message("plain %.0f, 50 %% duty %.0f IOPS", plain.all.fig.iops,
+                   burst.all.fig.iops);
     /* issuing half the time: about half the I/Os, minus the drains */
-    g_assert_cmpfloat(burst.all.iops / plain.all.iops, >, 0.45);
-    g_assert_cmpfloat(burst.all.iops / plain.all.iops, <, 0.52);
+    g_assert_cmpfloat(burst.all.fig.iops / plain.all.fig.iops, >, 0.45);
+    g_assert_cmpfloat(burst.all.fig.iops / plain.all.fig.iops, <, 0.52);
     g_assert_cmpuint(s.gaps_over_1ms, >=, 3);
 }
 
@@ -535,20 +535,20 @@ static void vdi_suite_curve_reaches_targets_and_saturates_at_the_peak(void)
                     (double)r->peak.all.ios;
 
         g_test_message("%s: peak %.0f IOPS, %.3f reads", r->mix->name,
-                       r->peak.all.iops, rd);
+                       r->peak.all.fig.iops, rd);
         g_assert_cmpstr(r->mix->name, ==, nvm_vdi_names[w]);
-        g_assert_cmpfloat(r->peak.all.iops, >, 1000);
+        g_assert_cmpfloat(r->peak.all.fig.iops, >, 1000);
         g_assert_cmpfloat(fabs(rd * 100 - r->mix->read_pct), <, 3);
         g_assert_cmpuint(r->n_curve, ==, NVM_CURVE_POINTS);
         /* 10..50 %: within 5 % of the target */
         for (unsigned i = 0; i < 5; i++) {
-            g_assert_cmpfloat(fabs(r->curve[i].all.iops -
+            g_assert_cmpfloat(fabs(r->curve[i].all.fig.iops -
                                    r->target_iops[i]) / r->target_iops[i],
                               <, 0.05);
         }
         /* 120 %: no more than the peak, give or take noise */
-        g_assert_cmpfloat(r->curve[11].all.iops, <,
-                          r->peak.all.iops * 1.06);
+        g_assert_cmpfloat(r->curve[11].all.fig.iops, <,
+                          r->peak.all.fig.iops * 1.06);
     }
     nvm_vdi_results_clear(res);
     nvm_profile_free(p);
@@ -601,11 +601,11 @@ static void model_figures_do_not_depend_on_when_the_state_was_set(void)
     }
     g_test_message("state at 0: %" G_GUINT64_FORMAT " I/Os, %.3f us; "
                    "at 40 ms: %" G_GUINT64_FORMAT " I/Os, %.3f us",
-                   out[0].all.ios, out[0].all.lat_us, out[1].all.ios,
-                   out[1].all.lat_us);
+                   out[0].all.ios, out[0].all.fig.lat_us, out[1].all.ios,
+                   out[1].all.fig.lat_us);
     g_assert_cmpuint(out[0].all.ios, >, 1000);
     g_assert_cmpuint(out[0].all.ios, ==, out[1].all.ios);
-    g_assert_cmpfloat(out[0].all.lat_us, ==, out[1].all.lat_us);
+    g_assert_cmpfloat(out[0].all.fig.lat_us, ==, out[1].all.fig.lat_us);
     g_assert_cmpuint(sub[0]->len, ==, sub[1]->len);
     for (unsigned i = 0; i < sub[0]->len; i++) {
         g_assert_cmpuint(g_array_index(sub[1], uint64_t, i) -
