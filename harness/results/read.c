@@ -194,6 +194,8 @@ NvmResWork *nvm_res_work_new(const char *name)
     nvm_res_point_init(&w->peak);
     nvm_res_point_init(&w->sim_peak);
     w->review_iops = w->review_lat_us = NAN;
+    w->replay_idle_s = NAN;
+    nvm_res_point_init(&w->replay_peak);
     return w;
 }
 
@@ -224,9 +226,13 @@ static void work_free(gpointer data)
     if (w->sim_curve) {
         g_array_free(w->sim_curve, TRUE);
     }
+    if (w->replay_curve) {
+        g_array_free(w->replay_curve, TRUE);
+    }
     g_free(w->review_src);
     g_free(w->suite);
     g_free(w->mix_jobfile);
+    g_free(w->loadgen);
     g_free(w);
 }
 
@@ -295,6 +301,7 @@ NvmResults *nvm_results_new(const char *profile, const char *mode)
     r->guest = strcmp(mode, "sim") != 0 && !r->qtest;
     r->seed = r->duration_s = r->ramp_s = r->peak_ramp_s = NAN;
     r->sim_duration_s = r->span_bytes = r->wall_s = NAN;
+    r->guest_ips = r->icount_shift = NAN;
     r->quick = -1;
     r->complete = -1;
     r->works = g_ptr_array_new_with_free_func(work_free);
@@ -308,6 +315,7 @@ void nvm_results_free(NvmResults *r)
         return;
     }
     g_free(r->dir);
+    g_free(r->path);
     g_free(r->profile);
     g_free(r->mode);
     g_free(r->run_mode);
@@ -336,6 +344,9 @@ void nvm_results_free(NvmResults *r)
     }
     if (r->extra) {
         json_node_unref(r->extra);
+    }
+    if (r->kept) {
+        g_ptr_array_free(r->kept, TRUE);
     }
     g_free(r);
 }
@@ -576,6 +587,8 @@ static NvmResults *results_read(JsonObject *o, const char *path,
     r->backing = jstr(o, "backing");
     r->error = jstr(o, "error");
     r->failed_point = jstr(o, "failed_point");
+    r->guest_ips = jnum(o, "guest_ips");
+    r->icount_shift = jnum(o, "icount_shift");
     r->wall_s = jnum(o, "wall_s");
     r->started = jstr(o, "started");
     r->date = jstr(o, "date");
@@ -645,6 +658,17 @@ static NvmResults *results_read(JsonObject *o, const char *path,
         if (!isnan(w->review_iops)) {
             w->review_src = g_strdup("results.json");
         }
+        w->loadgen = jstr(wo, "loadgen");
+        so = jobj(wo, "sim_replay");
+        w->has_replay = so != NULL;
+        if (so) {
+            w->replay_idle_s = jnum(so, "idle_s");
+            po = jobj(so, "peak");
+            if (po) {
+                point_read(po, &w->replay_peak);
+            }
+            w->replay_curve = curve_read(jarr(so, "curve"));
+        }
         g_ptr_array_add(r->works, w);
     }
     sa = jarr(o, "suites");
@@ -672,15 +696,94 @@ static NvmResults *results_read(JsonObject *o, const char *path,
 }
 
 /* The top level of a parsed file: an object, else an error. */
+static void kept_free(gpointer data)
+{
+    NvmResKept *x = data;
+
+    g_free(x->path);
+    g_free(x->after);
+    g_free(x->name);
+    json_node_unref(x->value);
+    g_free(x);
+}
+
+/*
+ * The members of the file @in that the writer's tree @out of what was read
+ * lacks, at @path, into @kept.  Arrays pair element by element; where the
+ * reader dropped elements (one not an object in an array of objects), the
+ * elements of the writer's type pair in order.
+ */
+static void kept_walk(GPtrArray *kept, const char *path, JsonNode *in,
+                      JsonNode *out)
+{
+    if (JSON_NODE_HOLDS_OBJECT(in) && JSON_NODE_HOLDS_OBJECT(out)) {
+        JsonObject *io = json_node_get_object(in);
+        JsonObject *oo = json_node_get_object(out);
+        g_autoptr(GList) names = json_object_get_members(io);
+        const char *after = NULL;
+
+        for (GList *l = names; l; after = l->data, l = l->next) {
+            const char *k = l->data;
+            JsonNode *c = json_object_get_member(io, k);
+            NvmResKept *x;
+
+            if (json_object_has_member(oo, k)) {
+                g_autofree char *sub = *path ?
+                    g_strdup_printf("%s/%s", path, k) : g_strdup(k);
+
+                kept_walk(kept, sub, c, json_object_get_member(oo, k));
+                continue;
+            }
+            x = g_new0(NvmResKept, 1);
+            x->path = g_strdup(path);
+            x->after = g_strdup(after);
+            x->name = g_strdup(k);
+            x->value = json_node_copy(c);
+            g_ptr_array_add(kept, x);
+        }
+    } else if (JSON_NODE_HOLDS_ARRAY(in) && JSON_NODE_HOLDS_ARRAY(out)) {
+        JsonArray *ia = json_node_get_array(in);
+        JsonArray *oa = json_node_get_array(out);
+        guint ni = json_array_get_length(ia), no = json_array_get_length(oa);
+
+        for (guint i = 0, k = 0; i < ni && k < no; i++) {
+            JsonNode *e = json_array_get_element(ia, i);
+            JsonNode *f = json_array_get_element(oa, k);
+            g_autofree char *sub = NULL;
+
+            if (ni != no && JSON_NODE_TYPE(e) != JSON_NODE_TYPE(f)) {
+                continue;
+            }
+            sub = g_strdup_printf("%s/%u", path, k++);
+            kept_walk(kept, sub, e, f);
+        }
+    }
+}
+
 static NvmResults *results_from_root(JsonNode *root, const char *path,
                                      GError **errp)
 {
+    NvmResults *r;
+    g_autoptr(JsonNode) out = NULL;
+
     if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
         g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s: not a results file (the "
                     "top level is not a JSON object)", path);
         return NULL;
     }
-    return results_read(json_node_get_object(root), path, errp);
+    r = results_read(json_node_get_object(root), path, errp);
+    if (!r) {
+        return NULL;
+    }
+    /* what the writer would not write back */
+    out = nvm_results_to_node(r);
+    r->kept = g_ptr_array_new_with_free_func(kept_free);
+    kept_walk(r->kept, "", root, out);
+    if (!r->kept->len) {
+        g_ptr_array_free(r->kept, TRUE);
+        r->kept = NULL;
+    }
+    return r;
 }
 
 NvmResults *nvm_results_parse(const char *text, const char *origin,
@@ -697,24 +800,14 @@ NvmResults *nvm_results_parse(const char *text, const char *origin,
     return results_from_root(json_parser_get_root(parser), origin, errp);
 }
 
-NvmResults *nvm_results_load(const char *dir, const char *reviews_tsv,
-                             GError **errp)
+/* The file @path, in the run directory @dir. */
+static NvmResults *load_file(const char *path, const char *dir,
+                             const char *reviews_tsv, GError **errp)
 {
-    g_autofree char *path = g_build_filename(dir, "results.json", NULL);
     g_autoptr(JsonParser) parser = json_parser_new();
     g_autoptr(GError) err = NULL;
     NvmResults *r;
 
-    if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
-        g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s: no such directory",
-                    dir);
-        return NULL;
-    }
-    if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
-        g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s: not found (nvmimic run "
-                    "--out DIR or nvmimic sim --out DIR writes it)", path);
-        return NULL;
-    }
     if (!json_parser_load_from_file(parser, path, &err)) {
         const char *m = err->message;
 
@@ -729,9 +822,45 @@ NvmResults *nvm_results_load(const char *dir, const char *reviews_tsv,
     r = results_from_root(json_parser_get_root(parser), path, errp);
     if (r) {
         r->dir = g_strdup(dir);
+        r->path = g_strdup(path);
         review_from_tsv(r, reviews_tsv);
     }
     return r;
+}
+
+NvmResults *nvm_results_load(const char *dir, const char *reviews_tsv,
+                             GError **errp)
+{
+    g_autofree char *path = g_build_filename(dir, "results.json", NULL);
+
+    if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+        g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s: no such directory",
+                    dir);
+        return NULL;
+    }
+    if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+        g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s: not found (nvmimic run "
+                    "--out DIR or nvmimic sim --out DIR writes it)", path);
+        return NULL;
+    }
+    return load_file(path, dir, reviews_tsv, errp);
+}
+
+NvmResults *nvm_results_load_path(const char *path, const char *reviews_tsv,
+                                  GError **errp)
+{
+    g_autofree char *dir = NULL;
+
+    if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+        return nvm_results_load(path, reviews_tsv, errp);
+    }
+    if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+        g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s: no such file or "
+                    "directory", path);
+        return NULL;
+    }
+    dir = g_path_get_dirname(path);
+    return load_file(path, dir, reviews_tsv, errp);
 }
 
 /* The model's point at the same target percentage, if any. */

@@ -45,7 +45,7 @@ typedef struct NvmResPoint {
     bool has_rw;
     NvmFig rd, wr;
     /* an engine's own members after these (mode qtest), a JSON object
-     * owned by the workload's peak or curve; NULL: none */
+     * owned by the point; NULL: none */
     JsonNode *extra;
 } NvmResPoint;
 
@@ -76,8 +76,15 @@ typedef struct NvmResWork {
     double review_iops;         /* NAN: none */
     double review_lat_us;       /* NAN: none or not published */
     char *review_src;           /* "results.json" or the TSV; NULL: none */
-    /* a command's own members after these (run: "loadgen", "sim_replay"),
-     * a JSON object; NULL: none */
+    /* mode "guest": the guest's load generator, "nvmimic-load" or "fio";
+     * NULL: not said (files from before it) */
+    char *loadgen;
+    /* mode "guest", sim_replay: the model replaying the guest's schedule */
+    bool has_replay;
+    double replay_idle_s;
+    NvmResPoint replay_peak;
+    GArray *replay_curve;       /* NvmResPoint */
+    /* a command's own members after these, a JSON object; NULL: none */
     JsonNode *extra;
 } NvmResWork;
 
@@ -162,6 +169,7 @@ NvmResApp *nvm_res_app_new(const char *suite);
 
 typedef struct NvmResults {
     char *dir;                  /* where it was read from; NULL */
+    char *path;                 /* the file it was read from; NULL */
     double schema_version;      /* NAN: a file from before versions */
     char *profile;
     char *mode;                 /* "sim", "guest" or "qtest" */
@@ -190,13 +198,27 @@ typedef struct NvmResults {
     int complete;               /* -1 unknown */
     char *error;
     char *failed_point;
+    /* simtime: the simulated CPU's speed and -icount shift; NAN: null */
+    double guest_ips, icount_shift;
     char *label;                /* compare's name for the run */
     GPtrArray *works;           /* NvmResWork * */
     GPtrArray *apps;            /* NvmResApp * */
     /* an engine's own top-level members, written before "workloads" (mode
      * qtest), a JSON object; NULL: none */
     JsonNode *extra;
+    /* what the reader did not know, anywhere in the file, kept for the
+     * writer: it puts each member back where it was (NvmResKept, read.c);
+     * NULL: nothing */
+    GPtrArray *kept;
 } NvmResults;
+
+/* A member the reader did not know: @name with @value in the object at
+ * @path (from the top, members and array indices: "workloads/0/peak"),
+ * after the member @after (NULL: the first). */
+typedef struct NvmResKept {
+    char *path, *after, *name;
+    JsonNode *value;
+} NvmResKept;
 
 /* An empty result set of @mode ("sim" or "guest"). */
 NvmResults *nvm_results_new(const char *profile, const char *mode);
@@ -208,18 +230,26 @@ GQuark nvm_results_error_quark(void);
 
 /*
  * Read @dir/results.json.  Every key but "workloads" (or "apps") may be
- * missing: a partial or hand-made file still reads.  @reviews_tsv (may be
+ * missing: a partial or hand-made file still reads.  Members it does not
+ * know are kept (r->kept) for the writer, so that what it read and wrote
+ * back is the file it read.  @reviews_tsv (may be
  * NULL or missing) supplies the review's peak where the file has none.
  * One sentence in *errp when the file is missing or not a results file.
  */
 NvmResults *nvm_results_load(const char *dir, const char *reviews_tsv,
                              GError **errp);
+/* The same from @path, a run directory or its results.json. */
+NvmResults *nvm_results_load_path(const char *path, const char *reviews_tsv,
+                                  GError **errp);
 /* The same from JSON text (@origin names it in errors). */
 NvmResults *nvm_results_parse(const char *text, const char *origin,
                               GError **errp);
 
-/* results.json's text (the writer; mode decides which members appear). */
+/* results.json's text (the writer; mode decides which members appear,
+ * then the members the reader kept go back where they were). */
 char *nvm_results_to_json(const NvmResults *r);
+/* The same as a JSON tree. */
+JsonNode *nvm_results_to_node(const NvmResults *r);
 /* results.csv's text: one row per point; the same columns whoever writes
  * it. */
 char *nvm_results_to_csv(const NvmResults *r);

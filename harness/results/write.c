@@ -192,6 +192,25 @@ static void work(JsonBuilder *b, const NvmResults *r, const NvmResWork *w)
             num(b, "lat_us", w->review_lat_us, 2);
             json_builder_end_object(b);
         }
+        if (w->loadgen) {
+            str(b, "loadgen", w->loadgen);
+        }
+        if (w->has_replay) {
+            json_builder_set_member_name(b, "sim_replay");
+            json_builder_begin_object(b);
+            num(b, "idle_s", w->replay_idle_s, 6);
+            json_builder_set_member_name(b, "peak");
+            model_point(b, &w->replay_peak, false);
+            json_builder_set_member_name(b, "curve");
+            json_builder_begin_array(b);
+            for (guint i = 0; w->replay_curve && i < w->replay_curve->len;
+                 i++) {
+                model_point(b, &g_array_index(w->replay_curve, NvmResPoint,
+                                              i), true);
+            }
+            json_builder_end_array(b);
+            json_builder_end_object(b);
+        }
     }
     members(b, w->extra);
     json_builder_end_object(b);
@@ -303,7 +322,7 @@ static void app(JsonBuilder *b, const NvmResApp *a)
     json_builder_end_object(b);
 }
 
-static JsonNode *results_node(const NvmResults *r)
+static JsonNode *built_node(const NvmResults *r)
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
 
@@ -346,6 +365,13 @@ static JsonNode *results_node(const NvmResults *r)
         boolean(b, "complete", r->complete > 0);
         str(b, "error", r->error);
         str(b, "failed_point", r->failed_point);
+        num(b, "guest_ips", r->guest_ips, -1);
+        json_builder_set_member_name(b, "icount_shift");
+        if (isnan(r->icount_shift)) {
+            json_builder_add_null_value(b);
+        } else {
+            json_builder_add_int_value(b, (gint64)r->icount_shift);
+        }
     }
     members(b, r->extra);
     json_builder_set_member_name(b, "workloads");
@@ -366,9 +392,82 @@ static JsonNode *results_node(const NvmResults *r)
     return json_builder_get_root(b);
 }
 
+/* The node at @path (see NvmResKept) under @n, or NULL. */
+static JsonNode *node_at(JsonNode *n, const char *path)
+{
+    g_auto(GStrv) seg = g_strsplit(path, "/", -1);
+
+    for (char **s = seg; n && *s; s++) {
+        if (JSON_NODE_HOLDS_OBJECT(n)) {
+            JsonObject *o = json_node_get_object(n);
+
+            n = json_object_has_member(o, *s) ?
+                json_object_get_member(o, *s) : NULL;
+        } else if (JSON_NODE_HOLDS_ARRAY(n)) {
+            JsonArray *a = json_node_get_array(n);
+            guint64 i = g_ascii_strtoull(*s, NULL, 10);
+
+            n = i < json_array_get_length(a) ?
+                json_array_get_element(a, (guint)i) : NULL;
+        } else {
+            n = NULL;
+        }
+    }
+    return n;
+}
+
+/* A member the reader kept, back into the object @n holds, right after the
+ * member it followed in the file (unless the model has it by now). */
+static void put_back(JsonNode *n, const NvmResKept *x)
+{
+    JsonObject *o = json_node_get_object(n);
+    g_autoptr(GList) names = NULL;
+    JsonObject *rebuilt;
+    bool placed = false;
+
+    if (json_object_has_member(o, x->name)) {
+        return;
+    }
+    rebuilt = json_object_new();
+    if (!x->after) {
+        json_object_set_member(rebuilt, x->name, json_node_copy(x->value));
+        placed = true;
+    }
+    names = json_object_get_members(o);
+    for (GList *l = names; l; l = l->next) {
+        json_object_set_member(rebuilt, l->data,
+                               json_node_copy(json_object_get_member(o,
+                                                                     l->data)));
+        if (!placed && !strcmp(l->data, x->after)) {
+            json_object_set_member(rebuilt, x->name,
+                                   json_node_copy(x->value));
+            placed = true;
+        }
+    }
+    if (!placed) {
+        json_object_set_member(rebuilt, x->name, json_node_copy(x->value));
+    }
+    json_node_take_object(n, rebuilt);
+}
+
+JsonNode *nvm_results_to_node(const NvmResults *r)
+{
+    JsonNode *root = built_node(r);
+
+    for (guint i = 0; r->kept && i < r->kept->len; i++) {
+        const NvmResKept *x = g_ptr_array_index(r->kept, i);
+        JsonNode *n = node_at(root, x->path);
+
+        if (n && JSON_NODE_HOLDS_OBJECT(n)) {
+            put_back(n, x);
+        }
+    }
+    return root;
+}
+
 char *nvm_results_to_json(const NvmResults *r)
 {
-    g_autoptr(JsonNode) root = results_node(r);
+    g_autoptr(JsonNode) root = nvm_results_to_node(r);
 
     return nvm_json_to_text(root);
 }

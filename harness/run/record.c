@@ -35,63 +35,6 @@ static void model_to(const NvmRunResult *r, NvmResPoint *p)
     p->fig = r->fig;
 }
 
-/* FIG of a model run's point, as the writer writes the "sim" curve. */
-static void fig_member(JsonBuilder *b, const char *name, double v)
-{
-    json_builder_set_member_name(b, name);
-    json_builder_add_double_value(b, round(v * 100) / 100);
-}
-
-static void model_json(JsonBuilder *b, const NvmRunResult *x, int pct,
-                       double target)
-{
-    json_builder_begin_object(b);
-    if (pct) {
-        json_builder_set_member_name(b, "target_pct");
-        json_builder_add_int_value(b, pct);
-        fig_member(b, "target_iops", target);
-    }
-    fig_member(b, "iops", x->fig.iops);
-    fig_member(b, "mbps", x->fig.mbps);
-    fig_member(b, "lat_us", x->fig.lat_us);
-    fig_member(b, "p50_us", x->fig.p50_us);
-    fig_member(b, "p99_us", x->fig.p99_us);
-    fig_member(b, "p999_us", x->fig.p999_us);
-    json_builder_end_object(b);
-}
-
-/*
- * The workload's own members: its load generator, and (four corners) the
- * model replaying the guest's schedule, sim_lat_us's source.
- */
-static JsonNode *work_extra(const Wl *wl)
-{
-    g_autoptr(JsonBuilder) b = json_builder_new();
-
-    json_builder_begin_object(b);
-    json_builder_set_member_name(b, "loadgen");
-    json_builder_add_string_value(b, wl->fio ? "fio" : "nvmimic-load");
-    if (wl->matched) {
-        const NvmCornerResult *m = wl->matched;
-
-        json_builder_set_member_name(b, "sim_replay");
-        json_builder_begin_object(b);
-        json_builder_set_member_name(b, "idle_s");
-        json_builder_add_double_value(b, round(wl->idle_s * 1e6) / 1e6);
-        json_builder_set_member_name(b, "peak");
-        model_json(b, &m->peak, 0, 0);
-        json_builder_set_member_name(b, "curve");
-        json_builder_begin_array(b);
-        for (unsigned i = 0; i < m->n_curve; i++) {
-            model_json(b, &m->curve[i], m->target_pct[i], m->target_iops[i]);
-        }
-        json_builder_end_array(b);
-        json_builder_end_object(b);
-    }
-    json_builder_end_object(b);
-    return json_builder_get_root(b);
-}
-
 static NvmResWork *work_to(const Run *r, const Wl *wl)
 {
     NvmResWork *w = nvm_res_work_new(wl->wl.name);
@@ -142,7 +85,24 @@ static NvmResWork *work_to(const Run *r, const Wl *wl)
     }
     w->review_iops = wl->review_iops;
     w->review_lat_us = wl->review_lat_us;
-    w->extra = work_extra(wl);
+    w->loadgen = g_strdup(wl->fio ? "fio" : "nvmimic-load");
+    if (wl->matched) {
+        /* the model replaying the guest's schedule, sim_lat_us's source */
+        const NvmCornerResult *m = wl->matched;
+
+        w->has_replay = true;
+        w->replay_idle_s = wl->idle_s;
+        model_to(&m->peak, &w->replay_peak);
+        w->replay_curve = g_array_new(FALSE, TRUE, sizeof(NvmResPoint));
+        for (unsigned i = 0; i < m->n_curve; i++) {
+            NvmResPoint p;
+
+            model_to(&m->curve[i], &p);
+            p.target_pct = m->target_pct[i];
+            p.target_iops = m->target_iops[i];
+            g_array_append_val(w->replay_curve, p);
+        }
+    }
     (void)r;
     return w;
 }
@@ -215,26 +175,10 @@ static NvmResults *run_results(const Run *r)
 
     m->run_mode = g_strdup(r->o.mode);
     m->accel = g_strdup(r->accel);
-    {
-        /* simtime: the simulated CPU's speed (-icount shift=N) */
-        g_autoptr(JsonBuilder) b = json_builder_new();
-        bool sim = !strcmp(r->o.mode, "simtime");
-
-        json_builder_begin_object(b);
-        json_builder_set_member_name(b, "guest_ips");
-        if (sim) {
-            json_builder_add_double_value(b, r->o.guest_ips);
-        } else {
-            json_builder_add_null_value(b);
-        }
-        json_builder_set_member_name(b, "icount_shift");
-        if (sim) {
-            json_builder_add_int_value(b, r->o.icount_shift);
-        } else {
-            json_builder_add_null_value(b);
-        }
-        json_builder_end_object(b);
-        m->extra = json_builder_get_root(b);
+    if (!strcmp(r->o.mode, "simtime")) {
+        /* the simulated CPU's speed (-icount shift=N) */
+        m->guest_ips = r->o.guest_ips;
+        m->icount_shift = r->o.icount_shift;
     }
     m->connect = g_strdup(r->o.connect);
     m->suite = g_strdup(r->o.suite);

@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# run_quick.sh NVMIMIC: `nvmimic run --quick` of one workload (64k-seq-read on
-# crucial-p2-2tb, peak + 4 points) in simulated time; check_run.py checks
-# results.json against its schema, guest vs device vs model.
+# run_quick.sh NVMIMIC REWRITE: `nvmimic run --quick` of one workload
+# (64k-seq-read on crucial-p2-2tb, peak + 4 points) in simulated time;
+# check_run.py checks results.json against its schema, guest vs device vs
+# model; REWRITE (tests/results/rewrite.c) reads it with the one reader and
+# writes it with the one writer: the same bytes (tests/results/roundtrip.py).
 #
 # The drive is chosen so the guest is not the limit: its 64K read peak
 # (~15 K IOPS) is well below what one simulated vCPU can issue.  The P5 2 TB's
@@ -12,6 +14,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 nvmimic=$1
+rewrite=$2
 out=$(mktemp -d "${TMPDIR:-/tmp}/nvmimic-runq.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 "$nvmimic" run --profile crucial-p2-2tb --suite four-corners --mode simtime \
@@ -19,6 +22,8 @@ trap 'rm -rf "$out"' EXIT
     --device-trace "$out/drive.trace" ||
     { echo "run_quick: FAIL nvmimic run exited with $?"; exit 1; }
 python3 "$here/check_run.py" "$out/r" 4
+python3 "$here/../results/roundtrip.py" "$rewrite" "$out/r" ||
+    { echo "run_quick: FAIL results.json read and written back is not what run wrote"; exit 1; }
 # nvmimic report re-renders from results.json and keeps results.csv as run
 # wrote it, byte for byte (its suite column included)
 cp "$out/r/results.csv" "$out/run.csv"

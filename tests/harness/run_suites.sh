@@ -1,14 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# run_suites.sh NVMIMIC: `nvmimic run --suite all --quick` at small scale on
-# crucial-p2-2tb (VDI peaks of 2.6-35 K IOPS: below what one simulated vCPU
-# issues), then `nvmimic report`; check_suites.py checks every suite's
-# figures against the device's own and the report's sections.  Needs the
-# QEMU build, the guest and the database guest (make dbguest).
+# run_suites.sh NVMIMIC REWRITE: `nvmimic run --suite all --quick` at small
+# scale on crucial-p2-2tb (VDI peaks of 2.6-35 K IOPS: below what one
+# simulated vCPU issues), then `nvmimic report`; check_suites.py checks
+# every suite's figures against the device's own and the report's
+# sections; REWRITE (tests/results/rewrite.c) reads results.json with the
+# one reader and writes it with the one writer: the same bytes, every
+# application suite's figures included (tests/results/roundtrip.py).
+# Needs the QEMU build, the guest and the database guest (make dbguest).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 nvmimic=$1
+rewrite=$2
 out=$(mktemp -d "${TMPDIR:-/tmp}/nvmimic-suites.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 "$nvmimic" run --profile crucial-p2-2tb --suite all --quick --points 50,100 \
@@ -16,4 +20,6 @@ trap 'rm -rf "$out"' EXIT
     { echo "run_suites: FAIL nvmimic run exited with $?"; exit 1; }
 "$nvmimic" report "$out/r" >/dev/null ||
     { echo "run_suites: FAIL nvmimic report exited with $?"; exit 1; }
+python3 "$here/../results/roundtrip.py" "$rewrite" "$out/r" ||
+    { echo "run_suites: FAIL results.json read and written back is not what run wrote"; exit 1; }
 python3 "$here/check_suites.py" "$out/r"

@@ -65,8 +65,10 @@ echo "ok: man nvmimic"
 
 # one quick guest run: the installed QEMU, guest, agent and scripts.  It is
 # also the harness's quick run check (tests/harness/run_quick.sh: schema,
-# guest vs device vs model, nvmimic report keeps results.csv): one boot for
-# both.
-"${clean[@]}" bash "$src/tests/harness/run_quick.sh" "$nv" ||
+# guest vs device vs model, results.json read and written back as it was by
+# the build's test program results-rewrite, nvmimic report keeps
+# results.csv): one boot for both.
+"${clean[@]}" bash "$src/tests/harness/run_quick.sh" "$nv" \
+    "$build/tests/results/results-rewrite" ||
     fail "run_quick with the installed nvmimic (above)"
 echo "install: OK"

@@ -128,10 +128,18 @@ class Qtest(unittest.TestCase):
             with open(os.path.join(out, 'report.html')) as f:
                 self.assertIn('qtest', f.read())
             # the results schema (docs/results.schema.json), mode qtest
+            here = os.path.dirname(os.path.abspath(__file__))
             v = subprocess.run(['/usr/bin/python3', os.path.join(
-                os.path.dirname(os.path.abspath(__file__)), '..', 'results',
-                'validate.py'), out], capture_output=True, text=True)
+                here, '..', 'results', 'validate.py'), out],
+                capture_output=True, text=True)
             self.assertEqual(v.returncode, 0, v.stdout)
+            # read by the one reader, written by the one writer: the same
+            # bytes, the engine's own members included
+            v = subprocess.run(['/usr/bin/python3', os.path.join(
+                here, '..', 'results', 'roundtrip.py'),
+                os.environ['NVMIMIC_RESULTS_REWRITE'], out],
+                capture_output=True, text=True)
+            self.assertEqual(v.returncode, 0, v.stdout + v.stderr)
         finally:
             shutil.rmtree(out)
 
