@@ -30,8 +30,8 @@ typedef struct DFig {
 } DFig;
 
 typedef struct DRun {
-    char *path;
-    JsonParser *parser;
+    const char *path;
+    JsonNode *tree;     /* the run as the writer writes it */
     JsonObject *root;
     GPtrArray *figs;    /* DFig, in the file's order */
     GHashTable *index;  /* "group\npoint\nname" -> DFig */
@@ -59,9 +59,8 @@ static void drun_free(DRun *r)
     if (!r) {
         return;
     }
-    g_free(r->path);
-    if (r->parser) {
-        g_object_unref(r->parser);
+    if (r->tree) {
+        json_node_unref(r->tree);
     }
     if (r->figs) {
         g_ptr_array_free(r->figs, TRUE);
@@ -200,34 +199,21 @@ static const char *member_str(JsonObject *o, const char *k)
            json_node_get_string(n) : NULL;
 }
 
-/* @path: a run directory or its results.json. */
-static DRun *drun_load(const char *path, GError **errp)
+/*
+ * Run @res's figures: every member of its points and application suites,
+ * as the one writer writes them (read by the one reader; the members it
+ * did not know are among them).
+ */
+static DRun *drun_new(const NvmResults *res)
 {
     g_autoptr(DRun) r = g_new0(DRun, 1);
     JsonArray *wls, *apps;
-    JsonNode *root;
 
-    r->path = g_file_test(path, G_FILE_TEST_IS_DIR) ?
-              g_build_filename(path, "results.json", NULL) : g_strdup(path);
-    r->parser = json_parser_new();
-    if (!json_parser_load_from_file(r->parser, r->path, errp)) {
-        g_prefix_error(errp, "%s: ", r->path);
-        return NULL;
-    }
-    root = json_parser_get_root(r->parser);
-    if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
-        g_set_error(errp, NVM_RESULTS_ERROR, 0, "%s: not a results.json (no "
-                    "object at the top)", r->path);
-        return NULL;
-    }
-    r->root = json_node_get_object(root);
+    r->path = res->path ? res->path : "results.json";
+    r->tree = nvm_results_to_node(res);
+    r->root = json_node_get_object(r->tree);
     wls = member_arr(r->root, "workloads");
     apps = member_arr(r->root, "apps");
-    if (!wls && !apps) {
-        g_set_error(errp, NVM_RESULTS_ERROR, 0, "%s: not a results.json (neither "
-                    "\"workloads\" nor \"apps\")", r->path);
-        return NULL;
-    }
     r->figs = g_ptr_array_new_with_free_func(dfig_free);
     r->index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     r->points = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -242,31 +228,21 @@ static DRun *drun_load(const char *path, GError **errp)
         JsonObject *pk = member_obj(w, "peak");
         JsonArray *cv = member_arr(w, "curve");
 
-        if (!name) {
-            continue;
-        }
         if (pk) {
             add_point(r, name, "peak", pk);
         }
         for (guint k = 0; cv && k < json_array_get_length(cv); k++) {
             JsonObject *p = json_array_get_object_element(cv, k);
-            JsonNode *pct = p ? json_object_get_member(p, "target_pct") :
-                            NULL;
-            g_autofree char *label = NULL;
+            g_autofree char *label = g_strdup_printf(
+                "%g %%", json_object_get_double_member(p, "target_pct"));
 
-            if (!pct || !JSON_NODE_HOLDS_VALUE(pct)) {
-                continue;
-            }
-            label = g_strdup_printf("%g %%", json_node_get_double(pct));
             add_point(r, name, label, p);
         }
     }
     for (guint i = 0; apps && i < json_array_get_length(apps); i++) {
         JsonNode *a = json_array_get_element(apps, i);
-        const char *suite = JSON_NODE_HOLDS_OBJECT(a) ?
-            member_str(json_node_get_object(a), "suite") : NULL;
-        g_autofree char *group = g_strdup_printf("app %s",
-                                                 suite ? suite : "?");
+        const char *suite = member_str(json_node_get_object(a), "suite");
+        g_autofree char *group = g_strdup_printf("app %s", suite);
 
         add_tree(r, group, "", NULL, a);
     }
@@ -380,18 +356,15 @@ static void note_inputs(GString *out, const DRun *a, const DRun *b)
     }
 }
 
-int nvm_diff_runs(const char *base, const char *new, double tolerance_pct,
-                  bool all, GString *out, GError **errp)
+unsigned rep_diff_results(const NvmResults *base, const NvmResults *new,
+                          double tolerance_pct, bool all, GString *out)
 {
-    g_autoptr(DRun) a = drun_load(base, errp);
-    g_autoptr(DRun) b = a ? drun_load(new, errp) : NULL;
+    g_autoptr(DRun) a = drun_new(base);
+    g_autoptr(DRun) b = drun_new(new);
     g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(DRow));
     unsigned n_changed = 0, n_beyond = 0, wg = 8, wp = 5, wn = 6;
     JsonNode *cb;
 
-    if (!b) {
-        return -1;
-    }
     g_string_append_printf(out, "nvmimic diff: %s -> %s\n", a->path,
                            b->path);
     note_inputs(out, a, b);
@@ -475,7 +448,20 @@ int nvm_diff_runs(const char *base, const char *new, double tolerance_pct,
                            "the tolerance (%g %%)%s\n", rows->len, n_changed,
                            n_beyond, tolerance_pct,
                            n_beyond ? " (marked *)" : "");
-    return (int)n_beyond;
+    return n_beyond;
+}
+
+int nvm_diff_runs(const char *base, const char *new, double tolerance_pct,
+                  bool all, GString *out, GError **errp)
+{
+    g_autoptr(NvmResults) a = nvm_results_load_path(base, NULL, errp);
+    g_autoptr(NvmResults) b = a ? nvm_results_load_path(new, NULL, errp)
+                                : NULL;
+
+    if (!b) {
+        return -1;
+    }
+    return (int)rep_diff_results(a, b, tolerance_pct, all, out);
 }
 
 typedef struct DiffOpts {

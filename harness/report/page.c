@@ -579,12 +579,11 @@ bool nvm_report_render(const char *dir, const char *reviews_tsv,
     }
     if (baseline) {
         brun = nvm_results_load(baseline, reviews_tsv, errp);
-        b.moved = brun ? nvm_diff_runs(baseline, dir, 0, false, bdiff, errp)
-                       : -1;
-        if (b.moved < 0) {
+        if (!brun) {
             g_prefix_error(errp, "--baseline: ");
             return false;
         }
+        b.moved = (int)rep_diff_results(brun, r, 0, false, bdiff);
         b.run = brun;
         b.diff = bdiff->str;
     }

@@ -27,6 +27,11 @@ typedef struct RepBaseline {
     int moved;                  /* figures that moved since it */
 } RepBaseline;
 
+/* diff.c: nvm_diff_runs() on two runs the reader has read; how many
+ * figures moved beyond @tolerance_pct */
+unsigned rep_diff_results(const NvmResults *base, const NvmResults *new,
+                          double tolerance_pct, bool all, GString *out);
+
 /* charts.c */
 #define GP_W 1000
 #define GP_H 620

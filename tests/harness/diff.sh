@@ -86,7 +86,7 @@ gate "$fx/fixture-apps.json" "$out/none.json"
     fail "missing file: exit $rc $(cat "$out/e")"
 echo '{"x": 1}' >"$out/bad.json"
 gate "$fx/fixture-apps.json" "$out/bad.json"
-[ "$rc" = 2 ] && grep -q 'not a results.json' "$out/e" || fail "not a results.json: exit $rc $(cat "$out/e")"
+[ "$rc" = 2 ] && grep -q 'not a results file' "$out/e" || fail "not a results file: exit $rc $(cat "$out/e")"
 gate "$fx/fixture-apps.json" "$fx/fixture-apps.json" --tolerance -3
 [ "$rc" = 2 ] && grep -q "tolerance '-3'" "$out/e" || fail "bad tolerance: exit $rc $(cat "$out/e")"
 echo "diff: OK"
