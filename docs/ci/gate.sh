@@ -95,9 +95,8 @@ rc=$?
 set -e
 [ -f "$out/new/results.json" ] || die "the candidate run left no results.json"
 
-# 4. the report, the baseline beside
-"$nvmimic" report "$out/new" --baseline "$base" >/dev/null ||
-    say "warning: the report could not be drawn"
+# 4. the report, the baseline beside: the run drew it (report.html)
+[ -f "$out/new/report.html" ] || say "warning: the run drew no report"
 if [ "$rc" = 0 ]; then
     say "PASS: no figure moved beyond ${tolerance} % (report: $out/new/report.html)"
 else

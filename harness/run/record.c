@@ -2,12 +2,13 @@
 /*
  * nvmimic run: what a run records, as results (results.h) handed to the
  * one writer after every point: results.json ("complete": false until the
- * end), results.csv and apps.csv.
+ * end), results.csv and apps.csv; at the end, report.html from them.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "report.h"
 #include "run-int.h"
 
 static void point_to(const Point *pt, NvmResPoint *p)
@@ -223,6 +224,18 @@ void run_save_results(const Run *r)
 
     if (!nvm_results_save(m, r->dir, &err)) {
         fprintf(stderr, "nvmimic run: cannot write results: %s\n",
+                err->message);
+    }
+}
+
+void run_save_report(const Run *r)
+{
+    g_autoptr(GError) err = NULL;
+    g_autofree char *tsv = g_build_filename(r->o.profile_dir, "reviews",
+                                            "four-corners.tsv", NULL);
+
+    if (!nvm_report_render(r->dir, tsv, r->o.baseline, &err)) {
+        fprintf(stderr, "nvmimic run: cannot write the report: %s\n",
                 err->message);
     }
 }

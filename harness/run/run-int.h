@@ -331,8 +331,10 @@ char *run_plan_text(const Plan *p, bool quit);
 bool run_plan_queue_states(Run *r, const Plan *p, GError **errp);
 bool run_plan_exec(Run *r, Plan *p, char **cur, GError **errp);
 
-/* record.c: results.json, results.csv, apps.csv in r->dir */
+/* record.c: results.json, results.csv, apps.csv in r->dir; report.html
+ * from them (as nvmimic report, with --baseline's curves) */
 void run_save_results(const Run *r);
+void run_save_report(const Run *r);
 
 /* guest.c: a suite's guest, its job and its launch */
 bool run_cfg_for(Run *r, int suite, GError **errp);

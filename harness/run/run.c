@@ -321,12 +321,15 @@ int run_main(int argc, char **argv)
         printf("\n");
     }
     run_save_results(r);
+    run_save_report(r);
     run_print_table(r);
     if (r->error) {
         fprintf(stderr, "nvmimic run: %s failed: %s; results so far are in "
-                "%s/results.json\n", r->failed_point, r->error, r->dir);
+                "%s/results.json and report.html\n", r->failed_point,
+                r->error, r->dir);
     } else {
-        printf("results: %s/results.json, %s/results.csv\n", r->dir, r->dir);
+        printf("results: %s/results.json, %s/results.csv, %s/report.html\n",
+               r->dir, r->dir, r->dir);
     }
     {
         g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", r->tmp);
