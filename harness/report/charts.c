@@ -309,10 +309,13 @@ bool rep_chart_one(const NvmResults *r, const NvmResWork *w,
                                "title 'device (host view, QMP)'", C_DEVICE);
     }
     if (r->guest && n_guest) {
+        g_autofree char *label = rep_guest_label(w);
+
         rep_gp_block(data, "guest", w->curve, false, 0);
         g_string_append_printf(plot, ", $guest using 1:2 with linespoints "
-                               "lw 2.5 pt 7 ps 1.1 lc rgb '%s' "
-                               "title 'guest (fio in the VM)'", C_GUEST);
+                               "lw 2.5 pt 7 ps 1.1 lc rgb '%s' title ",
+                               C_GUEST);
+        rep_gp_str(plot, label);
     }
     if (r->guest && n_lim) {
         const NvmResPoint *first = NULL;

@@ -200,6 +200,36 @@ static void h_peak_row(GString *s, const char *what, const char *cls,
     g_string_append(s, "</tr>\n");
 }
 
+/* The guest's figures as the report names them: the load generator that
+ * ran in the VM (results.json's loadgen; older files do not say which). */
+char *rep_guest_label(const NvmResWork *w)
+{
+    return w->loadgen ? g_strdup_printf("guest (%s in the VM)", w->loadgen)
+                      : g_strdup("guest (in the VM)");
+}
+
+/* The load generators of @r's workloads, "a and b", or NULL: none said. */
+static char *loadgens(const NvmResults *r)
+{
+    g_autoptr(GPtrArray) seen = g_ptr_array_new();
+    GString *s = g_string_new(NULL);
+
+    for (guint i = 0; i < r->works->len; i++) {
+        const NvmResWork *w = g_ptr_array_index(r->works, i);
+
+        if (w->loadgen && !g_ptr_array_find_with_equal_func(seen, w->loadgen,
+                                                            g_str_equal,
+                                                            NULL)) {
+            g_ptr_array_add(seen, w->loadgen);
+        }
+    }
+    for (guint i = 0; i < seen->len; i++) {
+        g_string_append_printf(s, "%s%s", !i ? "" : i + 1 < seen->len ?
+                               ", " : " and ", (char *)seen->pdata[i]);
+    }
+    return g_string_free(s, !seen->len);
+}
+
 static void h_work(GString *s, const NvmResults *r, const NvmResWork *w)
 {
     g_autofree char *sub = rep_work_subtitle(w);
@@ -261,8 +291,10 @@ static void h_work(GString *s, const NvmResults *r, const NvmResWork *w)
                    "model (nvmimic sim)", "", &w->sim_peak.fig, w, false);
     }
     if (r->guest && w->has_peak) {
-        h_peak_row(s, "guest (fio in the VM)", "", &w->peak.fig, w,
-                   w->peak.host_limited > 0);
+        g_autofree char *label = rep_guest_label(w);
+        g_autofree char *esc = g_markup_escape_text(label, -1);
+
+        h_peak_row(s, esc, "", &w->peak.fig, w, w->peak.host_limited > 0);
         if (!isnan(w->peak.host.lat_us)) {
             NvmFig host = w->peak.host;
 
@@ -471,6 +503,11 @@ static bool write_html(const NvmResults *r, const RepBaseline *base,
     g_autofree char *title = g_strdup_printf("nvmimic report: %s",
                                              r->profile);
     g_autofree char *rendered = rep_now_string();
+    g_autofree char *gens = loadgens(r);
+    g_autofree char *guest = g_strdup_printf(
+        "Guest run: %s inside a QEMU VM against the emulated drive, beside "
+        "the model alone and the review.", gens ? gens : "a load generator");
+    g_autofree char *guest_esc = g_markup_escape_text(guest, -1);
     g_autoptr(GString) s = g_string_new(NULL);
     char buf[64];
 
@@ -481,9 +518,7 @@ static bool write_html(const NvmResults *r, const RepBaseline *base,
     rep_h_esc(s, r->suite ? r->suite : "results");
     g_string_append_printf(s, " %s</h1><div class=\"sub\">%s</div>"
                            "<dl class=\"meta\">", status_badge(r),
-                           r->guest ? "Guest run: fio inside a QEMU VM "
-                           "against the emulated drive, beside the model "
-                           "alone and the review." : r->qtest ?
+                           r->guest ? guest_esc : r->qtest ?
                            "The emulated drive with no guest (nvmimic "
                            "qtest: QEMU under qtest, virtual time), beside "
                            "the review." :

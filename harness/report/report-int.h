@@ -64,6 +64,7 @@ bool rep_chart_app(const NvmResults *r, NvmResApp *a, GError **errp);
 
 /* page.c */
 extern const char rep_css_apps[];
+char *rep_guest_label(const NvmResWork *w);
 void rep_h_esc(GString *s, const char *v);
 void rep_h_num(GString *s, double v, int decimals);
 void rep_h_td(GString *s, double v, int decimals);

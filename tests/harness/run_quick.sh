@@ -22,6 +22,9 @@ trap 'rm -rf "$out"' EXIT
     --device-trace "$out/drive.trace" ||
     { echo "run_quick: FAIL nvmimic run exited with $?"; exit 1; }
 python3 "$here/check_run.py" "$out/r" 4
+# run drew the report at its end, as sim --out and qtest --out do
+grep -q 'guest (nvmimic-load in the VM)' "$out/r/report.html" ||
+    { echo "run_quick: FAIL run wrote no report.html naming its load generator"; exit 1; }
 python3 "$here/../results/roundtrip.py" "$rewrite" "$out/r" ||
     { echo "run_quick: FAIL results.json read and written back is not what run wrote"; exit 1; }
 # nvmimic report re-renders from results.json and keeps results.csv as run

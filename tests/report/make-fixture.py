@@ -74,6 +74,7 @@ def main():
                        for p in wl["curve"]]
         iops, lat = REVIEW[name]
         wl["review"] = {"iops": iops, "lat_us": lat}
+        wl["loadgen"] = "nvmimic-load"
         if name == "64k-seq-write":
             wl["curve"] = wl["curve"][:8]
             for k in ("host_lat_us", "host_p99_us", "host_iops"):

@@ -158,7 +158,9 @@ def t_svg(nvmimic, fixture, work):
         series = svg_series(path)
         guest = [p for p in wl["curve"] if not p.get("host_limited")]
         limited = [p for p in wl["curve"] if p.get("host_limited")]
-        uses, verts = data_points(find_series(series, "guest (fio"))
+        # the guest's curve is named by the load generator that ran
+        uses, verts = data_points(find_series(
+            series, "guest (%s in the VM)" % wl["loadgen"]))
         check(uses == len(guest) and verts == len(guest),
               "%s: guest series has %d markers / %d path vertices, JSON has "
               "%d points not host-limited" % (path, uses, verts, len(guest)))
@@ -279,8 +281,12 @@ def t_html(nvmimic, fixture, work):
         check(trs == want, "%s: %d table rows, want %d" % (name, trs, want))
     for s in (doc["profile"], "guest", "simtime", "partial",
               "Peaks: review vs model vs guest", "guest − device",
-              "host-limited", "2025-01-01"):
+              "host-limited", "2025-01-01",
+              "Guest run: nvmimic-load inside a QEMU VM",
+              "guest (nvmimic-load in the VM)"):
         check(s in body, "report.html lacks %r" % s)
+    # the load generator that ran, not another (results.json's loadgen)
+    check("fio" not in body, "report.html names fio, which did not run")
     print("ok report.html: %d workloads, %d charts, %d bytes"
           % (len(names), len(imgs), len(text)))
 
@@ -424,8 +430,10 @@ def t_minimal(nvmimic, fixture, work):
     for f in ("4k-random-read.png", "4k-random-read.svg",
               "odd_name_with_slash.svg", "report.html", "results.csv"):
         check(os.path.exists(os.path.join(work, f)), "%s missing" % f)
+    # a file that does not say which load generator ran: none is named
     uses, verts = data_points(find_series(
-        svg_series(os.path.join(work, "4k-random-read.svg")), "guest (fio"))
+        svg_series(os.path.join(work, "4k-random-read.svg")),
+        "guest (in the VM)"))
     check(uses == 2 and verts == 2, "guest series %d/%d" % (uses, verts))
     print("ok minimal results.json renders")
 
@@ -637,7 +645,7 @@ def t_apps(nvmimic, fixture, work):
         print("ok %s.png and .svg" % name)
     # the VDI workload's chart: the usual series
     series = svg_series(os.path.join(work, "vdi-boot.svg"))
-    uses, _ = data_points(find_series(series, "guest (fio"))
+    uses, _ = data_points(find_series(series, "guest (fio in the VM)"))
     check(uses == 4, "vdi-boot: %d guest markers, want 4" % uses)
     find_series(series, "model (nvmimic sim)")
     print("ok apps: %s" % ", ".join(ids))
@@ -781,7 +789,7 @@ def t_baseline(nvmimic, fixture, work):
         check(uses == len([p for p in w["curve"] if p.get("iops")]),
               "%s: baseline guest series has %d markers" % (w["name"], uses))
         find_series(series, "baseline device")
-        find_series(series, "guest (fio")
+        find_series(series, "guest (nvmimic-load in the VM)")
     # the same run as its own baseline: nothing moved
     run([nvmimic, "report", base, "--baseline", base])
     words, _ = section_text(open(os.path.join(base, "report.html"),
