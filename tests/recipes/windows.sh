@@ -190,9 +190,11 @@ printf '0\r\n' >"$work/rc"
 mcopy -i "$img@@1M" "$work/4k-random-read-050.xml" "$work/hammerdb-run.log" "$work/rc" ::/ ||
     fail "mcopy onto the results disk failed"
 "$win/collect-results.sh" "$img" "$work/res" >"$work/cr.log" 2>&1 || fail "collect-results: $(cat "$work/cr.log")"
-python3 - "$work/res/results.json" <<'PY' || fail "parsed results"
+[ -e "$work/res/results.json" ] && fail "collect-results wrote a results.json (nvmimic's name)"
+python3 - "$work/res/windows-results.json" <<'PY' || fail "parsed results"
 import json, sys
 r = json.load(open(sys.argv[1]))
+assert r["format"] == "nvmimic-windows-results" and r["format_version"] == 1, r
 d = r["diskspd"]["4k-random-read-050"]
 exp = {"iops": 199666.7, "mbps": 817.83, "lat_us": 640.0, "p50_us": 612.0, "p99_us": 1201.0,
        "p999_us": 1874.0, "max_us": 9311.0, "read_ios": 5990000, "write_ios": 0, "threads": 2,
@@ -207,6 +209,21 @@ assert h["procedures"]["NEWORD"] == {"calls": 561060, "min_ms": 1.305, "avg_ms":
 assert h["txn_calls"] == 1290360 and h["avg_txn_ms"] == 6.204, h["avg_txn_ms"]
 PY
 echo "ok: results disk round trip (mtools, no mount) and parsers: DiskSpd 199,666.7 IOPS / 640 us; HammerDB 18,702 NOPM, 6.204 ms mean transaction"
+# its own schema (docs/windows-results.md), which can fail: a count as a string
+validate=$root/tests/results/validate.py
+wschema=$root/docs/windows-results.schema.json
+python3 "$validate" --schema "$wschema" "$work/res/windows-results.json" >"$work/v.log" ||
+    fail "windows-results.json against its schema: $(cat "$work/v.log")"
+python3 - "$work/res/windows-results.json" "$work/bad-results.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["diskspd"]["4k-random-read-050"]["ios"] = "5990000"
+json.dump(r, open(sys.argv[2], "w"))
+PY
+python3 "$validate" --schema "$wschema" "$work/bad-results.json" >"$work/v.log" &&
+    fail "a broken windows-results.json validated"
+grep -q "diskspd/4k-random-read-050" "$work/v.log" || fail "schema error does not say where: $(cat "$work/v.log")"
+echo "ok: windows-results.json validates against docs/windows-results.schema.json; a broken one does not"
 
 p=$win/parse_results.py
 echo 'Vuser 1:TEST RESULT : System achieved 28456 SQL Server TPM at 12345 NOPM' >"$work/h3.log"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # collect-results.sh RESULTS_IMG OUT_DIR: copy what the Windows guest wrote to its results
 # disk (MBR, FAT32 at 1 MiB, label NVMRESULTS) into OUT_DIR with mtools -- no mounting,
-# no root -- and parse it into OUT_DIR/results.json (parse_results.py).
+# no root -- and parse it into OUT_DIR/windows-results.json (parse_results.py; its own
+# format, docs/windows-results.md: not nvmimic's results.json).
 set -eu
 me=collect-results
 die() { echo "$me: $*" >&2; exit 1; }
@@ -20,6 +21,7 @@ mcopy -s -n -o -i "$img@@1M" '::/*' "$dst/" 2>"$dst/.mcopy.err" ||
 rm -f "$dst/.mcopy.err"
 [ -f "$dst/rc" ] || die "results came back without rc (the agent did not finish)"
 rc=$(tr -d '\r\n ' <"$dst/rc")
-"$here/parse_results.py" dir "$dst" >"$dst/results.json" || die "cannot parse the results in $dst"
-echo "$me: guest job status $rc; $(ls "$dst" | wc -l) files; parsed into $dst/results.json"
+"$here/parse_results.py" dir "$dst" >"$dst/windows-results.json" ||
+    die "cannot parse the results in $dst"
+echo "$me: guest job status $rc; $(ls "$dst" | wc -l) files; parsed into $dst/windows-results.json"
 [ "$rc" = 0 ] || { echo "$me: the guest reported: $(cat "$dst/error.txt" 2>/dev/null)" >&2; exit 1; }

@@ -1,17 +1,21 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Parse what the Windows guest brings back into nvmimic-style JSON.
+"""Parse what the Windows guest brings back into JSON.
 
   parse_results.py diskspd FILE.xml...   DiskSpd -Rxml output, one object per file
   parse_results.py hammerdb FILE.log     hammerdbcli output of a TPC-C run
   parse_results.py dir RESULTS_DIR       everything in a results directory
-                                         (*.xml DiskSpd, hammerdb*.log)
+                                         (*.xml DiskSpd, hammerdb*.log): the
+                                         recipe's windows-results.json
+
+windows-results.json is not nvmimic's results.json: its own format, described
+in docs/windows-results.md (schema docs/windows-results.schema.json).
 
 DiskSpd (XML written by its XmlResultParser): per <TimeSpan>, the I/O counts
 and bytes summed over <Thread>/<Target>, divided by <TestTimeSeconds>; latency
 from <Latency> (Average*Milliseconds, and the <Bucket> percentiles 50, 99,
-99.9).  Output keys match nvmimic's results.json: iops, mbps (10^6 B/s),
-lat_us, p50_us, p99_us, p999_us, plus read/write splits.
+99.9).  The figures are named and in the units of nvmimic's FIG (iops, mbps
+in 10^6 B/s, lat_us, p50_us, p99_us, p999_us), plus read/write splits.
 
 HammerDB: the "TEST RESULT : System achieved N NOPM from M ... TPM" line
 (4.x; 3.x's "System achieved M ... TPM at N NOPM" too) and, with
@@ -171,8 +175,13 @@ def hammerdb(path):
     return res
 
 
+FORMAT = "nvmimic-windows-results"
+FORMAT_VERSION = 1
+
+
 def results_dir(d):
-    out = {"diskspd": {}, "hammerdb": None}
+    out = {"format": FORMAT, "format_version": FORMAT_VERSION,
+           "diskspd": {}, "hammerdb": None}
     try:
         names = sorted(os.listdir(d))
     except OSError as e:
