@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * A run's results (nvmimic run, nvmimic sim): the model every command
+ * A run's results (nvmimic run, sim, qtest): the model every command
  * shares, and the one reader and writer of results.json, results.csv and
- * apps.csv.  docs/results.md says what each field means, its unit and who
- * fills it; docs/results.schema.json is the schema.
+ * apps.csv.  docs/results.md (and docs/results.schema.json) is the one
+ * description of the format: what each member means, its unit and who
+ * fills it.  The comments here say only how a member is held (NAN, NULL,
+ * 0 or -1 for one the file leaves null or out).
  */
 #ifndef NVMIMIC_RESULTS_H
 #define NVMIMIC_RESULTS_H
@@ -22,10 +24,9 @@
 #define NVM_RESULTS_SCHEMA_VERSION 1
 
 /*
- * One point: a peak (target_pct 0) or a curve point.  Numbers are NAN when
- * unknown.  mode "sim": fig is the model's.  mode "guest": fig is the
- * guest's load generator's, host the device's over the same window (its
- * mbps is not kept), sim_lat_us the model's latency at the guest's IOPS.
+ * A POINT: a peak (target_pct 0) or a curve point.  Numbers are NAN when
+ * null or absent.  fig holds iops..p999_us, host the host_* members
+ * (results.json has no host_mbps), rd and wr "read" and "write".
  */
 typedef struct NvmResPoint {
     int target_pct;             /* 0 for a peak */
@@ -76,10 +77,8 @@ typedef struct NvmResWork {
     double review_iops;         /* NAN: none */
     double review_lat_us;       /* NAN: none or not published */
     char *review_src;           /* "results.json" or the TSV; NULL: none */
-    /* mode "guest": the guest's load generator, "nvmimic-load" or "fio";
-     * NULL: not said (files from before it) */
-    char *loadgen;
-    /* mode "guest", sim_replay: the model replaying the guest's schedule */
+    char *loadgen;              /* NULL: absent (files from before it) */
+    /* sim_replay; has_replay false: absent */
     bool has_replay;
     double replay_idle_s;
     NvmResPoint replay_peak;
