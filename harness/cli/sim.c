@@ -184,16 +184,15 @@ static int cmd_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
     return 0;
 }
 
-static void json_class(GString *s, const NvmTraceClass *c, double secs)
+static void json_class(GString *s, const NvmTraceClass *c)
 {
     g_string_append_printf(s, "\"count\": %" G_GUINT64_FORMAT ", "
                            "\"iops\": %.1f, \"mbps\": %.2f, "
                            "\"lat_us\": %.2f, \"p50_us\": %.2f, "
                            "\"p99_us\": %.2f, \"p999_us\": %.2f, "
-                           "\"max_us\": %.2f", c->count,
-                           secs > 0 ? c->count / secs : 0,
-                           secs > 0 ? c->bytes / secs / 1e6 : 0, c->mean_us,
-                           c->p50_us, c->p99_us, c->p999_us, c->max_us);
+                           "\"max_us\": %.2f", c->count, c->fig.iops,
+                           c->fig.mbps, c->fig.lat_us, c->fig.p50_us,
+                           c->fig.p99_us, c->fig.p999_us, c->max_us);
 }
 
 static int cmd_sim_trace(const NvmProfile *p, const Opts *opts)
@@ -252,10 +251,10 @@ static int cmd_sim_trace(const NvmProfile *p, const Opts *opts)
             }
             g_string_append_printf(s, "%s\n  {\"class\": \"%s\", ",
                                    first ? "" : ",", nvm_op_name(o));
-            json_class(s, &r.model[o], r.duration_s);
+            json_class(s, &r.model[o]);
             if (r.captured[o].count) {
                 g_string_append(s, ", \"captured\": {");
-                json_class(s, &r.captured[o], r.duration_s);
+                json_class(s, &r.captured[o]);
                 g_string_append(s, "}");
             }
             g_string_append(s, "}");
@@ -279,11 +278,10 @@ static int cmd_sim_trace(const NvmProfile *p, const Opts *opts)
                 continue;
             }
             printf("  %-13s %8" G_GUINT64_FORMAT " %9.2f %9.1f %9.1f %9.1f "
-                   "%9.1f | ", nvm_op_name(o), c->count,
-                   r.duration_s > 0 ? c->bytes / r.duration_s / 1e6 : 0,
-                   c->mean_us, c->p50_us, c->p99_us, c->max_us);
+                   "%9.1f | ", nvm_op_name(o), c->count, c->fig.mbps,
+                   c->fig.lat_us, c->fig.p50_us, c->fig.p99_us, c->max_us);
             if (k->count) {
-                printf("%9.1f %9.1f\n", k->mean_us, k->p99_us);
+                printf("%9.1f %9.1f\n", k->fig.lat_us, k->fig.p99_us);
             } else {
                 printf("%9s %9s\n", "-", "-");
             }

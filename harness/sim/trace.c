@@ -262,10 +262,10 @@ static void class_from_sorted(const uint64_t *lat, uint64_t n, uint64_t bytes,
     for (uint64_t i = 0; i < n; i++) {
         sum += lat[i];
     }
-    c->mean_us = sum / n / 1000.0;
-    c->p50_us = lat[(uint64_t)ceil(0.50 * n) - 1] / 1000.0;
-    c->p99_us = lat[(uint64_t)ceil(0.99 * n) - 1] / 1000.0;
-    c->p999_us = lat[(uint64_t)ceil(0.999 * n) - 1] / 1000.0;
+    c->fig.lat_us = sum / n / 1000.0;
+    c->fig.p50_us = lat[(uint64_t)ceil(0.50 * n) - 1] / 1000.0;
+    c->fig.p99_us = lat[(uint64_t)ceil(0.99 * n) - 1] / 1000.0;
+    c->fig.p999_us = lat[(uint64_t)ceil(0.999 * n) - 1] / 1000.0;
     c->max_us = lat[n - 1] / 1000.0;
 }
 
@@ -384,10 +384,10 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
 
             mc->count = st->cls[o].count;
             mc->bytes = st->cls[o].bytes;
-            mc->mean_us = st->cls[o].mean_us;
-            mc->p50_us = st->cls[o].p50_us;
-            mc->p99_us = st->cls[o].p99_us;
-            mc->p999_us = st->cls[o].p999_us;
+            mc->fig.lat_us = st->cls[o].mean_us;
+            mc->fig.p50_us = st->cls[o].p50_us;
+            mc->fig.p99_us = st->cls[o].p99_us;
+            mc->fig.p999_us = st->cls[o].p999_us;
             mc->max_us = st->cls[o].max_us;
             g_array_sort(lat[o], cmp_u64);
             class_from_sorted((const uint64_t *)lat[o]->data, lat[o]->len,
@@ -400,6 +400,16 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
         out->duration_s = (end - t0 -
                            (g_array_index(t->cmds, NvmTraceCmd,
                                           first).submit_ns - from)) / 1e9;
+    }
+    for (int o = 0; o < NVM_CLASS_COUNT; o++) {
+        NvmTraceClass *cs[2] = { &out->model[o], &out->captured[o] };
+
+        for (int k = 0; k < 2; k++) {
+            double secs = out->duration_s;
+
+            cs[k]->fig.iops = secs > 0 ? cs[k]->count / secs : 0;
+            cs[k]->fig.mbps = secs > 0 ? cs[k]->bytes / secs / 1e6 : 0;
+        }
     }
     nvm_model_free(m);
     return true;

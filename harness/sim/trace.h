@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "nvmimic-model.h"
+#include "fig.h"
 
 #define NVM_TRACE_MAGIC "# nvmimic trace 1"
 #define NVM_TRACE_NO_COMPLETION UINT64_MAX
@@ -57,10 +58,13 @@ GString *nvm_trace_to_iolog(const NvmTrace *t, const char *device,
 /* Most commands in flight at once (needs completion times; else 0). */
 unsigned nvm_trace_max_outstanding(const NvmTrace *t);
 
+/* One command class of a replay: its commands and bytes, and its figures
+ * (IOPS and MB/s over the replay's duration_s) */
 typedef struct NvmTraceClass {
     uint64_t count;
     uint64_t bytes;
-    double mean_us, p50_us, p99_us, p999_us, max_us;
+    NvmFig fig;
+    double max_us;
 } NvmTraceClass;
 
 typedef struct NvmTraceReplay {

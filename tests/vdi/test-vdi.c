@@ -389,7 +389,7 @@ static void trace_replay_submits_each_command_at_its_time(void)
     g_assert_cmpuint(r.model[NVM_OP_READ].bytes, ==, 200 * 4096);
     g_assert_cmpuint(r.model[NVM_OP_WRITE].count, ==, 0);
     g_assert_cmpuint(r.captured[NVM_OP_READ].count, ==, 200);
-    g_assert_cmpfloat(r.captured[NVM_OP_READ].mean_us, ==, 80);
+    g_assert_cmpfloat(r.captured[NVM_OP_READ].fig.lat_us, ==, 80);
     g_assert_cmpfloat(r.duration_s, >, 0.199);
     g_assert_cmpfloat(r.duration_s, <, 0.2005);
 
@@ -402,7 +402,7 @@ static void trace_replay_submits_each_command_at_its_time(void)
 
         sum += nvm_model_submit(m, &c, at) - at;
     }
-    g_assert_cmpfloat_with_epsilon(r.model[NVM_OP_READ].mean_us,
+    g_assert_cmpfloat_with_epsilon(r.model[NVM_OP_READ].fig.lat_us,
                                    sum / 200.0 / 1000.0, 0.01);
     nvm_model_free(m);
 
@@ -426,8 +426,8 @@ static void trace_replay_submits_each_command_at_its_time(void)
         ro.log = log;
         g_assert_true(nvm_trace_replay(t, p, 3, &ro, &e, &err));
         g_assert_cmpuint(e.model[NVM_OP_READ].count, ==, 200);
-        g_assert_cmpfloat(e.model[NVM_OP_READ].mean_us, <,
-                          r.model[NVM_OP_READ].mean_us * 0.7);
+        g_assert_cmpfloat(e.model[NVM_OP_READ].fig.lat_us, <,
+                          r.model[NVM_OP_READ].fig.lat_us * 0.7);
         rewind(log);
         g_assert_nonnull(fgets(line, sizeof(line), log));
         g_assert_cmpstr(line, ==, NVM_TRACE_MAGIC "\n");
