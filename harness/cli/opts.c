@@ -90,9 +90,10 @@ static bool parse_number(const NvmOpt *o, const char *v, double *out)
     return o->max == 0 || *out <= o->max;
 }
 
-/* Store @v for @o at @base; 0, or the exit status after a message. */
+/* Store @v for @o at @base (@given: on the command line); 0, or the exit
+ * status after a message. */
 static int set_value(const NvmCommand *cmd, const NvmOpt *o, void *base,
-                     const char *v)
+                     const char *v, bool given)
 {
     char *at = (char *)base + o->offset;
     g_autofree char *range = range_text(o);
@@ -155,8 +156,66 @@ static int set_value(const NvmCommand *cmd, const NvmOpt *o, void *base,
         break;
     }
     }
-    if (o->given) {
+    if (o->given && given) {
         *(bool *)((char *)base + o->given - 1) = true;
+    }
+    return 0;
+}
+
+/* Every option's default from the table; 0, or 2 for a default its own
+ * option refuses (a mistake in the table, said as such). */
+static int set_defaults(const NvmCommand *cmd, void *base)
+{
+    for (const NvmOpt *o = cmd->opts; o && o->name; o++) {
+        const char *v = o->def_fn ? o->def_fn() : o->def;
+
+        if (v && set_value(cmd, o, base, v, false)) {
+            fprintf(stderr, "nvmimic %s: the table's default of --%s is "
+                    "refused (a bug)\n", cmd->name, o->name);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/* Does a preset's condition hold: a flag set, or NAME=VALUE? */
+static bool preset_holds(const NvmCommand *cmd, const NvmOptPreset *ps,
+                         void *base)
+{
+    const char *eq = strchr(ps->when, '=');
+    const NvmOpt *o = find(cmd, ps->when, eq ? (size_t)(eq - ps->when)
+                                              : strlen(ps->when));
+    char *at = o ? (char *)base + o->offset : NULL;
+
+    if (!o) {
+        return false;
+    }
+    if (!eq) {
+        return o->type == NVM_OPT_FLAG && *(bool *)at;
+    }
+    return (o->type == NVM_OPT_STR || o->type == NVM_OPT_CHOICE) &&
+           !g_strcmp0(*(const char **)at, eq + 1);
+}
+
+/* The presets that hold, in order, on options not given (@seen); an option
+ * takes the first that applies to it.  0, or 2 (a bug in the table). */
+static int set_presets(const NvmCommand *cmd, void *base, GHashTable *seen)
+{
+    g_autoptr(GHashTable) set = g_hash_table_new(NULL, NULL);
+
+    for (const NvmOptPreset *ps = cmd->presets; ps && ps->when; ps++) {
+        const NvmOpt *o = find(cmd, ps->opt, strlen(ps->opt));
+
+        if (!o || g_hash_table_contains(seen, o) ||
+            g_hash_table_contains(set, o) || !preset_holds(cmd, ps, base)) {
+            continue;
+        }
+        if (set_value(cmd, o, base, ps->value, false)) {
+            fprintf(stderr, "nvmimic %s: the table's --%s preset of --%s is "
+                    "refused (a bug)\n", cmd->name, ps->when, o->name);
+            return 2;
+        }
+        g_hash_table_add(set, (gpointer)o);
     }
     return 0;
 }
@@ -164,9 +223,16 @@ static int set_value(const NvmCommand *cmd, const NvmOpt *o, void *base,
 int nvm_opts_parse(const NvmCommand *cmd, int argc, char **argv, void *base,
                    GPtrArray *args)
 {
+    return nvm_opts_parse_given(cmd, argc, argv, base, args, NULL);
+}
+
+int nvm_opts_parse_given(const NvmCommand *cmd, int argc, char **argv,
+                         void *base, GPtrArray *args, GPtrArray *given)
+{
     g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
     bool only_args = false;
     unsigned n_args = 0;
+    int rc;
 
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--")) {
@@ -177,11 +243,14 @@ int nvm_opts_parse(const NvmCommand *cmd, int argc, char **argv, void *base,
             return NVM_OPTS_HELP;
         }
     }
+    rc = set_defaults(cmd, base);
+    if (rc) {
+        return rc;
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *eq, *v = NULL;
         const NvmOpt *o;
-        int rc;
 
         if (only_args || a[0] != '-' || !a[1]) {
             if (!args || (cmd->max_args && n_args == cmd->max_args)) {
@@ -220,15 +289,53 @@ int nvm_opts_parse(const NvmCommand *cmd, int argc, char **argv, void *base,
             return nvm_opts_error(cmd, "option --%s takes no value",
                                   o->name);
         }
-        rc = set_value(cmd, o, base, v);
+        rc = set_value(cmd, o, base, v, true);
         if (rc) {
             return rc;
+        }
+        if (given) {
+            g_ptr_array_add(given, (gpointer)o);
+            g_ptr_array_add(given, (gpointer)v);
         }
     }
     if (args && n_args < cmd->min_args) {
         return nvm_opts_error(cmd, "needs %s", cmd->args);
     }
-    return NVM_OPTS_OK;
+    return set_presets(cmd, base, seen);
+}
+
+/*
+ * An option's help as the table has it: its text, then "(repeatable)",
+ * then its default and the presets that change it: "(default 30; --quick:
+ * 0.5)".
+ */
+static char *help_text(const NvmCommand *cmd, const NvmOpt *o)
+{
+    GString *s = g_string_new(o->help);
+    const char *def = o->def_doc ? o->def_doc : o->def;
+    bool open = false;
+
+    if (repeatable(o)) {
+        g_string_append(s, " (repeatable)");
+    }
+    if (def) {
+        g_string_append_printf(s, " (default %s", def);
+        open = true;
+    }
+    for (const NvmOptPreset *ps = cmd->presets; ps && ps->when; ps++) {
+        g_autofree char *when = g_strdelimit(g_strdup(ps->when), "=", ' ');
+
+        if (strcmp(ps->opt, o->name)) {
+            continue;
+        }
+        g_string_append_printf(s, "%s--%s: %s", open ? "; " : " (", when,
+                               ps->value);
+        open = true;
+    }
+    if (open) {
+        g_string_append_c(s, ')');
+    }
+    return g_string_free(s, FALSE);
 }
 
 /* "--name ARG" as the help and the man page show it */
@@ -293,9 +400,7 @@ void nvm_opts_help(const NvmCommand *cmd, FILE *f)
     fputs("\noptions:\n", f);
     for (const NvmOpt *o = cmd->opts; o && o->name; o++) {
         g_autofree char *label = opt_label(o);
-        g_autofree char *help = g_strdup_printf("%s%s", o->help,
-                                                repeatable(o) ?
-                                                " (repeatable)" : "");
+        g_autofree char *help = help_text(cmd, o);
         int col0 = fprintf(f, "  %s", label);
 
         wrap(f, help, HELP_COL, col0);
@@ -336,7 +441,8 @@ void nvm_opts_man(const NvmCommand *cmd, FILE *f)
         fputs(".fi\n", f);
     }
     for (const NvmOpt *o = cmd->opts; o && o->name; o++) {
-        g_auto(GStrv) lines = g_strsplit(o->help, "\n", -1);
+        g_autofree char *text = help_text(cmd, o);
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
         g_autofree char *help = g_strjoinv(" ", lines);
         g_autofree char *name = g_strdup_printf("--%s", o->name);
 
@@ -351,9 +457,6 @@ void nvm_opts_man(const NvmCommand *cmd, FILE *f)
         }
         fputc('\n', f);
         man_text(f, help);
-        if (repeatable(o)) {
-            fputs(" (repeatable)", f);
-        }
         fputc('\n', f);
     }
 }

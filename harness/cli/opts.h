@@ -5,6 +5,8 @@
  * nvm_opts_parse() reads argv by it, with the same --help, the same errors
  * (unknown, duplicated, missing value, out of range) and the same words
  * for every command; the same tables make `nvmimic help` and nvmimic.1.
+ * Defaults live in the table too (.def, the command's presets), so the help
+ * and the page print them from where the parser takes them.
  */
 #ifndef NVMIMIC_OPTS_H
 #define NVMIMIC_OPTS_H
@@ -38,7 +40,27 @@ typedef struct NvmOpt {
     const char *choices;        /* NVM_OPT_CHOICE: "stated|implied" */
     bool (*parse)(void *base, const char *value, char **why);
     int given;                  /* offset + 1 of a bool set when given */
+    /* The default, as it would be typed (read like a given value before
+     * argv is, shown in the help as "(default DEF)"), or one worked out
+     * when the command runs (.def_fn, e.g. a path from the environment),
+     * or a rule the command applies (.def_doc alone): .def_doc says it. */
+    const char *def;
+    const char *(*def_fn)(void);
+    const char *def_doc;
 } NvmOpt;
+
+/*
+ * A command's presets: when @when holds, option @opt takes @value unless
+ * it was given.  @when is a flag's name ("quick": it was given) or
+ * "NAME=VALUE" (option NAME has that value, given or by a preset above).
+ * An option takes the first preset that applies to it; the help shows
+ * them after its default: "(default 30; --quick: 0.5)".
+ */
+typedef struct NvmOptPreset {
+    const char *when;           /* NULL ends the table */
+    const char *opt;
+    const char *value;
+} NvmOptPreset;
 
 /* A table entry (designated, so the unused members need not be named);
  * NVM_OPT_END ends a table.  S is the command's options struct. */
@@ -59,19 +81,27 @@ typedef struct NvmCommand {
     const char *args;           /* positional arguments' name, NULL: none */
     unsigned min_args, max_args;    /* max 0: any number */
     int (*main)(int argc, char **argv);     /* argv[0]: the name */
+    const NvmOptPreset *presets;    /* or NULL */
 } NvmCommand;
 
 enum { NVM_OPTS_OK = 0, NVM_OPTS_HELP = -1 };
 
 /*
  * Read argv[1..] (argv[0] is the command's name) by @cmd->opts into the
- * struct at @base; positional arguments go to @args (NULL: none taken).
+ * struct at @base, after the defaults and before the presets (above);
+ * positional arguments go to @args (NULL: none taken).
  * --help and -h print the command's help.  Returns NVM_OPTS_OK,
  * NVM_OPTS_HELP (the help was printed: exit 0), or 2 after one line on
  * stderr: "nvmimic NAME: MESSAGE (see nvmimic NAME --help)".
  */
 int nvm_opts_parse(const NvmCommand *cmd, int argc, char **argv, void *base,
                    GPtrArray *args);
+
+/* As nvm_opts_parse(), and each option given on the command line (not by
+ * a default or a preset) added to @given, when not NULL, as two entries:
+ * its NvmOpt and its value as typed (NULL for a flag). */
+int nvm_opts_parse_given(const NvmCommand *cmd, int argc, char **argv,
+                         void *base, GPtrArray *args, GPtrArray *given);
 
 /* "nvmimic NAME: MESSAGE (see nvmimic NAME --help)" on stderr; 2. */
 int nvm_opts_error(const NvmCommand *cmd, const char *fmt, ...)

@@ -31,4 +31,12 @@ const char *nvm_path_render(void);
 /* Where nvmimic looked (for messages): "the build tree DIR" or "PREFIX". */
 const char *nvm_path_origin(void);
 
+/* The --profile-dir option of a command whose options struct @S has the
+ * member @f (opts.h), with its default. */
+#define NVM_OPT_PROFILE_DIR(S, f) \
+    NVM_OPT("profile-dir", NVM_OPT_STR, NVM_OPT_AT(S, f), "DIR", \
+            "where profile names are looked up", \
+            .def_fn = nvm_path_profiles, \
+            .def_doc = "$NVMIMIC_PROFILE_DIR, else nvmimic's own")
+
 #endif
