@@ -33,19 +33,6 @@ static const NvmCommand *const commands[] = {
     &nvm_cmd_profile_keys,
 };
 
-void cli_opts_init(Opts *o)
-{
-    *o = (Opts){
-        .profile_dir = nvm_path_profiles(),
-        .format = "table",
-        .threads = "stated",
-        .trace_state = "review",
-        .seed = 1,
-        .idle_s = -1,
-        .after_gb = -1,
-    };
-}
-
 NvmProfile *cli_load_profile(const NvmCommand *cmd, const Opts *o)
 {
     g_autoptr(GError) err = NULL;

@@ -36,8 +36,6 @@ typedef struct Opts {
 
 /* The profile o->profile names, or NULL after one line on stderr. */
 NvmProfile *cli_load_profile(const NvmCommand *cmd, const Opts *o);
-/* Opts with every default (the profile directory from paths.h). */
-void cli_opts_init(Opts *o);
 
 /* The commands (nvmimic.c's table). */
 extern const NvmCommand nvm_cmd_profiles, nvm_cmd_sim, nvm_cmd_trace2iolog,

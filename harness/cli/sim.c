@@ -48,8 +48,7 @@ static int cmd_sim_four_corners(const NvmProfile *p, const Opts *o)
     NvmSimOptions so = {
         .seed = o->seed,
         .implied_threads = !strcmp(o->threads, "implied"),
-        .duration_s = o->duration_s > 0 ? o->duration_s
-                                        : o->quick ? 3.0 : 30.0,
+        .duration_s = o->duration_s,
     };
     NvmCornerResult res[NVM_FOUR_CORNERS];
     bool json = !strcmp(o->format, "json");
@@ -94,20 +93,19 @@ static int cmd_sim_four_corners(const NvmProfile *p, const Opts *o)
 
 static int cmd_sim_cliff(const NvmProfile *p, const Opts *o)
 {
-    double step = o->step_gb > 0 ? o->step_gb : 1.0;
-    double idle = o->idle_s >= 0 ? o->idle_s : 600.0;
-    double after = o->after_gb >= 0 ? o->after_gb : 100.0;
-    GArray *pts = nvm_sim_slc_cliff(p, o->seed, step, idle, after);
+    GArray *pts = nvm_sim_slc_cliff(p, o->seed, o->step_gb, o->idle_s,
+                                    o->after_gb);
     bool json = !strcmp(o->format, "json");
 
     if (json) {
         printf("{\"profile\": \"%s\", \"mode\": \"sim\", "
                "\"suite\": \"slc-cliff\", \"block_bytes\": 131072, "
                "\"outstanding\": 8, \"idle_s\": %g, \"points\": [", p->name,
-               idle);
+               o->idle_s);
     } else {
         printf("%s: sequential 128K writes over the whole empty drive, "
-               "then %g s idle, then %g GB more\n", p->name, idle, after);
+               "then %g s idle, then %g GB more\n", p->name, o->idle_s,
+               o->after_gb);
         printf("%10s %9s %12s %12s %s\n", "GB", "MB/s", "slc_used_GB",
                "slc_size_GB", "phase");
     }
@@ -294,11 +292,10 @@ static int cmd_sim_trace(const NvmProfile *p, const Opts *opts)
 static int sim_main(int argc, char **argv)
 {
     const NvmCommand *cmd = &nvm_cmd_sim;
-    Opts oo, *o = &oo;
+    Opts oo = { 0 }, *o = &oo;
     NvmProfile *p;
     int rc;
 
-    cli_opts_init(o);
     rc = nvm_opts_parse(cmd, argc, argv, o, NULL);
     if (rc) {
         return rc == NVM_OPTS_HELP ? 0 : rc;
@@ -331,8 +328,7 @@ static int sim_main(int argc, char **argv)
     } else if (!strcmp(o->suite, "vdi")) {
         NvmSimOptions so = {
             .seed = o->seed,
-            .duration_s = o->duration_s > 0 ? o->duration_s
-                                            : o->quick ? 3.0 : 30.0,
+            .duration_s = o->duration_s,
         };
 
         rc = cmd_sim_vdi(p, &so, nvm_path_workloads(),
@@ -348,6 +344,11 @@ static int sim_main(int argc, char **argv)
 
 #define O(f) NVM_OPT_AT(Opts, f)
 
+static const NvmOptPreset sim_presets[] = {
+    { "quick", "duration-s", "3" },
+    { NULL },
+};
+
 static const NvmOpt sim_opts[] = {
     NVM_OPT("profile", NVM_OPT_STR, O(profile), "NAME|PATH",
             "the drive: a profile's name or a profile file"),
@@ -360,10 +361,10 @@ static const NvmOpt sim_opts[] = {
             "replay a device trace (nvmimic-trace-start) on the model\n"
             "instead of a suite"),
     NVM_OPT("trace-state", NVM_OPT_CHOICE, O(trace_state), NULL,
-            "--trace: the model starts in the review's state (default),\n"
+            "--trace: the model starts in the review's state,\n"
             "or secure-erased, for a trace that holds the span's writes\n"
             "(nvmimic run --device-trace of a QLC drive)",
-            .choices = "review|erased"),
+            .choices = "review|erased", .def = "review"),
     NVM_OPT("trace-from-ns", NVM_OPT_U64, O(trace_from_ns), "NS",
             "--trace: the model's state is set at this time of the trace\n"
             "(a run's state mark: marks.json's time-ns minus the trace's\n"
@@ -371,36 +372,37 @@ static const NvmOpt sim_opts[] = {
     NVM_OPT("trace-wear-pct", NVM_OPT_DOUBLE, O(trace_wear_pct), "PCT",
             "--trace: the drive's wear when its state was set (marks.json:\n"
             "that mark's wear-pct; a secure erase keeps it), which sets\n"
-            "its read-retry odds (default 0)", .min = 0, .max = 255),
+            "its read-retry odds", .min = 0, .max = 255, .def = "0"),
     NVM_OPT("trace-out", NVM_OPT_STR, O(trace_out), "FILE",
             "--trace: write the trace back with the model's completion\n"
             "times, line for line, to compare command by command"),
     NVM_OPT("format", NVM_OPT_CHOICE, O(format), NULL,
-            "a table (default), or the results as JSON (docs/results.md)",
-            .choices = "table|json"),
-    NVM_OPT("seed", NVM_OPT_U64, O(seed), "N", "the model's seed (default 1)"),
+            "a table, or the results as JSON (docs/results.md)",
+            .choices = "table|json", .def = "table"),
+    NVM_OPT("seed", NVM_OPT_U64, O(seed), "N", "the model's seed",
+            .def = "1"),
     NVM_OPT("threads", NVM_OPT_CHOICE, O(threads), NULL,
-            "outstanding counts: the reviews' stated ones (default)\n"
+            "outstanding counts: the reviews' stated ones\n"
             "or those their latencies imply",
-            .choices = "stated|implied"),
+            .choices = "stated|implied", .def = "stated"),
     NVM_OPT("duration-s", NVM_OPT_DOUBLE, O(duration_s), "S",
-            "simulated seconds per point (default 30, 3 with --quick)",
-            .min = 0, .max = 3600, .min_open = true),
-    NVM_OPT("quick", NVM_OPT_FLAG, O(quick), NULL, "short points"),
+            "simulated seconds per point",
+            .min = 0, .max = 3600, .min_open = true, .def = "30"),
+    NVM_OPT("quick", NVM_OPT_FLAG, O(quick), NULL,
+            "short points: the values marked --quick"),
     NVM_OPT("out", NVM_OPT_STR, O(out), "DIR",
             "four-corners: also write DIR/results.json and render it\n"
             "as nvmimic report does"),
     NVM_OPT("step-gb", NVM_OPT_DOUBLE, O(step_gb), "G",
-            "slc-cliff: one point per G GB written (default 1)",
-            .min = 0, .min_open = true),
+            "slc-cliff: one point per G GB written",
+            .min = 0, .min_open = true, .def = "1"),
     NVM_OPT("idle-s", NVM_OPT_DOUBLE, O(idle_s), "S",
-            "slc-cliff: idle seconds after the fill (default 600)", .min = 0),
+            "slc-cliff: idle seconds after the fill", .min = 0,
+            .def = "600"),
     NVM_OPT("after-gb", NVM_OPT_DOUBLE, O(after_gb), "G",
-            "slc-cliff: GB written after the idle time (default 100)",
-            .min = 0),
-    NVM_OPT("profile-dir", NVM_OPT_STR, O(profile_dir), "DIR",
-            "where profile names are looked up\n"
-            "(default $NVMIMIC_PROFILE_DIR, else nvmimic's own)"),
+            "slc-cliff: GB written after the idle time", .min = 0,
+            .def = "100"),
+    NVM_OPT_PROFILE_DIR(Opts, profile_dir),
     NVM_OPT_END,
 };
 
@@ -418,6 +420,7 @@ const NvmCommand nvm_cmd_sim = {
 "--trace replays a captured device trace at its own submission times and\n"
 "compares the model's latency per class with the captured one.\n",
     .opts = sim_opts,
+    .presets = sim_presets,
     .main = sim_main,
 };
 
@@ -432,7 +435,7 @@ static int trace2iolog_main(int argc, char **argv)
     const NvmCommand *cmd = &nvm_cmd_trace2iolog;
     g_autoptr(GError) err = NULL;
     g_autoptr(GPtrArray) args = g_ptr_array_new();
-    T2iOpts o = { .device = "/dev/nvme0n1", .iolog_path = "trace.iolog" };
+    T2iOpts o = { 0 };
     const char *trace;
     NvmTrace *t;
     GString *log;
@@ -488,11 +491,11 @@ static int trace2iolog_main(int argc, char **argv)
 
 static const NvmOpt trace2iolog_opts[] = {
     NVM_OPT("device", NVM_OPT_STR, T(device), "DEV",
-            "the device the iolog replays on (default /dev/nvme0n1)"),
+            "the device the iolog replays on", .def = "/dev/nvme0n1"),
     NVM_OPT("job", NVM_OPT_STR, T(job), "FILE",
             "also write a fio job that replays the iolog"),
     NVM_OPT("iolog-path", NVM_OPT_STR, T(iolog_path), "PATH",
-            "the iolog's path in that job (default trace.iolog)"),
+            "the iolog's path in that job", .def = "trace.iolog"),
     NVM_OPT_END,
 };
 

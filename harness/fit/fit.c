@@ -854,8 +854,7 @@ static int fit_run(const FitOpts *o)
 
 static int fit_main(int argc, char **argv)
 {
-    FitOpts o = { .profile_dir = nvm_path_profiles(), .duration_s = 2.0,
-                  .max_evals = 80 };
+    FitOpts o = { 0 };
     int rc = nvm_opts_parse(&nvm_cmd_fit, argc, argv, &o, NULL);
 
     if (rc) {
@@ -886,14 +885,15 @@ static const NvmOpt fit_opts[] = {
     NVM_OPT("no-cross", NVM_OPT_FLAG, O(no_cross), NULL,
             "leave out the cross-capacity predictions"),
     NVM_OPT("duration-s", NVM_OPT_DOUBLE, O(duration_s), "S",
-            "simulated seconds per peak (default 2)",
-            .min = 0, .max = 600, .min_open = true),
+            "simulated seconds per peak",
+            .min = 0, .max = 600, .min_open = true, .def = "2"),
     NVM_OPT("max-evals", NVM_OPT_UINT, O(max_evals), "N",
-            "simulations per family fit (default 80)", .min = 1,
-            .max = 100000),
+            "simulations per family fit", .min = 1, .max = 100000,
+            .def = "80"),
     NVM_OPT("profile-dir", NVM_OPT_STR, O(profile_dir), "DIR",
-            "where the drive files and parts/ are\n"
-            "(default $NVMIMIC_PROFILE_DIR, else nvmimic's own)"),
+            "where the drive files and parts/ are",
+            .def_fn = nvm_path_profiles,
+            .def_doc = "$NVMIMIC_PROFILE_DIR, else nvmimic's own"),
     NVM_OPT_END,
 };
 

@@ -290,7 +290,7 @@ static int validate_run(const ValidateOpts *o)
 
 static int validate_main(int argc, char **argv)
 {
-    ValidateOpts o = { .profile_dir = nvm_path_profiles() };
+    ValidateOpts o = { 0 };
     int rc = nvm_opts_parse(&nvm_cmd_validate, argc, argv, &o, NULL);
 
     if (rc) {
@@ -311,9 +311,7 @@ static const NvmOpt validate_opts[] = {
     NVM_OPT("write", NVM_OPT_STR, O(write), "FILE",
             "also write the table into FILE between its validation\n"
             "markers (profiles/README.md)"),
-    NVM_OPT("profile-dir", NVM_OPT_STR, O(profile_dir), "DIR",
-            "where profile names are looked up\n"
-            "(default $NVMIMIC_PROFILE_DIR, else nvmimic's own)"),
+    NVM_OPT_PROFILE_DIR(ValidateOpts, profile_dir),
     NVM_OPT_END,
 };
 

@@ -134,7 +134,7 @@ static int libvirt_xml_main(int argc, char **argv)
     g_autoptr(NvmLvSpec) s = nvm_lv_spec_new();
     g_autoptr(GError) err = NULL;
     g_autofree char *xml = NULL;
-    LvCli c = { .s = s, .os = "linux", .profile_dir = nvm_path_profiles() };
+    LvCli c = { .s = s };
     int rc = nvm_opts_parse(cmd, argc, argv, &c, NULL);
 
     if (c.fw) {
@@ -232,6 +232,14 @@ static int libvirt_xml_main(int argc, char **argv)
 
 #define O(f) NVM_OPT_AT(LvCli, f)
 
+/* --os windows: the reviews' SQL VM, 16 vCPUs, 64 GiB, LSI SAS */
+static const NvmOptPreset libvirt_xml_presets[] = {
+    { "os=windows", "memory", "65536" },
+    { "os=windows", "vcpus", "16" },
+    { "os=windows", "boot-bus", "scsi" },
+    { NULL },
+};
+
 static const NvmOpt libvirt_xml_opts[] = {
     NVM_OPT("profile", NVM_OPT_STR, O(profile), "NAME|PATH",
             "the drive: a profile's name or a profile file"),
@@ -239,17 +247,17 @@ static const NvmOpt libvirt_xml_opts[] = {
             "the NVMe drive's backing file (at least the profile's\n"
             "capacity; sparse is fine)"),
     NVM_OPT("disk-format", NVM_OPT_CHOICE, O(disk_format), NULL,
-            "format of the drive's FILE (default raw)", .choices = "raw|qcow2"),
+            "format of the drive's FILE", .choices = "raw|qcow2",
+            .def = "raw"),
     NVM_OPT("os", NVM_OPT_CHOICE, O(os), NULL,
-            "guest shape (default linux; windows: the reviews' SQL VM:\n"
-            "16 vCPUs, 64 GiB, LSI SAS)", .choices = "linux|windows"),
-    NVM_OPT("name", NVM_OPT_STR, O(name), "N",
-            "domain name (default nvmimic-PROFILE)"),
-    NVM_OPT("memory", NVM_OPT_UINT, O(memory_mib), "MiB",
-            "default 512 (linux), 65536 (windows)", .min = 64,
-            .max = 16u << 20),
-    NVM_OPT("vcpus", NVM_OPT_UINT, O(vcpus), "N",
-            "default 1 (linux), 16 (windows)", .min = 1, .max = 512),
+            "guest shape (windows: the reviews' SQL VM, the values marked\n"
+            "below)", .choices = "linux|windows", .def = "linux"),
+    NVM_OPT("name", NVM_OPT_STR, O(name), "N", "domain name",
+            .def_doc = "nvmimic-PROFILE"),
+    NVM_OPT("memory", NVM_OPT_UINT, O(memory_mib), "MiB", "guest RAM",
+            .min = 64, .max = 16u << 20, .def = "512"),
+    NVM_OPT("vcpus", NVM_OPT_UINT, O(vcpus), "N", "virtual CPUs", .min = 1,
+            .max = 512, .def = "1"),
     NVM_OPT("kernel", NVM_OPT_STR, O(kernel), "K", "direct kernel boot"),
     NVM_OPT("initrd", NVM_OPT_STR, O(initrd), "I", "its initrd"),
     NVM_OPT("append", NVM_OPT_STR, O(append), "A", "its command line"),
@@ -259,8 +267,8 @@ static const NvmOpt libvirt_xml_opts[] = {
     NVM_OPT("boot-disk", NVM_OPT_STR, O(boot_disk), "FILE",
             "system disk (cloud image, Windows C:)"),
     NVM_OPT("boot-bus", NVM_OPT_CHOICE, O(boot_bus), NULL,
-            "default virtio; windows: scsi on lsisas1068",
-            .choices = "virtio|sata|scsi"),
+            "the system disk's bus (scsi: on lsisas1068 for windows)",
+            .choices = "virtio|sata|scsi", .def = "virtio"),
     NVM_OPT("cdrom", NVM_OPT_CALL, 0, "FILE", "a SATA CD-ROM",
             .parse = add_cdrom),
     NVM_OPT("job-disk", NVM_OPT_CALL, 0, "FILE",
@@ -271,27 +279,25 @@ static const NvmOpt libvirt_xml_opts[] = {
             "FILE[,serial=S][,format=raw|qcow2][,bus=virtio|sata|scsi]"
             "[,readonly][,cdrom]", "any other disk", .parse = add_extra_disk),
     NVM_OPT("device-id", NVM_OPT_STR, O(device_id), "ID",
-            "QEMU id of the nvme device (default nvm0)"),
+            "QEMU id of the nvme device", .def = "nvm0"),
     NVM_OPT("serial-log", NVM_OPT_STR, O(serial_log), "FILE",
-            "guest serial console to FILE (default a pty)"),
+            "guest serial console to FILE", .def_doc = "a pty"),
     NVM_OPT("net", NVM_OPT_STR, O(net), "none|network=NAME|bridge=BR",
-            "default none"),
+            "the guest's network", .def = "none"),
     NVM_OPT("domain-type", NVM_OPT_CHOICE, O(domain_type), NULL,
-            "default qemu (TCG)", .choices = "qemu|kvm"),
+            "qemu (TCG) or kvm", .choices = "qemu|kvm", .def = "qemu"),
     NVM_OPT("icount", NVM_OPT_FLAG, O(icount), NULL,
             "simulated time (-icount shift=0,sleep=off)"),
     NVM_OPT("graphics", NVM_OPT_FLAG, O(graphics), NULL,
             "VNC on 127.0.0.1 (always for windows)"),
     NVM_OPT("qemu", NVM_OPT_STR, O(qemu), "PATH",
-            "emulator (default: nvmimic's QEMU)"),
-    NVM_OPT("firmware-dir", NVM_OPT_LIST, O(fw), "DIR",
-            "-L directory (default /usr/share/qemu and\n"
-            "/usr/share/seabios)"),
+            "emulator", .def_fn = nvm_path_qemu,
+            .def_doc = "$NVMIMIC_QEMU, else nvmimic's own"),
+    NVM_OPT("firmware-dir", NVM_OPT_LIST, O(fw), "DIR", "-L directory",
+            .def_doc = "/usr/share/qemu and /usr/share/seabios"),
     NVM_OPT("out", NVM_OPT_STR, O(out), "FILE",
             "write the XML to FILE instead of stdout"),
-    NVM_OPT("profile-dir", NVM_OPT_STR, O(profile_dir), "DIR",
-            "where profile names are looked up\n"
-            "(default $NVMIMIC_PROFILE_DIR, else nvmimic's own)"),
+    NVM_OPT_PROFILE_DIR(LvCli, profile_dir),
     NVM_OPT_END,
 };
 
@@ -305,5 +311,6 @@ const NvmCommand nvm_cmd_libvirt_xml = {
 "nvm0) backed by FILE, passed through <qemu:commandline>; its QMP commands\n"
 "are reached with virsh qemu-monitor-command (docs/libvirt.md).\n",
     .opts = libvirt_xml_opts,
+    .presets = libvirt_xml_presets,
     .main = libvirt_xml_main,
 };

@@ -400,7 +400,6 @@ static int matrix_main(int argc, char **argv)
     Matrix mm = { 0 };
     Matrix *m = &mm;
     MatrixOpts o = {
-        .per_host = 1, .retries = 1, .profile_dir = nvm_path_profiles(),
         .run_args = g_ptr_array_new_with_free_func(g_free),
     };
     const char *profiles, *suite_list, *connect, *out, *profile_dir;
@@ -622,17 +621,20 @@ static const NvmOpt matrix_opts[] = {
     NVM_OPT("connect", NVM_OPT_STR, O(connect), "URI1,URI2,...",
             "the libvirt hosts (qemu:///system, qemu+ssh://HOST/system)"),
     NVM_OPT("per-host", NVM_OPT_UINT, O(per_host), "N",
-            "cells at a time on each host (default 1)", .min = 1, .max = 64),
+            "cells at a time on each host", .min = 1, .max = 64,
+            .def = "1"),
     NVM_OPT("retries", NVM_OPT_UINT, O(retries), "N",
             "how often a cell whose host failed runs again on another\n"
-            "host (default 1)", .min = 0, .max = 63),
-    NVM_OPT("out", NVM_OPT_STR, O(out), "DIR",
-            "default out/matrix-YYYYmmdd-HHMMSS"),
+            "host", .min = 0, .max = 63, .def = "1"),
+    NVM_OPT("out", NVM_OPT_STR, O(out), "DIR", "where the cells go",
+            .def_doc = "out/matrix-YYYYmmdd-HHMMSS"),
     NVM_OPT("quick", NVM_OPT_FLAG, O(quick), NULL,
             "passed on to every nvmimic run"),
     NVM_OPT("profile-dir", NVM_OPT_STR, O(profile_dir), "DIR",
             "where profile names are looked up (passed on)",
-            .given = NVM_OPT_GIVEN(MatrixOpts, profile_dir_given)),
+            .given = NVM_OPT_GIVEN(MatrixOpts, profile_dir_given),
+            .def_fn = nvm_path_profiles,
+            .def_doc = "$NVMIMIC_PROFILE_DIR, else nvmimic's own"),
     RUN_OPT("workloads", pass_workloads, "A,B"),
     RUN_OPT("points", pass_points, "10,50,100"),
     RUN_OPT("mode", pass_mode, "simtime|realtime"),

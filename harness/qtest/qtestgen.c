@@ -684,13 +684,7 @@ static int qtest_main(int argc, char **argv)
     gint64 t0 = g_get_monotonic_time();
     int rc;
 
-    o->format = "table";
-    o->threads = "stated";
-    o->suite = "four-corners";
-    o->seed = 1;
     o->device_seed = -1;
-    o->qemu = nvm_path_qemu();
-    o->profile_dir = nvm_path_profiles();
     rc = nvm_opts_parse(cmd, argc, argv, o, NULL);
     if (rc) {
         return rc == NVM_OPTS_HELP ? 0 : rc;
@@ -708,8 +702,7 @@ static int qtest_main(int argc, char **argv)
     }
     c.so.seed = o->seed;
     c.so.implied_threads = !strcmp(o->threads, "implied");
-    c.so.duration_s = o->duration_s > 0 ? o->duration_s
-                                        : o->quick ? 3.0 : 30.0;
+    c.so.duration_s = o->duration_s;
     rc = !strcmp(o->suite, "vdi") ? run_vdi(&c, t0) : run_corners(&c, t0);
     nvm_profile_free(c.p);
     return rc;
@@ -717,30 +710,36 @@ static int qtest_main(int argc, char **argv)
 
 #define O(f) NVM_OPT_AT(Opts, f)
 
+static const NvmOptPreset qtest_presets[] = {
+    { "quick", "duration-s", "3" },
+    { NULL },
+};
+
 static const NvmOpt qtest_opts[] = {
     NVM_OPT("profile", NVM_OPT_STR, O(profile), "NAME|PATH",
             "drive profile (name in the profile directory, or a path)"),
     NVM_OPT("suite", NVM_OPT_CHOICE, O(suite), NULL,
-            "four-corners (default) or vdi",
-            .choices = "four-corners|vdi"),
+            "four-corners or vdi",
+            .choices = "four-corners|vdi", .def = "four-corners"),
     NVM_OPT("format", NVM_OPT_CHOICE, O(format), NULL,
-            "table (default) or json", .choices = "table|json"),
+            "table or json", .choices = "table|json", .def = "table"),
     NVM_OPT("threads", NVM_OPT_CHOICE, O(threads), NULL,
-            "stated (default) or implied outstanding counts",
-            .choices = "stated|implied"),
+            "stated or implied outstanding counts",
+            .choices = "stated|implied", .def = "stated"),
     NVM_OPT("quick", NVM_OPT_FLAG, O(quick), NULL,
-            "3 s points instead of 30 s"),
+            "short points: the values marked --quick"),
     NVM_OPT("duration-s", NVM_OPT_DOUBLE, O(duration_s), "S",
             "measured simulated seconds per point", .min = 0.001,
-            .max = 3600),
+            .max = 3600, .def = "30"),
     NVM_OPT("seed", NVM_OPT_U64, O(seed), "N",
-            "seed of addresses, arrivals and the drive (default 1)"),
+            "seed of addresses, arrivals and the drive", .def = "1"),
     NVM_OPT("workloads", NVM_OPT_STR, O(workloads), "LIST",
             "four-corners: only these, comma-separated"),
     NVM_OPT("out", NVM_OPT_STR, O(out), "DIR",
             "also write DIR/results.json and render the report there"),
     NVM_OPT("qemu", NVM_OPT_STR, O(qemu), "PATH",
-            "QEMU binary (default $NVMIMIC_QEMU or nvmimic's own)"),
+            "QEMU binary", .def_fn = nvm_path_qemu,
+            .def_doc = "$NVMIMIC_QEMU, else nvmimic's own"),
     NVM_OPT("log-dir", NVM_OPT_STR, O(log_dir), "DIR",
             "keep each QEMU's output as DIR/qemu-WORKLOAD.log"),
     NVM_OPT("device-seed", NVM_OPT_U64, O(device_seed_opt), "N",
@@ -748,9 +747,7 @@ static const NvmOpt qtest_opts[] = {
             "generator's (a check: the run must stop at the first "
             "completion that differs)",
             .given = NVM_OPT_GIVEN(Opts, device_seed_given)),
-    NVM_OPT("profile-dir", NVM_OPT_STR, O(profile_dir), "DIR",
-            "where profile names are looked up\n"
-            "(default $NVMIMIC_PROFILE_DIR, else nvmimic's own)"),
+    NVM_OPT_PROFILE_DIR(Opts, profile_dir),
     NVM_OPT_END,
 };
 
@@ -766,5 +763,6 @@ const NvmCommand nvm_cmd_qtest = {
 "back and checked).  Same methodology, seeds and results as nvmimic sim,\n"
 "with \"mode\": \"qtest\"; nvmimic report draws it.\n",
     .opts = qtest_opts,
+    .presets = qtest_presets,
     .main = qtest_main,
 };

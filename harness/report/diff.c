@@ -495,9 +495,8 @@ static int diff_cmd_main(int argc, char **argv)
 #define O(f) NVM_OPT_AT(DiffOpts, f)
 static const NvmOpt diff_opts[] = {
     NVM_OPT("tolerance", NVM_OPT_DOUBLE, O(tolerance), "PCT",
-            "a figure may move this many percent (default 0: in\n"
-            "simulated time any change is a change)",
-            .min = 0, .max = 1e9),
+            "a figure may move this many percent (in simulated time any\n"
+            "change is a change)", .min = 0, .max = 1e9, .def = "0"),
     NVM_OPT("all", NVM_OPT_FLAG, O(all), NULL,
             "print every figure, not only those that changed"),
     NVM_OPT_END,

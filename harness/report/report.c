@@ -24,7 +24,7 @@ static int report_main(const NvmCommand *cmd, int argc, char **argv)
     g_autoptr(GPtrArray) dirs = g_ptr_array_new();
     g_autoptr(GError) err = NULL;
     g_autofree char *tsv = NULL;
-    ReportOpts o = { .profile_dir = nvm_path_profiles() };
+    ReportOpts o = { 0 };
     bool ok;
     int rc = nvm_opts_parse(cmd, argc, argv, &o, dirs);
 
@@ -35,12 +35,11 @@ static int report_main(const NvmCommand *cmd, int argc, char **argv)
                     : g_build_filename(o.profile_dir, "reviews",
                                        "four-corners.tsv", NULL);
     if (compare) {
-        const char *out = o.out ? o.out : "compare";
-
-        ok = nvm_report_compare((char **)dirs->pdata, dirs->len, out, tsv,
+        ok = nvm_report_compare((char **)dirs->pdata, dirs->len, o.out, tsv,
                                 &err);
         if (ok) {
-            g_autofree char *p = g_build_filename(out, "compare.html", NULL);
+            g_autofree char *p = g_build_filename(o.out, "compare.html",
+                                                  NULL);
 
             printf("%s\n", p);
         }
@@ -73,12 +72,9 @@ static int compare_cmd_main(int argc, char **argv)
 #define O(f) NVM_OPT_AT(ReportOpts, f)
 #define REVIEWS_OPT \
     NVM_OPT("reviews", NVM_OPT_STR, O(reviews), "FILE", \
-            "the reviews' peaks where results.json has none\n" \
-            "(default PROFILE_DIR/reviews/four-corners.tsv)")
-#define PROFILE_DIR_OPT \
-    NVM_OPT("profile-dir", NVM_OPT_STR, O(profile_dir), "DIR", \
-            "the profiles and their reviews\n" \
-            "(default $NVMIMIC_PROFILE_DIR, else nvmimic's own)")
+            "the reviews' peaks where results.json has none", \
+            .def_doc = "PROFILE_DIR/reviews/four-corners.tsv")
+#define PROFILE_DIR_OPT NVM_OPT_PROFILE_DIR(ReportOpts, profile_dir)
 
 static const NvmOpt report_opts[] = {
     NVM_OPT("baseline", NVM_OPT_STR, O(baseline), "BASE",
@@ -108,7 +104,7 @@ const NvmCommand nvm_cmd_report = {
 
 static const NvmOpt compare_opts[] = {
     NVM_OPT("out", NVM_OPT_STR, O(out), "DIR",
-            "where compare.html and its charts go (default compare)"),
+            "where compare.html and its charts go", .def = "compare"),
     REVIEWS_OPT,
     PROFILE_DIR_OPT,
     NVM_OPT_END,
