@@ -35,72 +35,59 @@ static bool in_list(const char *s, const char *const *v)
 }
 
 /*
- * The sql suite's sizes: a preset's, then the defaults (docs/apps.md, "SQL"),
- * options given explicitly winning; then what must hold before anything
- * boots.  0, or the exit status.
+ * What an SQL preset fixes besides its options' values (run_presets): the
+ * database guest's vCPUs, shared_buffers' share of its RAM (kept when
+ * --sql-mem-mib changes the RAM), the users a warehouse (--sql-users'
+ * default).
+ */
+typedef struct SqlShape {
+    const char *preset;         /* --sql-preset (--quick: quick), or NULL */
+    unsigned smp;
+    unsigned buffers_mib, at_mem_mib;
+    unsigned users_per_w_x10;
+} SqlShape;
+
+static const SqlShape sql_shapes[] = {
+    /* drive-bound at a 2-core host's scale: W=20 (2.0 GB) in a 352 MiB
+     * guest (5.4 : 1, the reviews' 5.2 : 1), shared_buffers 64 MiB */
+    { NULL, 2, 64, 352, 10 },
+    /* a loaded W=1 (30 s to build): for tests, not drive-bound */
+    { "quick", 2, 64, 352, 100 },
+    /* a 16-core 64 GB host: an 8-vCPU 16 GiB guest with the reviews'
+     * ratios: database 5.2 x RAM (PostgreSQL holds ~100 MB a warehouse),
+     * buffer 14 % of the database (their 48 GB of 333), the load of 10
+     * users a warehouse at spec think times, warm-up 5 x the sample */
+    { "mid", 8, 12288, 16384, 5 },
+    /* the reviews' SQL Server test: 1,500 warehouses (~333 GB), 2.5 h +
+     * 30 min, a 16-vCPU 64 GB VM with a 48 GB buffer, and their 15,000
+     * users' load at spec think times as 1,500 users at x 0.1: a
+     * PostgreSQL connection is a process (SQL_CONN_MIB), 15,000 of them
+     * would need 45 GB more */
+    { "review", 16, 49152, 65536, 10 },
+};
+
+/*
+ * The sql suite's sizes that follow from the options (their defaults and
+ * presets are the table's): users, vCPUs, shared_buffers; then what must
+ * hold before anything boots.  0, or the exit status.
  */
 static int resolve_sql_opts(Run *r, const NvmCommand *cmd)
 {
     RunOpts *o = &r->o;
-    const char *preset = o->sql_preset ? o->sql_preset :
-                         o->quick ? "quick" : NULL;
-    unsigned w = 20, mem = 352, smp = 2, users_per_w_x10 = 10;
-    unsigned pre = 60, sample = 120, buffers = 64;
-    double think = 0.01;
+    const SqlShape *sh = &sql_shapes[0];
     uint64_t need_mib;
 
-    if (!g_strcmp0(preset, "quick")) {
-        /* a loaded W=1 (30 s to build): for tests, not drive-bound */
-        w = 1;
-        users_per_w_x10 = 100;
-        think = 0.1;
-        pre = 10;
-        sample = 30;
-    } else if (!g_strcmp0(preset, "mid")) {
-        /* a 16-core 64 GB host: an 8-vCPU 16 GiB guest with the reviews'
-         * ratios: database 5.2 x RAM (PostgreSQL holds ~100 MB a
-         * warehouse), buffer 14 % of the database (their 48 GB of 333),
-         * the load of 10 users a warehouse at spec think times, warm-up
-         * 5 x the sample */
-        w = 910;
-        mem = 16384;
-        smp = 8;
-        users_per_w_x10 = 5;
-        think = 0.05;
-        pre = 3000;
-        sample = 600;
-        buffers = 12288;
-    } else if (!g_strcmp0(preset, "review")) {
-        /* the reviews' SQL Server test (docs/apps.md, "SQL"): 1,500
-         * warehouses (~333 GB), 2.5 h + 30 min, a 16-vCPU 64 GB VM with a
-         * 48 GB buffer, and their 15,000 users' load at spec think times
-         * as 1,500 users at x 0.1: a PostgreSQL connection is a process
-         * (SQL_CONN_MIB), 15,000 of them would need 45 GB more */
-        w = 1500;
-        mem = 65536;
-        smp = 16;
-        users_per_w_x10 = 10;
-        think = 0.1;
-        pre = 9000;
-        sample = 1800;
-        buffers = 49152;
+    for (size_t i = 1; i < G_N_ELEMENTS(sql_shapes); i++) {
+        if (!g_strcmp0(o->sql_preset, sql_shapes[i].preset)) {
+            sh = &sql_shapes[i];
+        }
     }
-    o->sql_w = o->sql_w ? o->sql_w : w;
     o->sql_users = o->sql_users ? o->sql_users :
-                   MAX(1, o->sql_w * users_per_w_x10 / 10);
-    if (!o->sql_pre_set) {
-        o->sql_pre_s = pre;
-        o->sql_pre_set = true;
-    }
-    o->sql_sample_s = o->sql_sample_s ? o->sql_sample_s : sample;
-    o->sql_think = o->sql_think > 0 ? o->sql_think : think;
-    /* shared_buffers keeps the preset's share of the guest's RAM */
-    o->sql_buffers_mib = o->sql_mem_mib ?
-        MAX(16, (unsigned)((uint64_t)o->sql_mem_mib * buffers / mem)) :
-        buffers;
-    o->sql_mem_mib = o->sql_mem_mib ? o->sql_mem_mib : mem;
-    o->sql_smp = smp;
-    o->sql_topology = o->sql_topology ? o->sql_topology : "nvme";
+                   MAX(1, o->sql_w * sh->users_per_w_x10 / 10);
+    o->sql_smp = sh->smp;
+    o->sql_buffers_mib = MAX(16, (unsigned)((uint64_t)o->sql_mem_mib *
+                                            sh->buffers_mib /
+                                            sh->at_mem_mib));
     if (!run_has_suite(r, S_SQL)) {
         return 0;
     }
@@ -132,35 +119,17 @@ static int resolve_sql_opts(Run *r, const NvmCommand *cmd)
     return 0;
 }
 
-/* Parse and check the command line into r->o, fill in defaults, load the
+/* Check the options nvm_opts_parse() read into r->o (with the table's
+ * defaults and presets), work out what follows from them, load the
  * profile, and choose the suites (r->order).  0, or the exit status. */
-int run_resolve_opts(Run *r, const NvmCommand *cmd, int argc,
-                     char **argv)
+int run_resolve_opts(Run *r, const NvmCommand *cmd)
 {
     g_autoptr(GError) err = NULL;
     RunOpts *o = &r->o;
     int rc;
 
-    o->profile_dir = nvm_path_profiles();
-    o->mode = "simtime";
-    /* a core of the reviews' test bed (Dell R740xd, 2nd-generation Xeon
-     * Scalable, ~3.9 GHz turbo) retiring ~1 instruction per cycle on the
-     * kernel's I/O path: -icount shift=-2 */
-    o->guest_ips = 4e9;
-    o->threads = "stated";
-    o->seed = 1;
-    o->qemu = nvm_path_qemu();
-    o->guest_dir = nvm_path_guest();
-    o->dbguest_dir = nvm_path_dbguest();
-    o->sqldb_dir = nvm_path_sqldb();
     o->workload_dir = nvm_path_workloads();
-    rc = nvm_opts_parse(cmd, argc, argv, o, NULL);
-    if (rc) {
-        return rc == NVM_OPTS_HELP ? RUN_OPTS_HELP : rc;
-    }
-    if (o->seq_mib) {
-        o->seq_bytes = (uint64_t)o->seq_mib << 20;
-    }
+    o->seq_bytes = (uint64_t)o->seq_mib << 20;
     {
         /* each goes into the guest's job as one line */
         const struct { const char *opt, *val; } one_line[] = {
@@ -176,7 +145,7 @@ int run_resolve_opts(Run *r, const NvmCommand *cmd, int argc,
             }
         }
     }
-    o->backing_file = o->backing && !strcmp(o->backing, "file");
+    o->backing_file = !strcmp(o->backing, "file");
     {
         /* 10^9 x 2^k instructions per second is -icount shift=-k */
         double k = log2(o->guest_ips / 1e9);
@@ -189,7 +158,7 @@ int run_resolve_opts(Run *r, const NvmCommand *cmd, int argc,
         }
         o->icount_shift = -(int)round(k);
     }
-    if (o->render_mem_mib && o->render_mem_mib < 128) {
+    if (o->render_mem_mib < 128) {
         return run_usage("--render-mem-mib %u: the guest needs at least "
                          "128 MiB", o->render_mem_mib);
     }
@@ -231,7 +200,7 @@ int run_resolve_opts(Run *r, const NvmCommand *cmd, int argc,
             }
         }
     }
-    if (o->points) {
+    {
         g_auto(GStrv) v = g_strsplit(o->points, ",", -1);
 
         for (char **p = v; *p; p++) {
@@ -245,10 +214,6 @@ int run_resolve_opts(Run *r, const NvmCommand *cmd, int argc,
                                  MAX_PCTS);
             }
             r->pcts[r->n_pcts++] = (int)pct;
-        }
-    } else {
-        for (int i = 1; i <= NVM_CURVE_POINTS; i++) {
-            r->pcts[r->n_pcts++] = 10 * i;
         }
     }
     r->p = nvm_profile_load(o->profile, o->profile_dir, &err);
@@ -300,21 +265,6 @@ int run_resolve_opts(Run *r, const NvmCommand *cmd, int argc,
             return 1;
         }
     }
-    if (!(o->run_s > 0)) {
-        o->run_s = o->quick ? 0.5 : 30;
-    }
-    /* Application suites: defaults for a 2-core host (docs/apps.md) */
-    if (!o->seq_bytes) {
-        o->seq_bytes = (uint64_t)(o->quick ? 1024 : 4096) << 20;
-    }
-    if (!o->render_mem_mib) {
-        /* the initramfs guest's root filesystem holds ~90 MB of RAM: with
-         * 256 MiB the kernel's half-of-RAM tmpfs limit leaves no room */
-        o->render_mem_mib = 384;
-    }
-    if (!(o->render_ram_factor > 0)) {
-        o->render_ram_factor = o->quick ? 1.2 : 1.5;
-    }
     rc = resolve_sql_opts(r, cmd);
     if (rc) {
         return rc;
@@ -359,6 +309,7 @@ int run_resolve_opts(Run *r, const NvmCommand *cmd, int argc,
 
 #define O(f) NVM_OPT_AT(RunOpts, f)
 #define WHOLE(lo) .min = lo, .max = 1000000
+#define NVMIMIC_OWN(var) .def_doc = "$" var ", else nvmimic's own"
 
 const NvmOpt run_opt_table[] = {
     NVM_OPT("profile", NVM_OPT_STR, O(profile), "NAME|PATH",
@@ -366,92 +317,103 @@ const NvmOpt run_opt_table[] = {
     NVM_OPT("suite", NVM_OPT_STR, O(suite), "SUITE[,SUITE...]",
             "four-corners, vdi, sql, render, seq; all = vdi,sql,render,seq"),
     NVM_OPT("mode", NVM_OPT_CHOICE, O(mode), NULL,
-            "simtime: TCG with -icount,sleep=off at --guest-ips (default; "
-            "exact, repeatable); realtime: KVM when a probe guest boots "
-            "under it, else TCG; qtest: no guest, nvmimic qtest with these "
-            "options (--run-s is its --duration-s)",
-            .choices = "simtime|realtime|qtest"),
+            "simtime: TCG with -icount,sleep=off at --guest-ips (exact,\n"
+            "repeatable); realtime: KVM when a probe guest boots under it,\n"
+            "else TCG; qtest: no guest, nvmimic qtest with these options\n"
+            "(--run-s is its --duration-s)",
+            .choices = "simtime|realtime|qtest", .def = "simtime"),
+    /* a core of the reviews' test bed (Dell R740xd, 2nd-generation Xeon
+     * Scalable, ~3.9 GHz turbo) retiring ~1 instruction per cycle on the
+     * kernel's I/O path: -icount shift=-2 */
     NVM_OPT("guest-ips", NVM_OPT_DOUBLE, O(guest_ips), "N",
             "simtime: the guest CPU's instructions per second, 10^9 x 2^k,\n"
-            "k from -10 to 3 (default 4e9: a core of the reviews' Xeon\n"
-            "Scalable test bed, ~3.9 GHz at ~1 instruction per cycle)",
-            .min = 0, .max = 8e9, .min_open = true),
+            "k from -10 to 3; the default is a core of the reviews' Xeon\n"
+            "Scalable test bed, ~3.9 GHz at ~1 instruction per cycle",
+            .min = 0, .max = 8e9, .min_open = true, .def = "4e9"),
     NVM_OPT("quick", NVM_OPT_FLAG, O(quick), NULL,
-            "0.5 s per point after a 0.1 s (peak) / 0.05 s ramp (default\n"
-            "30 s after 6 s / 3 s, as vdbench)"),
-    NVM_OPT("out", NVM_OPT_STR, O(out), "DIR",
-            "default out/PROFILE-SUITE-YYYYmmdd-HHMMSS"),
+            "short points and small application suites, for tests: the\n"
+            "values marked --quick below"),
+    NVM_OPT("out", NVM_OPT_STR, O(out), "DIR", "where the results go",
+            .def_doc = "out/PROFILE-SUITE-YYYYmmdd-HHMMSS"),
     NVM_OPT("seed", NVM_OPT_U64, O(seed), "N",
-            "the device's and the model's seed (default 1)"),
+            "the device's and the model's seed", .def = "1"),
     NVM_OPT("workloads", NVM_OPT_STR, O(workloads), "A,B",
             "only these workloads of four-corners and vdi"),
     NVM_OPT("threads", NVM_OPT_CHOICE, O(threads), NULL,
-            "outstanding counts: the reviews' stated ones (default)\n"
+            "outstanding counts: the reviews' stated ones\n"
             "or those their latencies imply",
-            .choices = "stated|implied"),
+            .choices = "stated|implied", .def = "stated"),
     NVM_OPT("points", NVM_OPT_STR, O(points), "10,50,100",
-            "the curve's targets, % of the peak (default 10..120 by 10)"),
+            "the curve's targets, % of the peak",
+            .def = "10,20,30,40,50,60,70,80,90,100,110,120"),
     NVM_OPT("run-s", NVM_OPT_DOUBLE, O(run_s), "S",
-            "seconds measured per point", .min = 0, .max = 3600,
-            .min_open = true),
+            "seconds measured per point, as vdbench", .min = 0,
+            .max = 3600, .min_open = true, .def = "30"),
     NVM_OPT("ramp-s", NVM_OPT_DOUBLE, O(ramp_s), "S",
             "the warm-up before each point", .min = 0, .max = 600,
-            .min_open = true),
+            .min_open = true,
+            .def_doc = "a tenth of --run-s, a fifth before the peak, as "
+                       "nvmimic sim"),
     NVM_OPT("point-timeout-s", NVM_OPT_DOUBLE, O(point_timeout_s), "S",
-            "wall seconds a point may take (default 120 s plus 2 s per\n"
-            "thousand expected I/Os)", .min = 0, .min_open = true),
+            "wall seconds a point may take", .min = 0, .min_open = true,
+            .def_doc = "120 s plus 2 s per thousand expected I/Os"),
     NVM_OPT("sql-warehouses", NVM_OPT_UINT, O(sql_w), "W",
-            "sql: TPC-C warehouses, loaded once by make sqldb SQL_W=W\n"
-            "(default 20; --quick 1)", WHOLE(1)),
+            "sql: TPC-C warehouses, loaded once by make sqldb SQL_W=W",
+            WHOLE(1), .def = "20"),
     NVM_OPT("sql-users", NVM_OPT_UINT, O(sql_users), "N",
-            "sql: users (default 1 per warehouse; --quick 10)", WHOLE(1)),
+            "sql: users", WHOLE(1),
+            .def_doc = "1 per warehouse; --quick: 10 per warehouse; "
+                       "--sql-preset mid: 1 per 2"),
     NVM_OPT("sql-precondition-s", NVM_OPT_UINT, O(sql_pre_s), "S",
-            "sql: seconds of warm-up before the sample (60; --quick 10)",
-            WHOLE(0), .given = NVM_OPT_GIVEN(RunOpts, sql_pre_set)),
+            "sql: seconds of warm-up before the sample", WHOLE(0),
+            .def = "60"),
     NVM_OPT("sql-sample-s", NVM_OPT_UINT, O(sql_sample_s), "S",
-            "sql: seconds measured (120; --quick 30)", WHOLE(1)),
+            "sql: seconds measured", WHOLE(1), .def = "120"),
     NVM_OPT("sql-think-factor", NVM_OPT_DOUBLE, O(sql_think), "F",
-            "sql: keying and think times x F (default 0.01: 1 user a\n"
-            "warehouse at the load of 10 at x 0.1; --quick 0.1)",
-            .min = 0, .max = 100, .min_open = true),
+            "sql: keying and think times x F; the default gives 1 user a\n"
+            "warehouse the load of 10 at x 0.1",
+            .min = 0, .max = 100, .min_open = true, .def = "0.01"),
     NVM_OPT("sql-preset", NVM_OPT_CHOICE, O(sql_preset), NULL,
             "quick: --quick's sizes (W=1); mid: a 16-core 64 GB KVM\n"
-            "host, the reviews' ratios in an 8-vCPU 16 GiB guest: W=910,\n"
-            "shared_buffers 12 GiB, 455 users at x 0.05, 3000 + 600 s;\n"
-            "review: the reviews' W=1500, 9000 + 1800 s, a 16-vCPU 64 GiB\n"
-            "guest, shared_buffers 48 GiB, their 15000 users' load as\n"
-            "1500 at x 0.1", .choices = "quick|mid|review"),
+            "host, the reviews' ratios in an 8-vCPU 16 GiB guest;\n"
+            "review: the reviews' W=1500 in a 16-vCPU 64 GiB guest, their\n"
+            "15000 users' load as 1500 at x 0.1; the values marked below",
+            .choices = "quick|mid|review"),
     NVM_OPT("sql-topology", NVM_OPT_CHOICE, O(sql_topology), NULL,
-            "sql: the database disk on the emulated NVMe drive (nvme,\n"
-            "default), or timed by the same profile through the nvmimic\n"
+            "sql: the database disk on the emulated NVMe drive (nvme),\n"
+            "or timed by the same profile through the nvmimic\n"
             "block filter: scsi-hd on an LSI SAS1068, the reviews' VMware\n"
             "'LSI Logic SAS' (sas), or virtio-blk (virtio)",
-            .choices = "nvme|sas|virtio"),
+            .choices = "nvme|sas|virtio", .def = "nvme"),
     NVM_OPT("sql-mem-mib", NVM_OPT_UINT, O(sql_mem_mib), "N",
-            "sql: the database guest's RAM (default 352: the database is\n"
-            "5.4 x it); shared_buffers keeps its share", WHOLE(1)),
+            "sql: the database guest's RAM (by default the database is\n"
+            "5.4 x it); shared_buffers keeps its share", WHOLE(1),
+            .def = "352"),
     NVM_OPT("sqldb-dir", NVM_OPT_STR, O(sqldb_dir), "DIR",
-            "sql: the loaded databases (make sqldb;\n"
-            "default $NVMIMIC_SQLDB_DIR)"),
+            "sql: the loaded databases (make sqldb)",
+            .def_fn = nvm_path_sqldb, NVMIMIC_OWN("NVMIMIC_SQLDB_DIR")),
     NVM_OPT("seq-mib", NVM_OPT_UINT, O(seq_mib), "N",
-            "seq: MiB per step (default 4096, 1024 with --quick)", WHOLE(1)),
+            "seq: MiB per step", WHOLE(1), .def = "4096"),
     NVM_OPT("render-mem-mib", NVM_OPT_UINT, O(render_mem_mib), "N",
-            "render: the guest's RAM, at least 128 (default 384)", WHOLE(1)),
+            "render: the guest's RAM, at least 128 (the initramfs guest's\n"
+            "root holds ~90 MB of it, and a tmpfs may take half)",
+            WHOLE(1), .def = "384"),
     NVM_OPT("render-ram-factor", NVM_OPT_DOUBLE, O(render_ram_factor), "F",
-            "render: working array / available RAM (default 1.5,\n"
-            "1.2 with --quick)", .min = 0, .max = 100, .min_open = true),
+            "render: working array / available RAM",
+            .min = 0, .max = 100, .min_open = true, .def = "1.5"),
     NVM_OPT("qemu", NVM_OPT_STR, O(qemu), "PATH",
-            "QEMU with the nvmimic device (default $NVMIMIC_QEMU, else\n"
-            "nvmimic's own); with --connect its path on the libvirt host"),
+            "QEMU with the nvmimic device; with --connect its path on the\n"
+            "libvirt host", .def_fn = nvm_path_qemu,
+            NVMIMIC_OWN("NVMIMIC_QEMU")),
     NVM_OPT("guest-dir", NVM_OPT_STR, O(guest_dir), "DIR",
-            "the initramfs guest (default $NVMIMIC_GUEST_DIR, else\n"
-            "nvmimic's own)"),
+            "the initramfs guest", .def_fn = nvm_path_guest,
+            NVMIMIC_OWN("NVMIMIC_GUEST_DIR")),
     NVM_OPT("dbguest-dir", NVM_OPT_STR, O(dbguest_dir), "DIR",
-            "the database guest of sql (make dbguest;\n"
-            "default $NVMIMIC_DBGUEST_DIR)"),
+            "the database guest of sql (make dbguest)",
+            .def_fn = nvm_path_dbguest, NVMIMIC_OWN("NVMIMIC_DBGUEST_DIR")),
     NVM_OPT("profile-dir", NVM_OPT_STR, O(profile_dir), "DIR",
-            "where profile names are looked up\n"
-            "(default $NVMIMIC_PROFILE_DIR, else nvmimic's own)"),
+            "where profile names are looked up",
+            .def_fn = nvm_path_profiles, NVMIMIC_OWN("NVMIMIC_PROFILE_DIR")),
     NVM_OPT("connect", NVM_OPT_STR, O(connect), "URI",
             "run the guest as a libvirt domain on URI (qemu:///system,\n"
             "qemu+ssh://HOST/system): QMP through libvirt, the same\n"
@@ -459,8 +421,9 @@ const NvmOpt run_opt_table[] = {
             "dropped the domain (nvmimic matrix retries such a run)"),
     NVM_OPT("pool", NVM_OPT_STR, O(pool), "NAME",
             "with --connect: the storage pool on the host the guest's\n"
-            "files go to (default: one the run makes under\n"
-            "/var/lib/libvirt/nvmimic and removes)"),
+            "files go to",
+            .def_doc = "one the run makes under /var/lib/libvirt/nvmimic "
+                       "and removes"),
     NVM_OPT("guest-append", NVM_OPT_STR, O(guest_append), "ARGS",
             "the stack under test: added to the guest kernel's command\n"
             "line, e.g. 'nvme.poll_queues=1' (one line)"),
@@ -474,9 +437,9 @@ const NvmOpt run_opt_table[] = {
             "without it every curve runs nvmimic-load), e.g.\n"
             "'--ioengine=io_uring'"),
     NVM_OPT("backing", NVM_OPT_CHOICE, O(backing), NULL,
-            "the drive's data: null-co (default; nothing is kept; render\n"
+            "the drive's data: null (null-co: nothing is kept; render\n"
             "and sql always use a file) or a sparse file in the run's\n"
-            "temporary directory", .choices = "null|file"),
+            "temporary directory", .choices = "null|file", .def = "null"),
     NVM_OPT("device-trace", NVM_OPT_STR, O(device_trace), "FILE",
             "record every command the drive times, from before the guest\n"
             "starts to the end of the run, to FILE on QEMU's host\n"
@@ -487,7 +450,34 @@ const NvmOpt run_opt_table[] = {
             "when a figure moved beyond --tolerance"),
     NVM_OPT("tolerance", NVM_OPT_DOUBLE, O(tolerance_pct), "PCT",
             "with --baseline: a figure may move this many percent\n"
-            "(default 0: in simulated time any change is a change)",
-            .min = 0, .max = 1e9),
+            "(in simulated time any change is a change)",
+            .min = 0, .max = 1e9, .def = "0"),
     NVM_OPT_END,
+};
+
+/*
+ * The values --quick and the SQL presets give the options not given
+ * (the first that applies to an option wins).  resolve_sql_opts() adds
+ * what a preset fixes besides them (sql_shapes).
+ */
+const NvmOptPreset run_presets[] = {
+    { "quick", "sql-preset", "quick" },
+    { "quick", "run-s", "0.5" },
+    { "quick", "seq-mib", "1024" },
+    { "quick", "render-ram-factor", "1.2" },
+    { "sql-preset=quick", "sql-warehouses", "1" },
+    { "sql-preset=quick", "sql-think-factor", "0.1" },
+    { "sql-preset=quick", "sql-precondition-s", "10" },
+    { "sql-preset=quick", "sql-sample-s", "30" },
+    { "sql-preset=mid", "sql-warehouses", "910" },
+    { "sql-preset=mid", "sql-mem-mib", "16384" },
+    { "sql-preset=mid", "sql-think-factor", "0.05" },
+    { "sql-preset=mid", "sql-precondition-s", "3000" },
+    { "sql-preset=mid", "sql-sample-s", "600" },
+    { "sql-preset=review", "sql-warehouses", "1500" },
+    { "sql-preset=review", "sql-mem-mib", "65536" },
+    { "sql-preset=review", "sql-think-factor", "0.1" },
+    { "sql-preset=review", "sql-precondition-s", "9000" },
+    { "sql-preset=review", "sql-sample-s", "1800" },
+    { NULL },
 };

@@ -70,7 +70,6 @@ typedef struct RunOpts {
     const char *workload_dir;
     /* sql */
     unsigned sql_w, sql_users, sql_pre_s, sql_sample_s;
-    bool sql_pre_set;
     const char *sql_preset;     /* NULL, "quick", "mid" or "review" */
     double sql_think;
     const char *sql_topology;   /* nvme, sas or virtio */
@@ -79,7 +78,7 @@ typedef struct RunOpts {
     unsigned sql_smp;
     unsigned sql_buffers_mib;   /* PostgreSQL's shared_buffers */
     /* seq, render */
-    unsigned seq_mib;           /* --seq-mib, 0: not given */
+    unsigned seq_mib;
     uint64_t seq_bytes;
     unsigned render_mem_mib;
     double render_ram_factor;
@@ -297,12 +296,12 @@ typedef struct Plan {
  * results, the gate */
 int run_main(int argc, char **argv);
 
-/* opts.c: the command line, its checks and defaults, the profile, the
- * suites chosen.  0, RUN_OPTS_HELP (--help printed), or the exit status
- * (a message is printed). */
-#define RUN_OPTS_HELP (-1)
+/* opts.c: the options' table with their defaults and presets; the checks
+ * of what the parser read, what follows from it, the profile, the suites
+ * chosen.  0, or the exit status (a message is printed). */
 extern const NvmOpt run_opt_table[];
-int run_resolve_opts(Run *r, const NvmCommand *cmd, int argc, char **argv);
+extern const NvmOptPreset run_presets[];
+int run_resolve_opts(Run *r, const NvmCommand *cmd);
 
 /* curves.c: the four-corners and VDI suites' plans and their points */
 bool run_setup(Run *r, GError **errp);

@@ -197,33 +197,35 @@ static int gate(Run *r)
 
 /*
  * run --mode qtest is nvmimic qtest (no guest: the device driven over
- * qtest) with run's other options passed on (--run-s is its --duration-s);
- * -1 when the mode is another.
+ * qtest) with the options @given (nvm_opts_parse_given()) passed on under
+ * qtest's names (--run-s is its --duration-s); one qtest does not take is
+ * refused.
  */
-static int run_as_qtest(int argc, char **argv)
+static int run_as_qtest(GPtrArray *given)
 {
-    g_autoptr(GPtrArray) args = g_ptr_array_new();
-    bool qtest = false;
+    g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
 
-    g_ptr_array_add(args, (char *)"qtest");
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--mode") && i + 1 < argc &&
-            !strcmp(argv[i + 1], "qtest")) {
-            qtest = true;
-            i++;
-        } else if (!strcmp(argv[i], "--mode=qtest")) {
-            qtest = true;
-        } else if (!strcmp(argv[i], "--run-s")) {
-            g_ptr_array_add(args, (char *)"--duration-s");
-        } else if (g_str_has_prefix(argv[i], "--run-s=")) {
-            g_ptr_array_add(args, g_strconcat("--duration-s=",
-                                              argv[i] + 8, NULL));
-        } else {
-            g_ptr_array_add(args, argv[i]);
+    g_ptr_array_add(args, g_strdup("qtest"));
+    for (guint i = 0; i + 1 < given->len; i += 2) {
+        const NvmOpt *o = g_ptr_array_index(given, i);
+        const char *v = g_ptr_array_index(given, i + 1);
+        const char *name = !strcmp(o->name, "run-s") ? "duration-s"
+                                                      : o->name;
+        const NvmOpt *q = nvm_cmd_qtest.opts;
+
+        if (!strcmp(o->name, "mode")) {
+            continue;
         }
-    }
-    if (!qtest) {
-        return -1;
+        while (q->name && strcmp(q->name, name)) {
+            q++;
+        }
+        if (!q->name) {
+            return nvm_opts_error(&nvm_cmd_run, "--%s does not apply to "
+                                  "--mode qtest, which boots no guest",
+                                  o->name);
+        }
+        g_ptr_array_add(args, v ? g_strdup_printf("--%s=%s", name, v)
+                                : g_strdup_printf("--%s", name));
     }
     g_ptr_array_add(args, NULL);
     return nvm_cmd_qtest.main((int)args->len - 1, (char **)args->pdata);
@@ -235,15 +237,19 @@ int run_main(int argc, char **argv)
     Run rr = { 0 };
     Run *r = &rr;
     RunOpts *o = &r->o;
+    g_autoptr(GPtrArray) given = g_ptr_array_new();
     int rc;
 
-    rc = run_as_qtest(argc, argv);
-    if (rc >= 0) {
-        return rc;
-    }
-    rc = run_resolve_opts(r, &nvm_cmd_run, argc, argv);
+    rc = nvm_opts_parse_given(&nvm_cmd_run, argc, argv, o, NULL, given);
     if (rc) {
-        return rc == RUN_OPTS_HELP ? 0 : rc;
+        return rc == NVM_OPTS_HELP ? 0 : rc;
+    }
+    if (!strcmp(o->mode, "qtest")) {
+        return run_as_qtest(given);
+    }
+    rc = run_resolve_opts(r, &nvm_cmd_run);
+    if (rc) {
+        return rc;
     }
     /* the model's curve over the guest's own point length */
     r->sim_duration_s = o->run_s;
@@ -376,11 +382,13 @@ const NvmCommand nvm_cmd_run = {
     .summary = "Run the reviews' suites in VMs that see the profiled drive.",
     .description =
 "Each suite boots its own guest (vm-images/) with the profiled drive.\n"
-"four-corners and vdi: preconditioned like the review, each workload runs\n"
-"with fio (vdi: harness/workloads/vdi-*.fio): an unthrottled peak at the\n"
-"workload's outstanding count, then Poisson rates of 10..120 % of that peak.\n"
-"Per point it records the guest's fio figures, the device's own statistics\n"
-"over the same interval (QMP) and the model's curve (nvmimic sim).\n"
+"four-corners and vdi: preconditioned like the review, each workload's\n"
+"curve runs in the guest's load generator, nvmimic-load (vdi: the mix of\n"
+"harness/workloads/vdi-*.fio; through fio with --fio-opts): an unthrottled\n"
+"peak at the workload's outstanding count, then Poisson rates of 10..120 %\n"
+"of that peak.  Per point it records the load generator's figures, the\n"
+"device's own statistics over the same interval (QMP) and the model's\n"
+"curve (nvmimic sim).\n"
 "The application suites start from a secure-erased drive:\n"
 "  seq     1 MiB sequential write then read at QD 8 and 32, GB/s\n"
 "  render  workloads/render in a small guest with swap on the drive;\n"
@@ -389,8 +397,8 @@ const NvmCommand nvm_cmd_run = {
 "          on a database loaded once (make sqldb) under a throwaway\n"
 "          overlay: warm-up, sample; latency per transaction, the device's\n"
 "          and the guest's over the sample.  By default drive-bound at a\n"
-"          2-core host's scale: W=20 (2.0 GB) in a 352 MiB guest\n"
-"          (5.4 : 1, the reviews' 5.2 : 1), shared_buffers 64 MiB\n"
+"          2-core host's scale, the database 5.4 x the guest's RAM (the\n"
+"          reviews' 5.2; --sql-* below)\n"
 "Writes DIR/results.json (after every point; \"complete\": false until the\n"
 "end; docs/results.md), DIR/results.csv, DIR/apps.csv and the guests' logs\n"
 "in DIR/guest/ (DIR/guest-SUITE/ with several suites).\n"
@@ -398,5 +406,6 @@ const NvmCommand nvm_cmd_run = {
 "NVMIMIC_SQLDB_DIR, NVMIMIC_RENDER (the static render program),\n"
 "NVMIMIC_AGENT (the guest agent script, for tests), NVMIMIC_QEMU_IMG.\n",
     .opts = run_opt_table,
+    .presets = run_presets,
     .main = run_main,
 };

@@ -143,6 +143,39 @@ class Qtest(unittest.TestCase):
         finally:
             shutil.rmtree(out)
 
+    def test_run_mode_qtest_is_qtest_with_run_s_as_duration(self):
+        # run --mode qtest hands the options it was given to nvmimic qtest
+        # through run's option table (--run-s as --duration-s): the same
+        # workloads and figures as qtest itself
+        tmp = tempfile.mkdtemp(prefix='nvmimic-qtest-')
+        try:
+            common = ['--profile', 'crucial-p2-2tb', '--workloads',
+                      '64k-seq-write', '--seed', '3']
+            run('run', '--mode', 'qtest', *common, '--run-s', '0.02',
+                '--out', os.path.join(tmp, 'run'))
+            run('qtest', *common, '--duration-s', '0.02', '--out',
+                os.path.join(tmp, 'qtest'))
+            got = []
+            for d in ('run', 'qtest'):
+                with open(os.path.join(tmp, d, 'results.json')) as f:
+                    got.append(json.load(f))
+            for d in got:
+                self.assertEqual(d['mode'], 'qtest')
+                for w in d['workloads']:
+                    for p in [w['peak']] + w['curve']:
+                        p.pop('host_s')         # the host's wall time
+            self.assertEqual(got[0]['workloads'], got[1]['workloads'])
+            self.assertEqual([w['name'] for w in got[0]['workloads']],
+                             ['64k-seq-write'])
+            # an option only a guest has is refused, naming it
+            p = run('run', '--mode', 'qtest', *common, '--sql-users', '3',
+                    ok=False)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn('--sql-users does not apply to --mode qtest',
+                          p.stderr)
+        finally:
+            shutil.rmtree(tmp)
+
     def test_bad_input_is_a_one_line_error(self):
         for args, want in [
                 (['--suite', 'four-corners'], '--profile'),
