@@ -649,6 +649,24 @@ static const char *src_file(const Src *s, const char *group, const char *key)
     return f ? f : s->drive;
 }
 
+/*
+ * @val (a value, a group or a key name from the file) for an error line:
+ * at most 40 bytes of it, then "...", with every byte outside printable
+ * ASCII, the double quote and the backslash escaped as C escapes them
+ * (\t, \303): one short line of text however long or binary the file.
+ */
+static char *quote_value(const char *val)
+{
+    g_autofree char *cut = NULL;
+
+    if (strlen(val) > 40) {
+        cut = g_strndup(val, 37);
+        cut = g_realloc(cut, 41);
+        strcat(cut, "...");
+    }
+    return g_strescape(cut ? cut : val, NULL);
+}
+
 static void set_err(GError **errp, const char *file, const char *group,
                     const char *key, const char *fmt, ...)
     G_GNUC_PRINTF(5, 6);
@@ -658,16 +676,19 @@ static void set_err(GError **errp, const char *file, const char *group,
 {
     va_list ap;
     char *msg;
+    /* the names come from the file: shown as values are */
+    g_autofree char *g = quote_value(group);
+    g_autofree char *k = key ? quote_value(key) : NULL;
 
     va_start(ap, fmt);
     msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
     if (key) {
         g_set_error(errp, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-                    "%s: [%s] %s: %s", file, group, key, msg);
+                    "%s: [%s] %s: %s", file, g, k, msg);
     } else {
         g_set_error(errp, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-                    "%s: [%s]: %s", file, group, msg);
+                    "%s: [%s]: %s", file, g, msg);
     }
     g_free(msg);
 }
@@ -728,27 +749,6 @@ static bool parse_lba_formats(const char *val, NvmLbaFormats *f,
         f->rp[f->n++] = rp;
     }
     return true;
-}
-
-/* @val for an error line: escaped, at most 40 characters. */
-static char *quote_value(const char *val)
-{
-    char high[129] = "";
-    g_autofree char *cut = NULL;
-
-    for (int i = 0; i < 128; i++) {
-        high[i] = (char)(0x80 + i);         /* keep UTF-8 as it is */
-    }
-    if (g_utf8_validate(val, -1, NULL) && g_utf8_strlen(val, -1) > 40) {
-        g_autofree char *head = g_utf8_substring(val, 0, 37);
-
-        cut = g_strconcat(head, "...", NULL);
-    } else if (strlen(val) > 40) {
-        cut = g_strndup(val, 37);
-        cut = g_realloc(cut, 41);
-        strcat(cut, "...");
-    }
-    return g_strescape(cut ? cut : val, high);
 }
 
 /*
@@ -1423,7 +1423,21 @@ static GKeyFile *load_key_data(const char *path, const char *data,
 {
     GKeyFile *kf = g_key_file_new();
     g_autoptr(GError) err = NULL;
+    const char *nul = memchr(data, 0, len);
 
+    /* GKeyFile would end the line there: "Cru\0cial" would load as "Cru" */
+    if (nul) {
+        unsigned line = 1;
+
+        for (const char *c = data; c < nul; c++) {
+            line += *c == '\n';
+        }
+        g_set_error(errp, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE,
+                    "%s: not a profile: line %u holds a NUL byte", path,
+                    line);
+        g_key_file_free(kf);
+        return NULL;
+    }
     if (!g_key_file_load_from_data(kf, data, len, G_KEY_FILE_NONE, &err)) {
         /* GKeyFile's message quotes the offending line: not repeated */
         unsigned bad = first_bad_line(data, len);
@@ -1524,7 +1538,7 @@ static bool compose_fit(Compose *c, GKeyFile *kf, const char *file,
             return false;
         }
         g_strstrip(val);
-        shown = g_strdup(val);
+        shown = quote_value(val);
         sep = strstr(val, "..");
         if (sep) {
             *sep = 0;
@@ -1649,8 +1663,10 @@ static bool compose(Compose *c, GKeyFile *drive_kf, const char *path,
             }
             g_strstrip(name);
             if (!part_name_ok(name)) {
+                g_autofree char *q = quote_value(name);
+
                 set_err(errp, path, "parts", *k, "'%s' is not a part name",
-                        name);
+                        q);
                 goto out;
             }
             p1 = g_strdup_printf("%s/parts/%s/%s.ini", dir, *k, name);

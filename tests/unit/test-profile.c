@@ -358,6 +358,115 @@ static void leading_zero_is_decimal_not_octal(void)
     nvm_profile_free(p);
 }
 
+/* @len bytes of @text loaded as a file: the error, which must be one line */
+static char *error_of(const char *text, size_t len, char **path_out)
+{
+    g_autofree char *path = NULL;
+    g_autoptr(GError) err = NULL;
+    NvmProfile *p;
+    int fd = g_file_open_tmp("bad-XXXXXX.ini", &path, &err);
+
+    g_assert_no_error(err);
+    close(fd);
+    g_assert_true(g_file_set_contents(path, text, len, NULL));
+    p = nvm_profile_load(path, NULL, &err);
+    g_unlink(path);
+    g_assert_null(p);
+    g_assert_nonnull(err);
+    g_assert_nonnull(strstr(err->message, path));
+    g_assert_null(strchr(err->message, '\n'));
+    *path_out = g_steal_pointer(&path);
+    return g_strdup(err->message);
+}
+
+/* printable ASCII only: what a terminal or a log shows as it is */
+static void assert_printable(const char *msg)
+{
+    for (const char *c = msg; *c; c++) {
+        g_assert_cmpint((unsigned char)*c, >=, 0x20);
+        g_assert_cmpint((unsigned char)*c, <=, 0x7e);
+    }
+}
+
+/*
+ * Group and key names come from the file as values do: an error shows at
+ * most 40 bytes of one, escaped.  A 500 KB group name gave a 500 KB line,
+ * and bytes 0x80-0xff went to the terminal as they were.
+ */
+static void names_in_errors_are_cut_and_escaped(void)
+{
+    g_autofree char *t = base_text();
+    g_autofree char *huge = g_strnfill(500000, 'g');
+    g_autofree char *long_group = g_strconcat(t, "\n[", huge, "]\nk = 1\n",
+                                              NULL);
+    /* GKeyFile takes UTF-8 names; a group name no control character */
+    g_autofree char *odd_group = g_strconcat(t, "\n[w\xc3\xa9\xe2\x80\xae"
+                                             "]\nk = 1\n", NULL);
+    g_autofree char *odd_key = edit(t, "channels",
+                                    "channels = 8\ntur\xc3\xa9\x7f\x1b"
+                                    "bo = 1");
+    g_autofree char *path = NULL;
+    g_autofree char *msg = NULL;
+
+    msg = error_of(long_group, strlen(long_group), &path);
+    g_test_message("%.300s", msg);
+    g_assert_cmpuint(strlen(msg), <, strlen(path) + 120);
+    g_assert_nonnull(strstr(msg, "[ggggggggggggggggggggggggggggggggggggg...]"));
+    g_assert_nonnull(strstr(msg, "unknown section"));
+    g_clear_pointer(&msg, g_free);
+    g_clear_pointer(&path, g_free);
+
+    msg = error_of(odd_group, strlen(odd_group), &path);
+    g_test_message("%s", msg);
+    assert_printable(msg);
+    g_assert_nonnull(strstr(msg, "[w\\303\\251\\342\\200\\256]"));
+    g_clear_pointer(&msg, g_free);
+    g_clear_pointer(&path, g_free);
+
+    msg = error_of(odd_key, strlen(odd_key), &path);
+    g_test_message("%s", msg);
+    assert_printable(msg);
+    g_assert_nonnull(strstr(msg, "tur\\303\\251\\177\\033" "bo: unknown key"));
+}
+
+/* A value with bytes outside printable ASCII is shown escaped. */
+static void values_in_errors_are_escaped(void)
+{
+    g_autofree char *t = base_text();
+    g_autofree char *bad = edit(t, "serial", "serial = s\xc3\xa9rie");
+    g_autofree char *path = NULL;
+    g_autofree char *msg = error_of(bad, strlen(bad), &path);
+
+    g_test_message("%s", msg);
+    assert_printable(msg);
+    g_assert_nonnull(strstr(msg, "'s\\303\\251rie'"));
+}
+
+/*
+ * A NUL inside a value: GKeyFile ends the line there, so "Cru\0cial"
+ * loaded as "Cru".  Refused, naming its line.
+ */
+static void nul_in_a_value_is_refused_with_its_line(void)
+{
+    g_autofree char *t = base_text();
+    g_autofree char *bad = edit(t, "vendor", "vendor = Cru@cial");
+    char *at = strchr(bad, '@');
+    unsigned line = 1;
+    g_autofree char *path = NULL;
+    g_autofree char *msg = NULL;
+    g_autofree char *want = NULL;
+
+    for (const char *c = bad; c < at; c++) {
+        line += *c == '\n';
+    }
+    *at = 0;
+    msg = error_of(bad, strlen(bad) + 1 + strlen(at + 1), &path);
+    g_test_message("%s", msg);
+    want = g_strdup_printf("%s: not a profile: line %u holds a NUL byte",
+                           path, line);
+    g_assert_cmpstr(msg, ==, want);
+}
+
 /*
  * Found by fuzz-profile: a malformed buffer's error path split it as a
  * NUL-terminated string, reading past its end.  The buffer here ends at
@@ -854,6 +963,12 @@ int main(int argc, char **argv)
                     every_required_key_is_required);
     g_test_add_func("/profile/missing_profile_names_the_path",
                     missing_profile_names_the_path);
+    g_test_add_func("/profile/names_in_errors_are_cut_and_escaped",
+                    names_in_errors_are_cut_and_escaped);
+    g_test_add_func("/profile/values_in_errors_are_escaped",
+                    values_in_errors_are_escaped);
+    g_test_add_func("/profile/nul_in_a_value_is_refused_with_its_line",
+                    nul_in_a_value_is_refused_with_its_line);
     g_test_add_func("/profile/malformed_buffer_is_read_within_its_length",
                     malformed_buffer_is_read_within_its_length);
     g_test_add_func("/profile/bad_identify_capabilities_are_rejected",
