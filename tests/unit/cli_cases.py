@@ -1,0 +1,222 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The nvmimic CLI's basic cases: what each prints, not only its exit status.
+
+    cli_cases.py NVMIMIC PROFILE_DIR CASE
+
+CASE is one of:
+  lists-profiles     `nvmimic profiles` names every profiles/*.ini, once
+  four-corners-json  `sim --format json`: the four workloads, each point
+                     consistent in itself (MB/s = IOPS x block, Little's law
+                     at the peak, p50 <= p99 <= p99.9, the offered load met
+                     below saturation)
+  slc-cliff          `sim --suite slc-cliff`: a point per --step-gb over the
+                     whole drive, then --after-gb after the idle time; the
+                     native rate after the SLC cache is below the SLC rate
+  unknown-profile    refused: exit 1, one line naming the profile
+  unknown-suite      refused: exit 2 (usage), one line naming the suite
+  bad-seed           refused: exit 2 (usage), one line naming the value
+  self-test          the refusal cases fail on a program that dies on a
+                     signal, exits with another status or says nothing
+
+A refusal is checked for its exact exit status: a program killed by a
+signal (SIGSEGV, SIGABRT) fails the case, as meson's should_fail would not.
+"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def run(argv, timeout=300):
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    check(p.returncode >= 0, '%s died on signal %d; stderr: %s'
+          % (' '.join(argv), -p.returncode, p.stderr.strip()[-300:]))
+    return p
+
+
+def ok(argv):
+    p = run(argv)
+    check(p.returncode == 0, '%s exited %d: %s'
+          % (' '.join(argv), p.returncode, p.stderr.strip()))
+    return p
+
+
+def refused(argv, status, needle):
+    """@argv must exit @status with one line on stderr naming @needle and
+    nothing on stdout."""
+    p = run(argv)
+    check(p.returncode == status, '%s exited %d, not %d; stderr: %r'
+          % (' '.join(argv), p.returncode, status, p.stderr))
+    lines = p.stderr.strip('\n').split('\n')
+    check(len(lines) == 1 and lines[0].startswith('nvmimic ')
+          and needle in lines[0],
+          'stderr is not one "nvmimic ..." line naming %r: %r'
+          % (needle, p.stderr))
+    check(p.stdout == '', 'a refusal printed on stdout: %r' % p.stdout)
+    print('ok: exit %d, %s' % (status, lines[0]))
+
+
+def near(a, b, rel):
+    return abs(a - b) <= rel * max(abs(a), abs(b))
+
+
+def t_lists_profiles(nvmimic, pdir):
+    want = sorted(os.path.basename(p)[:-4]
+                  for p in glob.glob(os.path.join(pdir, '*.ini')))
+    check(want, 'no profile in %s' % pdir)
+    out = ok([nvmimic, 'profiles']).stdout.splitlines()
+    names = [line.split()[0] for line in out if line.strip()]
+    check(names == want, 'profiles listed %r, the folder has %r'
+          % (names, want))
+    print('ok: %d profiles listed, one line each' % len(names))
+
+
+def t_four_corners_json(nvmimic, pdir):
+    doc = json.loads(ok([nvmimic, 'sim', '--profile', 'crucial-p2-500g',
+                         '--suite', 'four-corners', '--duration-s', '0.2',
+                         '--format', 'json']).stdout)
+    check(doc['profile'] == 'crucial-p2-500g' and doc['mode'] == 'sim',
+          'profile %r, mode %r' % (doc['profile'], doc['mode']))
+    blocks = {w['name']: w['block_bytes'] for w in doc['workloads']}
+    check(blocks == {'4k-random-read': 4096, '4k-random-write': 4096,
+                     '64k-seq-read': 65536, '64k-seq-write': 65536},
+          'workloads %r' % blocks)
+    for w in doc['workloads']:
+        name = w['name']
+        pts = [('peak', w['peak'])] + [('%d %%' % p['target_pct'], p)
+                                       for p in w['curve']]
+        for what, p in pts:
+            where = '%s %s' % (name, what)
+            check(p['iops'] > 0 and p['lat_us'] > 0, where + ': empty')
+            check(near(p['mbps'], p['iops'] * w['block_bytes'] / 1e6, 0.01),
+                  '%s: %.2f MB/s is not %.0f IOPS x %d B'
+                  % (where, p['mbps'], p['iops'], w['block_bytes']))
+            check(p['p50_us'] <= p['p99_us'] <= p['p999_us'],
+                  '%s: percentiles out of order' % where)
+        # the peak runs `threads` commands outstanding: Little's law
+        inflight = w['peak']['iops'] * w['peak']['lat_us'] / 1e6
+        check(near(inflight, w['threads'], 0.03),
+              '%s peak: %.0f IOPS x %.1f us = %.1f outstanding, not %d'
+              % (name, w['peak']['iops'], w['peak']['lat_us'], inflight,
+                 w['threads']))
+        pcts = [p['target_pct'] for p in w['curve']]
+        check(pcts == list(range(10, 10 * len(pcts) + 1, 10)),
+              '%s: curve at %r %%' % (name, pcts))
+        for p in w['curve']:
+            # open-loop (Poisson) load well below the peak is served as
+            # offered, within 4 standard deviations of its arrival count
+            n = p['target_iops'] * doc['duration_s']
+            if p['target_pct'] <= 50:
+                check(near(p['iops'], p['target_iops'],
+                           max(0.01, 4 / n ** 0.5)),
+                      '%s %d %%: %.0f IOPS for %.0f offered (%.0f arrivals)'
+                      % (name, p['target_pct'], p['iops'],
+                         p['target_iops'], n))
+        print('ok: %s, %d points, peak %.0f IOPS at %d outstanding'
+              % (name, len(pts), w['peak']['iops'], w['threads']))
+
+
+def t_slc_cliff(nvmimic, pdir):
+    step, after = 50, 100
+    doc = json.loads(ok([nvmimic, 'sim', '--profile', 'crucial-p5-1tb',
+                         '--suite', 'slc-cliff', '--step-gb', str(step),
+                         '--idle-s', '60', '--after-gb', str(after),
+                         '--format', 'json']).stdout)
+    cap_gb = None
+    with open(os.path.join(pdir, 'crucial-p5-1tb.ini')) as f:
+        for line in f:
+            m = re.match(r'capacity-bytes\s*=\s*(\d+)', line)
+            if m:
+                cap_gb = int(m.group(1)) / 1e9
+    check(cap_gb, 'no capacity-bytes in crucial-p5-1tb.ini')
+    fill = [p for p in doc['points'] if not p['after_idle']]
+    later = [p for p in doc['points'] if p['after_idle']]
+    gb = [p['gb_written'] for p in fill]
+    check(gb == [step * (i + 1) for i in range(len(gb))]
+          and cap_gb - step < gb[-1] <= cap_gb + 0.01,
+          'fill points at %r GB for a %.0f GB drive' % (gb, cap_gb))
+    # after the idle time, a point per step from the end of the drive
+    at = [p['gb_written'] for p in later]
+    check(len(at) == after // step
+          and all(abs(a - (cap_gb + step * (i + 1))) < 0.1
+                  for i, a in enumerate(at)),
+          'after-idle points at %r GB after a %.1f GB fill' % (at, cap_gb))
+    for p in doc['points']:
+        check(p['mbps'] > 0 and p['slc_used_gb'] >= 0, 'point %r' % p)
+    check(fill[0]['mbps'] > fill[-1]['mbps'],
+          'the first fill point (%.0f MB/s, into SLC) is not faster than '
+          'the last (%.0f MB/s)' % (fill[0]['mbps'], fill[-1]['mbps']))
+    print('ok: %d fill points to %.0f GB, %d after idle; %.0f MB/s into SLC,'
+          ' %.0f MB/s at the end' % (len(fill), gb[-1], len(later),
+                                     fill[0]['mbps'], fill[-1]['mbps']))
+
+
+REFUSALS = {
+    'unknown-profile': (['sim', '--profile', 'no-such-drive', '--suite',
+                         'four-corners'], 1, 'no-such-drive'),
+    'unknown-suite': (['sim', '--profile', 'crucial-p2-500g', '--suite',
+                       'nope'], 2, "'nope'"),
+    'bad-seed': (['sim', '--profile', 'crucial-p2-500g', '--suite',
+                  'four-corners', '--seed', 'x'], 2, "'x'"),
+}
+
+
+def t_self_test(nvmimic, pdir):
+    """Stand-ins for nvmimic that crash, exit otherwise, or say nothing."""
+    fakes = {
+        'segfault': 'import os, signal; os.kill(os.getpid(), signal.SIGSEGV)',
+        'abort': 'import os; os.abort()',
+        'exit 3': 'import sys; sys.stderr.write("nvmimic sim: no-such-drive '
+                  "'nope' 'x'\\n\"); sys.exit(3)",
+        'silent': 'import sys; sys.exit(1)',
+    }
+    with tempfile.TemporaryDirectory() as d:
+        for what, code in fakes.items():
+            fake = os.path.join(d, 'fake')
+            with open(fake, 'w') as f:
+                f.write('#!%s\n%s\n' % (sys.executable, code))
+            os.chmod(fake, 0o755)
+            for case, (args, status, needle) in REFUSALS.items():
+                try:
+                    refused([fake] + args, status, needle)
+                except Fail as e:
+                    print('ok: %s fails %s: %s' % (what, case, e))
+                    continue
+                raise Fail('a program that does "%s" passed %s'
+                           % (what, case))
+
+
+CASES = {'lists-profiles': t_lists_profiles,
+         'four-corners-json': t_four_corners_json,
+         'slc-cliff': t_slc_cliff, 'self-test': t_self_test}
+
+
+def main():
+    nvmimic, pdir, case = sys.argv[1:4]
+    try:
+        if case in REFUSALS:
+            args, status, needle = REFUSALS[case]
+            refused([nvmimic] + args, status, needle)
+        else:
+            CASES[case](nvmimic, pdir)
+    except Fail as e:
+        print('FAIL %s: %s' % (case, e))
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
