@@ -188,6 +188,7 @@ struct NvmModel {
     uint64_t temp_t;
     double energy_nj;               /* NAND energy since temp_t */
     uint64_t core_busy_ns;          /* core time since temp_t */
+    uint64_t rx_busy_ns, tx_busy_ns; /* data path time since temp_t, each way */
     bool throttled;
     double slow;                    /* NAND time factor now */
     uint64_t throttled_ns;

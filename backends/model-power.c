@@ -105,7 +105,14 @@ void nvm_thermal_update(NvmModel *m, uint64_t now)
         return;
     }
     dt = now - m->temp_t;
-    util = m->core_busy_ns / (dt * m->cores);
+    /*
+     * The controller is as busy as the busier of its firmware cores and
+     * its data path (host link, DMA, ECC): 128 KiB writes at the link's
+     * rate keep the data path streaming while the cores, a few us per
+     * command, are mostly idle.
+     */
+    util = MAX(m->core_busy_ns / (dt * m->cores),
+               MAX(m->rx_busy_ns, m->tx_busy_ns) / dt);
     p_w = m->idle_w + (m->active_w - m->idle_w) * (util > 1 ? 1 : util) +
           m->energy_nj / dt;
     t_ss = m->idle_c + m->c_per_w * (p_w - m->idle_w);
@@ -117,6 +124,8 @@ void nvm_thermal_update(NvmModel *m, uint64_t now)
     m->temp_t = now;
     m->energy_nj = 0;
     m->core_busy_ns = 0;
+    m->rx_busy_ns = 0;
+    m->tx_busy_ns = 0;
     /* 2 degrees of hysteresis, as firmware does to avoid flapping */
     if (m->temp_c >= m->throttle_c) {
         m->throttles += !m->throttled;
@@ -168,6 +177,8 @@ void nvm_model_set_thermal(NvmModel *m, bool enabled)
     m->temp_t = m->now;
     m->energy_nj = 0;
     m->core_busy_ns = 0;
+    m->rx_busy_ns = 0;
+    m->tx_busy_ns = 0;
     m->throttled = false;
     m->slow = 1.0;
 }

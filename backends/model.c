@@ -289,6 +289,7 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
     uint64_t t_nand = nvm_map_lookup(m, off, cmd_t, core, false);
     uint64_t lpn = off >> m->lpn_shift;
     uint64_t last = (off + bytes - 1) >> m->lpn_shift;
+    uint64_t path_ns, link_ns;
 
     while (lpn <= last) {
         uint64_t page = lpn / m->lpns_per_page;
@@ -324,11 +325,12 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
         }
     }
     /* Data path (ECC, DMA), then the link to the host. */
-    nand_done = nvm_pipe(&m->read_path_free, cmd_t, nand_done,
-                         (uint64_t)(bytes * m->read_path_ns_per_byte));
-    return nvm_pipe(&m->link_tx_free, cmd_t, nand_done,
-                    (uint64_t)((bytes + m->cmd_overhead_bytes) *
-                               m->link_ns_per_byte));
+    path_ns = (uint64_t)(bytes * m->read_path_ns_per_byte);
+    link_ns = (uint64_t)((bytes + m->cmd_overhead_bytes) *
+                         m->link_ns_per_byte);
+    m->tx_busy_ns += MAX(link_ns, path_ns);
+    nand_done = nvm_pipe(&m->read_path_free, cmd_t, nand_done, path_ns);
+    return nvm_pipe(&m->link_tx_free, cmd_t, nand_done, link_ns);
 }
 
 static uint64_t nvm_do_write(NvmModel *m, uint64_t t, uint64_t off,
@@ -338,11 +340,14 @@ static uint64_t nvm_do_write(NvmModel *m, uint64_t t, uint64_t off,
     uint64_t cmd_t = nvm_core(m, t, m->write_cmd_ns, &core);
     uint64_t fe, mapped;
 
-    fe = nvm_pipe(&m->link_rx_free, cmd_t, cmd_t,
-                  (uint64_t)((bytes + m->cmd_overhead_bytes) *
-                             m->link_ns_per_byte));
-    fe = nvm_pipe(&m->write_path_free, cmd_t, fe,
-                  (uint64_t)(bytes * m->write_path_ns_per_byte));
+    uint64_t link_ns = (uint64_t)((bytes + m->cmd_overhead_bytes) *
+                                  m->link_ns_per_byte);
+    uint64_t path_ns = (uint64_t)(bytes * m->write_path_ns_per_byte);
+
+    fe = nvm_pipe(&m->link_rx_free, cmd_t, cmd_t, link_ns);
+    fe = nvm_pipe(&m->write_path_free, cmd_t, fe, path_ns);
+    /* the controller's power: its data path streams at the slower stage */
+    m->rx_busy_ns += MAX(link_ns, path_ns);
     /* The map chunk must be cached to record the new location. */
     mapped = nvm_map_lookup(m, off, cmd_t, core, true);
     fe = mapped > fe ? mapped : fe;
