@@ -3,7 +3,7 @@
 """How fast the qtest path is here: protocol round trips, and simulated 4 KiB
 reads per host second through nvmeqtest's batched path (stock nvme, null-co).
 
-    python3 tests/device/bench_qtest_speed.py [--seconds S] [--json]
+    python3 bench/qtest_speed.py [--seconds S] [--json]
 """
 
 import argparse
@@ -12,7 +12,8 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', 'tests', 'device'))
 from nvmeqtest import Machine, NvmeController, REG_CSTS  # noqa: E402
 
 ARGS = ['-drive', 'if=none,id=d,driver=null-co,size=%d' % (64 << 30),
