@@ -11,7 +11,7 @@
 # null-co drive:
 #   baseline   -device nvme (upstream's controller, no profile=)
 #   profile    -device nvme,profile=$FUZZ_PROFILE (default crucial-p2-500g)
-# seeded by tests/fuzz/qemu-seeds.py (queue setup, held completions and
+# seeded by scripts/qemu-fuzz-seeds.py (queue setup, held completions and
 # clock steps, CC.EN reset and Delete SQ while held, Set/Get Features 0x0c,
 # DSM, the SMART log).  A crash of the profile run is replayed against the
 # baseline configuration: if it crashes there too it is upstream's,
@@ -66,7 +66,7 @@ mkdir -p "$FUZZ/crashes" "$FUZZ/seeds"
 rm -rf "$FUZZ/seeds/qemu"
 # Seeds address the controller's register region: generic-fuzz numbers the
 # matched regions; the first is BAR0's registers.
-python3 "$ROOT/tests/fuzz/qemu-seeds.py" "$FUZZ/seeds/qemu" 0 ||
+python3 "$ROOT/scripts/qemu-fuzz-seeds.py" "$FUZZ/seeds/qemu" 0 ||
     die "could not write the seeds"
 
 # libFuzzer's -timeout cannot fire inside QEMU (QEMU takes SIGALRM through

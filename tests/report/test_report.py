@@ -6,7 +6,7 @@
 
 CHECK is one of png, svg, csv, html, chromium, sim-only, minimal, compare,
 bad-input, golden, apps, apps-only, apps-tolerant, apps-chromium,
-apps-compare, baseline.  Each check renders into its own WORKDIR/CHECK so they can run
+apps-compare, baseline, made-fixture.  Each check renders into its own WORKDIR/CHECK so they can run
 in parallel.  Exit 0 pass, 1 fail, 77 skip.
 
 The apps checks read fixture-apps.json (VDI workload, sql, render and seq
@@ -414,6 +414,42 @@ def t_sim_only(nvmimic, fixture, work):
     print("ok sim-only results.json renders: %s" % ", ".join(series))
 
 
+def t_made_fixture(nvmimic, fixture, work):
+    """make-fixture.py (how fixture-guest.json was made) still turns
+    today's `sim --format json` into a guest run that renders with its
+    guest, device, model and review curves.  Like the fixture it leaves out keys a
+    guest run has today (accel, suites, ...): it is an older run's shape on
+    purpose, so it is not held to the schema."""
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    sim = run([nvmimic, "sim", "--profile", "crucial-p5-2tb", "--suite",
+               "four-corners", "--format", "json", "--duration-s",
+               "0.05"]).stdout
+    p = subprocess.run([sys.executable, sibling(fixture, "make-fixture.py")],
+                       input=sim, capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0, "make-fixture.py exited %d: %s"
+          % (p.returncode, p.stderr.strip()))
+    doc = json.loads(p.stdout)
+    check(doc["mode"] == "guest" and doc["complete"] is False,
+          "made fixture: mode %r, complete %r" % (doc["mode"],
+                                                  doc["complete"]))
+    limited = [pt["target_pct"] for pt in doc["workloads"][0]["curve"]
+               if pt["host_limited"]]
+    check(doc["workloads"][0]["name"] == "4k-random-read" and limited,
+          "made fixture: no host-limited 4K random read point")
+    with open(os.path.join(work, "results.json"), "w") as f:
+        f.write(p.stdout)
+    run([nvmimic, "report", work])
+    for wl in doc["workloads"]:
+        series = svg_series(os.path.join(work, wl["name"] + ".svg"))
+        for want in ("guest (", "device (", "model (", "review peak"):
+            find_series(series, want)
+    find_series(svg_series(os.path.join(work, "4k-random-read.svg")),
+                "guest, host-limited")
+    print("ok make-fixture.py output renders (%d workloads, "
+          "4K read host-limited at %s %%)" % (len(doc["workloads"]), limited))
+
+
 def t_minimal(nvmimic, fixture, work):
     """Only the keys a hand-made or truncated file would have."""
     shutil.rmtree(work, ignore_errors=True)
@@ -810,7 +846,7 @@ CHECKS = {"png": t_png, "svg": t_svg, "csv": t_csv, "html": t_html,
           "bad-input": t_bad_input, "golden": t_golden, "apps": t_apps,
           "apps-only": t_apps_only, "apps-tolerant": t_apps_tolerant,
           "apps-chromium": t_apps_chromium, "apps-compare": t_apps_compare,
-          "baseline": t_baseline}
+          "baseline": t_baseline, "made-fixture": t_made_fixture}
 
 
 def main():

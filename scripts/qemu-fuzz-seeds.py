@@ -17,7 +17,7 @@ model until their deadlines, then
   dsm         Dataset Management (deallocate) with a range list
   smart       Get Log Page 0x02 (SMART / health)
 
-usage: qemu-seeds.py OUTDIR [MMIO_REGION_INDEX]
+usage: qemu-fuzz-seeds.py OUTDIR [MMIO_REGION_INDEX]
 """
 import os
 import struct
