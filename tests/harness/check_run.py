@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""check_run.py DIR: check an `nvmimic run` results directory.
+"""check_run.py DIR [POINTS] [--max-limited N]: check an `nvmimic run`
+results directory.
 
 Checks results.json against its schema (README: "results.json of nvmimic run"),
 results.csv against it, and, for simtime points that are not host-limited:
@@ -20,6 +21,14 @@ results.csv against it, and, for simtime points that are not host-limited:
     within 10 % (sim_lat_us: the model replaying the guest's schedule, same
     arrivals; they differ by the few us each submission leaves the guest
     later than the model's).
+A host-limited simtime point must show why: "rate", a guest short of its
+target (shortfall_pct > 0); "guest-latency", a guest latency above the
+device's by more than 50 us and half the device's (harness/run/run-int.h,
+GUEST_US, GUEST_FRAC).  Its guest and device IOPS still agree within 2 %
+and its device latency with the model's replay (sim_lat_us) within 10 %:
+both count the same window of the same commands.  At most N simtime
+points may be host-limited (--max-limited, default 0), so a run whose
+points were all host-limited does not pass on its flags alone.
 Exit status 0 when all hold, 1 otherwise (one line per failure)."""
 import csv
 import json
@@ -81,10 +90,39 @@ def schema(d):
         fail(f"{d}/results.json does not validate against the schema")
 
 
+def check_limited(where, pt):
+    """A host-limited point: its reason holds, and what does not depend on
+    the guest keeping up still does."""
+    by = pt["host_limited_by"]
+    if by == "rate" and not pt["shortfall_pct"] > 0:
+        fail(f"{where}: host-limited by rate with no shortfall")
+    if by == "guest-latency" and not (
+            pt["lat_us"] - pt["host_lat_us"] > max(50.0, 0.5 * pt["host_lat_us"])):
+        fail(f"{where}: host-limited by guest latency, but the guest's "
+             f"{pt['lat_us']} us is not that far above the device's {pt['host_lat_us']} us")
+    if abs(pt["iops"] - pt["host_iops"]) > 0.02 * pt["iops"]:
+        fail(f"{where}: guest {pt['iops']} IOPS vs device {pt['host_iops']}")
+    if pt.get("sim_lat_us") is not None:
+        err = abs(pt["host_lat_us"] - pt["sim_lat_us"]) / pt["sim_lat_us"]
+        if err > 0.10:
+            fail(f"{where}: device latency {pt['host_lat_us']} us vs the model's "
+                 f"{pt['sim_lat_us']} us ({err:.0%})")
+    print(f"check_run: {where}: host-limited ({by}): guest {pt['iops']:.0f} IOPS "
+          f"{pt['lat_us']:.1f} us, device {pt['host_lat_us']:.1f} us, "
+          f"shortfall {pt['shortfall_pct']:.1f} %")
+
+
 def main():
-    d = sys.argv[1]
+    args = sys.argv[1:]
+    max_limited = 0
+    if "--max-limited" in args:
+        i = args.index("--max-limited")
+        max_limited = int(args[i + 1])
+        del args[i:i + 2]
+    d = args[0]
     schema(d)
-    want_points = int(sys.argv[2]) if len(sys.argv) > 2 else None
+    want_points = int(args[1]) if len(args) > 1 else None
+    limited = []
     r = json.load(open(f"{d}/results.json"))
     for k, t in (("profile", str), ("mode", str), ("run_mode", str),
                  ("suite", str), ("seed", int), ("threads_mode", str),
@@ -126,7 +164,10 @@ def main():
         if r["run_mode"] != "simtime":
             continue
         peak = w["peak"]
-        if not peak["host_limited"] and isinstance(sim, dict):
+        if peak["host_limited"]:
+            limited.append(f"{name} peak")
+            check_limited(f"{name} peak", peak)
+        elif isinstance(sim, dict):
             # The closed-loop peak: the guest keeps `threads` I/Os outstanding,
             # but while it handles a completion that I/O is not at the device,
             # so the device may see fewer outstanding and, by Little's law, a
@@ -147,6 +188,8 @@ def main():
         for pt in w["curve"]:
             where = f"{name} {pt.get('target_pct')}"
             if pt["host_limited"]:
+                limited.append(where)
+                check_limited(where, pt)
                 continue
             sc = sim_at.get(pt["target_pct"])
             if pt["target_pct"] >= 100 and sc is not None:
@@ -179,6 +222,10 @@ def main():
                     fail(f"{where}: device latency {pt['host_lat_us']} us vs the model's {pt['sim_lat_us']} us ({err:.0%})")
                 else:
                     print(f"check_run: {where}: guest {pt['lat_us']:.1f} us, device {pt['host_lat_us']:.1f} us, model {pt['sim_lat_us']:.1f} us")
+    if len(limited) > max_limited:
+        fail(f"{len(limited)} simtime points host-limited ({', '.join(limited)}), "
+             f"at most {max_limited} may be: their figures are the guest's, "
+             f"not the drive's")
     rows = list(csv.DictReader(open(f"{d}/results.csv")))
     if len(rows) != nrows:
         fail(f"results.csv has {len(rows)} rows, results.json {nrows} points")

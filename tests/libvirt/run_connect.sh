@@ -31,7 +31,10 @@ lv_up
     --workloads 64k-seq-read --points 10,100 --connect "$LV_URI" \
     --out "$work/r" >"$work/run.log" 2>&1 ||
     fail "nvmimic run --connect exited with $?: $(grep 'nvmimic run: .* failed' "$work/run.log"; tail -n 3 "$work/run.log")"
-python3 "$here/../harness/check_run.py" "$work/r" 2 || fail "results.json (above)"
+# the P5 2 TB's 64K read peak sits where one vCPU's rate may fall short:
+# its peak and 100 % point may be host-limited (then they must show why)
+python3 "$here/../harness/check_run.py" "$work/r" 2 --max-limited 2 ||
+    fail "results.json (above)"
 python3 - "$work/r/results.json" "$LV_URI" <<'PY' || fail "results.json of run --connect"
 import json, sys
 d = json.load(open(sys.argv[1]))
