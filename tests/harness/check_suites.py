@@ -84,30 +84,32 @@ for w in vdi:
     pts = [w["peak"]] + w["curve"]
     check([p.get("target_pct") for p in w["curve"]] == [50, 100],
           f"{n}: curve points {[p.get('target_pct') for p in w['curve']]}")
-    sim = w["sim"]["peak"]["iops"]
-    # 0.5 s points against the model's 3 s: the same drive, not the same
-    # number; a wrong rate split or mix would be far off
-    gp = w["peak"]["iops"] / max(sim, 1e-9)
-    margin(n, "guest peak / model peak", gp, "0.65..1.35", abs(gp - 1) < 0.35)
+    # the closed-loop peak, 0.5-1 s in the guest against the model's own
+    # 3 s from the same state: the same drive, within 10 % (a P2 2 TB's
+    # three mixes were within 1.2 % in IOPS and latency); a wrong rate
+    # split, mix or outstanding count is far off
+    sim = w["sim"]["peak"]
+    for what, k in (("IOPS", "iops"), ("latency", "lat_us")):
+        gp = w["peak"][k] / max(sim[k], 1e-9)
+        margin(n, f"guest peak {what} / model peak {what}", gp, "0.9..1.1",
+               abs(gp - 1) <= 0.10)
     for p in pts:
         tag = f"{n} {p.get('target_pct', 'peak')}"
         check(p["iops"] > 0 and p["host_iops"] > 0, f"{tag}: no I/O")
-        # the device's window lies inside fio's measured time.  The host
-        # opens and closes it (QMP, on the guest's MARK line): under icount
-        # an idle guest's think time passes in no host time, so each end
-        # can slip by up to one think period, which the window's duty
-        # cycle then gains or loses (monday-login: 0.4 s in a 2 s window)
-        slip = think_s(w["mix"]["jobfile"]) / max(p["host_interval_s"] or 0, 1e-3)
+        # the device's window is the guest's own: two in-band marks the
+        # guest sent around fio's measured time, so both count the same
+        # commands (within 2 %, as check_run.py holds four-corners points)
         gd = p["host_iops"] / max(p["iops"], 1e-9)
-        margin(tag, "device IOPS / guest IOPS", gd,
-               f"1 +- {0.15 + slip:.3f}", abs(gd - 1) < 0.15 + slip)
-        # the guest sees the device's latency plus its own.  The device's
-        # window is fio's measured time, shifted by fio's start-up (from
-        # its clock's start to its first I/O, tens of ms of a 3 s run), so
-        # nearly the same I/Os; 0.9 still catches a device that counts
-        # time the guest never waited.
-        lr = p["lat_us"] / max(p["host_lat_us"], 1e-9)
-        margin(tag, "guest latency / device latency", lr, ">= 0.9", lr >= 0.9)
+        margin(tag, "device IOPS / guest IOPS", gd, "1 +- 0.02",
+               abs(gd - 1) <= 0.02)
+        # the guest sees the device's latency plus its own path: never
+        # less, and more by what the load generator, io_uring and the nvme
+        # driver cost on one vCPU (a few us; 60 us, or 5 % at the ms
+        # latencies of a saturated drive, as check_run.py allows)
+        gap = p["lat_us"] - p["host_lat_us"]
+        bound = max(60.0, 0.05 * p["host_lat_us"])
+        margin(tag, "guest latency - device latency (us)", gap,
+               f"0..{bound:.0f}", 0 <= gap <= bound)
         # a rate the guest did not offer is the host's fault; a drive with
         # its queue full (85 % of the outstanding count, the host-limited
         # test's bound) that does not keep up with its own peak is the
@@ -122,6 +124,13 @@ for w in vdi:
             tr = p["iops"] / max(p["target_iops"], 1e-9)
             margin(tag, f"guest IOPS / target (busy {busy:.2f})", tr,
                    ">= 0.85", tr >= 0.85)
+        # nor more than was offered: Poisson arrivals over the window,
+        # 4 standard deviations of their count
+        if p.get("target_pct"):
+            n_arr = p["target_iops"] * (p["host_interval_s"] or 0)
+            hi = 1 + max(0.02, 4 / max(n_arr, 1) ** 0.5)
+            tr = p["iops"] / max(p["target_iops"], 1e-9)
+            margin(tag, "guest IOPS / target", tr, f"<= {hi:.3f}", tr <= hi)
 
 apps = {a["suite"]: a for a in r["apps"]}
 check(sorted(apps) == ["render", "seq", "sql"], f"apps {sorted(apps)}")
@@ -146,10 +155,17 @@ for s in seq["steps"]:
     moved = dev["mbps"] * 1e6 * s["device"]["active_s"]
     check(abs(moved / s["bytes"] - 1) < 0.001,
           f"{n}: the device moved {moved / 1e6:.1f} of {s['bytes'] / 1e6:.1f} MB")
-    check(abs(dev["mbps"] / 1e3 / s["gbps"] - 1) < 0.15,
-          f"{n}: guest {s['gbps']} GB/s vs device {dev['mbps'] / 1e3:.3f} GB/s")
-    check(s["lat_us"] >= 0.98 * dev["lat_us"],
-          f"{n}: guest {s['lat_us']} us below device {dev['lat_us']} us")
+    # fio's bytes over its run time, the device's over its active span
+    # (0.2 % apart on a P2 2 TB)
+    margin(n, "device GB/s / guest GB/s", dev["mbps"] / 1e3 / s["gbps"],
+           "1 +- 0.03", abs(dev["mbps"] / 1e3 / s["gbps"] - 1) <= 0.03)
+    # a 1 MiB I/O completes with the last of its MDTS-sized commands: the
+    # guest's latency is at least the device's mean and, at 8 or 32
+    # outstanding, above it by the spread of its pieces (6.5-7.5 % on a
+    # P2 2 TB, four 256 KiB commands), not by more than 15 %
+    lr = s["lat_us"] / max(dev["lat_us"], 1e-9)
+    margin(n, "guest latency / device latency", lr, "0.98..1.15",
+           0.98 <= lr <= 1.15)
 
 # render: swap through the drive, result checked by the program
 ren = apps.get("render", {})
