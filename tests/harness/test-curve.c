@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The curve driver (harness/curve.c) against the model alone: the rates of a
- * curve are percentages of the peak split evenly across jobs, open-loop
- * arrivals are Poisson, points below the peak reach their rate and the
- * 110 / 120 % points saturate at the peak; and the SLC cliff run.
+ * The curve driver (harness/sim/curve.c) against the model alone: open-loop
+ * arrivals are Poisson, points below the peak reach their rate (a 4K read
+ * at 90 % of a 128-job peak only does when the rate is spread over the
+ * jobs) and the 110 / 120 % points saturate at the peak; and the SLC cliff
+ * run.  That sim's targets are percentages of the peak it measured is
+ * checked on its JSON (tests/unit/cli_cases.py four-corners-json).
  */
 #include <math.h>
 
@@ -20,24 +22,6 @@ static NvmProfile *load(const char *name)
 
     g_assert_no_error(err);
     return p;
-}
-
-static void curve_rates_are_percentages_of_the_peak(void)
-{
-    for (int pct = 10; pct <= 120; pct += 10) {
-        g_assert_cmpfloat_with_epsilon(nvm_curve_rate(250000, pct),
-                                       2500.0 * pct, 1e-6);
-    }
-    g_assert_cmpfloat(nvm_curve_rate(0, 50), ==, 0);
-}
-
-static void curve_rate_is_split_evenly_across_jobs(void)
-{
-    g_assert_cmpfloat_with_epsilon(nvm_curve_rate_per_thread(1200, 4), 300,
-                                   1e-9);
-    g_assert_cmpfloat_with_epsilon(nvm_curve_rate_per_thread(1000, 128),
-                                   1000.0 / 128, 1e-9);
-    g_assert_cmpfloat(nvm_curve_rate_per_thread(1000, 0), ==, 0);
 }
 
 /* Run one workload of @p in the review state: peak, then @n points. */
@@ -337,10 +321,6 @@ int main(int argc, char **argv)
     int rc;
 
     g_test_init(&argc, &argv, NULL);
-    g_test_add_func("/curve/rates_are_percentages_of_the_peak",
-                    curve_rates_are_percentages_of_the_peak);
-    g_test_add_func("/curve/rate_is_split_evenly_across_jobs",
-                    curve_rate_is_split_evenly_across_jobs);
     g_test_add_func("/curve/points_below_the_peak_reach_their_rate_and_"
                     "110_120_saturate",
                     points_below_the_peak_reach_their_rate_and_110_120_saturate);

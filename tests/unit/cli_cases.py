@@ -115,6 +115,14 @@ def t_four_corners_json(nvmimic, pdir):
         pcts = [p['target_pct'] for p in w['curve']]
         check(pcts == list(range(10, 10 * len(pcts) + 1, 10)),
               '%s: curve at %r %%' % (name, pcts))
+        # the targets are percentages of the peak this run measured (not
+        # of the review's, nor of another workload's)
+        for p in w['curve']:
+            want = w['peak']['iops'] * p['target_pct'] / 100
+            check(near(p['target_iops'], want, 1e-3),
+                  '%s %d %%: target %.1f IOPS, not %d %% of its peak %.1f'
+                  % (name, p['target_pct'], p['target_iops'],
+                     p['target_pct'], w['peak']['iops']))
         for p in w['curve']:
             # open-loop (Poisson) load well below the peak is served as
             # offered, within 4 standard deviations of its arrival count
