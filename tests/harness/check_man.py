@@ -9,7 +9,12 @@
   "unknown option"), and an option given twice is refused (the repeatable
   ones aside);
 - nvmimic help COMMAND prints COMMAND --help; unknown commands are refused;
-- groff formats the page without warnings.
+- groff formats the page without warnings;
+- the defaults `nvmimic sim --help` states are the ones sim uses: a short
+  run with each such option given its stated default prints exactly what
+  the run without it prints (the man page and --help come from one option
+  table, so comparing them shows the table is printed whole; this shows
+  what it says is true).
 Exit status 1 with one line per difference.
 """
 import re
@@ -91,6 +96,66 @@ if p.returncode != 2 or "unknown command 'bogus'" not in p.stderr:
 p = run("bogus")
 if p.returncode != 2 or "unknown command 'bogus'" not in p.stderr:
     fail("nvmimic bogus: exit %d, %s" % (p.returncode, p.stderr))
+
+# sim's stated defaults, on short runs: each option's "(default V)" given
+# as V changes nothing, on a run where another value W does change the
+# output (so the run uses the option: on the others V proves nothing).
+SIM_RUNS = [["--profile", "crucial-p2-500g", "--suite", "four-corners",
+             "--duration-s", "0.05", "--format", "json"],
+            ["--profile", "crucial-p2-500g", "--suite", "slc-cliff",
+             "--step-gb", "100", "--format", "json"]]
+
+
+def other_value(meta, val):
+    """A value of the option other than its default @val."""
+    choices = meta.split("|")
+    if len(choices) > 1:
+        return next((c for c in choices if c != val), None)
+    try:
+        v = float(val)
+    except ValueError:
+        return None
+    w = v / 2 if v >= 2 else v + 1
+    return str(int(w)) if w == int(w) else str(w)
+
+
+helptext = re.sub(r"\n {20,}", " ", run("sim", "--help").stdout)
+stated = {}
+for m in re.finditer(r"^  (--[a-z0-9-]+) (\S+) .*?\(default ([^),]+)[),]",
+                     helptext, re.M):
+    opt, meta, val = m.groups()
+    if re.fullmatch(r"[A-Za-z0-9.]+", val):
+        stated[opt] = (meta, val)
+base_out = {}
+checked, unused = [], []
+for opt, (meta, val) in sorted(stated.items()):
+    alt = other_value(meta, val)
+    for i, base in enumerate(SIM_RUNS):
+        if opt in base or alt is None:
+            continue
+        if i not in base_out:
+            p = run("sim", *base)
+            if p.returncode:
+                fail("nvmimic sim %s: exit %d: %s"
+                     % (" ".join(base), p.returncode, p.stderr.strip()))
+            base_out[i] = p.stdout
+        p = run("sim", *base, opt, alt)
+        if p.returncode or p.stdout == base_out[i]:
+            continue                    # this run does not use the option
+        p = run("sim", *base, opt, val)
+        if p.returncode or p.stdout != base_out[i]:
+            fail("nvmimic sim %s: %s %s (its stated default) is not what "
+                 "the run without it does" % (" ".join(base), opt, val))
+        checked.append("%s %s" % (opt, val))
+        break
+    else:
+        unused.append(opt)
+if len(checked) < 3:
+    fail("sim: only %d stated defaults could be checked (%s) of %s"
+         % (len(checked), ", ".join(checked), sorted(stated)))
+else:
+    print("ok sim's stated defaults are what it uses: %s (not used by these "
+          "runs: %s)" % (", ".join(checked), ", ".join(unused) or "none"))
 
 p = subprocess.run(["groff", "-man", "-Tutf8", "-ww", "-z", manpage],
                    capture_output=True, text=True)
