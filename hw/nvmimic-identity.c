@@ -109,8 +109,8 @@ static void nvmimic_init_caps(NvmeCtrl *n, const NvmProfile *p)
     id->oncs = cpu_to_le16(oncs);
     id->frmw = p->frmw;
     id->lpa = p->lpa & NVMIMIC_LPA_IMPL;
-    id->oaes = cpu_to_le32(p->oaes);
-    id->sanicap = cpu_to_le32(p->sanicap);
+    id->oaes = cpu_to_le32(p->oaes & NVMIMIC_OAES_IMPL);
+    id->sanicap = cpu_to_le32(p->sanicap & NVMIMIC_SANICAP_IMPL);
     stq_le_p(id->tnvmcap, p->tnvmcap_bytes);
     stq_le_p(id->tnvmcap + 8, 0);
     stq_le_p(id->unvmcap, p->unvmcap_bytes);

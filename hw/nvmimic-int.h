@@ -64,6 +64,15 @@
                            NVME_ONCS_VERIFY | NVME_ONCS_COPY)
 #define NVMIMIC_LPA_IMPL (NVME_LPA_NS_SMART | NVME_LPA_CSE | \
                           NVME_LPA_EXTENDED | NVMIMIC_LPA_TELEMETRY)
+/*
+ * OAES: QEMU's namespace attribute notices, and firmware activation notices
+ * (vacuously: no image is ever activated, so no notice is ever due).  No
+ * ANA, predictable latency, LBA status, endurance group, shutdown or zone
+ * events.  SANICAP: nothing (QEMU 10.0 has no Sanitize command).
+ */
+#define NVMIMIC_OAES_FW_ACTIVATION (1 << 9)
+#define NVMIMIC_OAES_IMPL (NVME_OAES_NS_ATTR | NVMIMIC_OAES_FW_ACTIVATION)
+#define NVMIMIC_SANICAP_IMPL 0
 
 /* Admin opcodes and log pages nvmimic answers itself */
 #define NVMIMIC_ADM_FW_COMMIT 0x10

@@ -22,12 +22,17 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nvmeqtest import (  # noqa: E402
     Cmd, ADM_GET_LOG_PAGE, SC_SUCCESS, SC_INVALID_OPCODE, PAGE)
 from test_profile_nvme import (  # noqa: E402
-    ProfileTest, Profile, profile_names, null_drive, profile_device)
+    ProfileTest, Profile, profile_names, null_drive, profile_device,
+    _replace_key)
 
-# What nvmimic implements of OACS, ONCS, LPA (hw/nvmimic-int.h NVMIMIC_*_IMPL).
+# What nvmimic implements of OACS, ONCS, LPA, OAES, SANICAP
+# (hw/nvmimic-int.h NVMIMIC_*_IMPL).
 OACS_IMPL = 0x0017                       # Security, Format, FW, Self-test
 ONCS_IMPL = 0x01df                       # all but Reservations
 LPA_IMPL = 0x0f                          # all but the persistent event log
+OAES_IMPL = 0x0300                       # namespace attribute, FW activation
+SANICAP_IMPL = 0                         # QEMU 10.0 has no Sanitize
+ADM_SANITIZE, LID_SANITIZE = 0x84, 0x81
 
 ADM_NS_MGMT, ADM_FW_COMMIT, ADM_FW_DOWNLOAD = 0x0d, 0x10, 0x11
 ADM_SELF_TEST, ADM_NS_ATTACH, ADM_DIRECTIVE_SEND = 0x14, 0x15, 0x19
@@ -104,7 +109,8 @@ class CapsNvme(ProfileTest):
                     'awun': struct.unpack_from('<H', raw, 526)[0],
                     'awupf': struct.unpack_from('<H', raw, 528)[0],
                 }
-                mask = {'oacs': OACS_IMPL, 'oncs': ONCS_IMPL, 'lpa': LPA_IMPL}
+                mask = {'oacs': OACS_IMPL, 'oncs': ONCS_IMPL, 'lpa': LPA_IMPL,
+                        'oaes': OAES_IMPL, 'sanicap': SANICAP_IMPL}
                 for key, v in got.items():
                     want = p.int('identity', key) & mask.get(key, ~0)
                     print('%s %-14s 0x%x' % (name, key, v))
@@ -126,6 +132,41 @@ class CapsNvme(ProfileTest):
                                  p.lba_bytes, name + ': current format')
                 self.machine.stop()
                 self.machine = None
+
+    def test_capabilities_nvmimic_lacks_are_not_reported_whatever_the_profile(
+            self):
+        """A profile claiming every OACS, ONCS, LPA, OAES and SANICAP bit:
+        Identify reports only what nvmimic implements (no Sanitize, no
+        asynchronous events it never sends), and Sanitize is an invalid
+        opcode, its log an invalid log page."""
+        p = Profile(P5)
+        with open(p.path) as f:
+            text = f.read()
+        for k, v in (('oacs', '0xffff'), ('oncs', '0xffff'), ('lpa', '0xff'),
+                     ('oaes', '0xffffffff'), ('sanicap', '0xe0000007')):
+            text = _replace_key(text, k, v)
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        path = os.path.join(tmp.name, 'claims-all.ini')
+        with open(path, 'w') as f:
+            f.write(text)
+        ctrl = self.start(null_drive(p.capacity) + profile_device(path))
+        ctrl.enable()
+        raw = ctrl.identify_controller()['raw']
+        got = {'oacs': struct.unpack_from('<H', raw, 256)[0],
+               'oncs': struct.unpack_from('<H', raw, 520)[0],
+               'lpa': raw[261],
+               'oaes': struct.unpack_from('<I', raw, 92)[0],
+               'sanicap': struct.unpack_from('<I', raw, 328)[0]}
+        print('Identify of a profile claiming everything: %s'
+              % ', '.join('%s 0x%x' % kv for kv in got.items()))
+        self.assertEqual(got, {'oacs': OACS_IMPL, 'oncs': ONCS_IMPL,
+                               'lpa': LPA_IMPL, 'oaes': OAES_IMPL,
+                               'sanicap': SANICAP_IMPL})
+        self.assertStatus(ctrl.admin_cmd(Cmd(ADM_SANITIZE, cdw10=1)),
+                          SC_INVALID_OPCODE, 'sanitize')
+        self.assertEqual(self.log_page_status(LID_SANITIZE),
+                         SC_INVALID_LOG_PAGE, 'sanitize status log')
 
     # ---- commands the drive lacks ----------------------------------------
     def test_commands_the_drive_lacks_are_invalid_opcodes(self):
