@@ -437,6 +437,7 @@ uint16_t nvmimic_mark(NvmeCtrl *n, NvmeRequest *req)
     now = nvmimic_now();
     m = g_new0(NvmimicMark, 1);
     m->mark = mark;
+    m->seq = s->marks_dropped + s->marks->len;
     m->time_ns = now;
     m->stats = nvmimic_timing_query(&s->t,
                                     object_get_canonical_path(OBJECT(n)));

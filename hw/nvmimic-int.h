@@ -30,6 +30,8 @@
 
 /* Marks kept (about 1.5 KiB each); beyond, the oldest are dropped. */
 #define NVMIMIC_MARKS_MAX 4096
+/* the most marks one query-nvmimic-marks answer holds (~1.5 KB each) */
+#define NVMIMIC_MARKS_PAGE 128
 /* States queued for marks not yet seen; one more is refused. */
 #define NVMIMIC_PENDING_MAX 1024
 

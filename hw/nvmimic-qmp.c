@@ -75,29 +75,57 @@ NvmimicStats *qmp_query_nvmimic_stats(const char *id, Error **errp)
     return t ? nvmimic_timing_query(t, canon) : NULL;
 }
 
+/*
+ * One page of the marks: at most @count (NVMIMIC_MARKS_PAGE) from seq
+ * @start, and in @next the seq of the first matching mark after them.
+ * One answer with all 4096 marks was 6.1 MB of JSON.
+ */
 NvmimicMarks *qmp_query_nvmimic_marks(const char *id, bool has_mark,
-                                      uint32_t mark, Error **errp)
+                                      uint32_t mark, bool has_start,
+                                      uint64_t start, bool has_count,
+                                      uint32_t count, Error **errp)
 {
     NvmeCtrl *n = nvmimic_find(id, errp);
+    NvmimicMarkList **tail;
     NvmimicMarks *r;
     NvmimicCtrl *s;
-    int i;
+    uint32_t taken = 0;
+    guint i;
+    int j;
 
     if (!n) {
         return NULL;
     }
+    if (has_count && (count < 1 || count > NVMIMIC_MARKS_PAGE)) {
+        error_setg(errp, "%s: count %" PRIu32 " is not 1 to %d, the most "
+                   "marks one answer holds", id, count, NVMIMIC_MARKS_PAGE);
+        return NULL;
+    }
+    count = has_count ? count : NVMIMIC_MARKS_PAGE;
+    start = has_start ? start : 0;
     s = n->nvmimic;
     r = g_new0(NvmimicMarks, 1);
-    for (i = s->marks->len - 1; i >= 0; i--) {
+    tail = &r->marks;
+    /* the kept marks hold seqs marks_dropped, marks_dropped + 1, ... */
+    i = start > s->marks_dropped ?
+        MIN(start - s->marks_dropped, s->marks->len) : 0;
+    for (; i < s->marks->len; i++) {
         NvmimicMark *m = g_ptr_array_index(s->marks, i);
 
-        if (!has_mark || m->mark == mark) {
-            QAPI_LIST_PREPEND(r->marks, QAPI_CLONE(NvmimicMark, m));
+        if (has_mark && m->mark != mark) {
+            continue;
         }
+        if (taken == count) {
+            r->has_next = true;
+            r->next = m->seq;
+            break;
+        }
+        QAPI_LIST_APPEND(tail, QAPI_CLONE(NvmimicMark, m));
+        taken++;
     }
-    for (i = s->pending->len - 1; i >= 0; i--) {
+    for (j = s->pending->len - 1; j >= 0; j--) {
         QAPI_LIST_PREPEND(r->pending,
-                          g_array_index(s->pending, NvmimicPending, i).mark);
+                          g_array_index(s->pending, NvmimicPending, j).mark);
     }
     r->dropped = s->marks_dropped;
     return r;

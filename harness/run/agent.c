@@ -71,14 +71,64 @@ bool run_trace_start(Run *r, GError **errp)
     return true;
 }
 
+JsonNode *run_qmp_marks(Run *r, int64_t mark, GError **errp)
+{
+    JsonNode *all = NULL;
+    JsonArray *marks = json_array_new();
+    uint64_t start = 0;
+
+    for (;;) {
+        g_autofree char *filter = mark >= 0 ?
+            g_strdup_printf(", \"mark\": %" G_GINT64_FORMAT, mark) :
+            g_strdup("");
+        g_autofree char *args = g_strdup_printf(
+            "{\"id\": \"nvm0\"%s, \"start\": %" G_GUINT64_FORMAT "}",
+            filter, start);
+        JsonNode *page = r->mon.exec(r->mon.h, "query-nvmimic-marks", args,
+                                     10000, errp);
+        JsonObject *o = page && JSON_NODE_HOLDS_OBJECT(page) ?
+                        json_node_get_object(page) : NULL;
+        JsonArray *a = o && json_object_has_member(o, "marks") ?
+                       json_object_get_array_member(o, "marks") : NULL;
+        uint64_t next;
+
+        if (!a) {
+            if (page) {
+                g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
+                            "query-nvmimic-marks answered without marks");
+                json_node_unref(page);
+            }
+            json_array_unref(marks);
+            if (all) {
+                json_node_unref(all);
+            }
+            return NULL;
+        }
+        for (guint i = 0; i < json_array_get_length(a); i++) {
+            json_array_add_element(marks, json_node_copy(
+                json_array_get_element(a, i)));
+        }
+        next = json_object_has_member(o, "next") ?
+               (uint64_t)json_object_get_int_member(o, "next") : 0;
+        if (all) {
+            json_node_unref(all);
+        }
+        all = page;             /* dropped, pending: from the last page */
+        /* a page's next is past its marks: anything else would not end */
+        if (!json_object_has_member(o, "next") || next <= start) {
+            break;
+        }
+        start = next;
+    }
+    json_object_set_array_member(json_node_get_object(all), "marks", marks);
+    return all;
+}
+
 /* Query mark @n: the last one of that number, or NULL (errp set). */
 static JsonObject *query_mark(Run *r, unsigned n, JsonNode **owner,
                               GError **errp)
 {
-    g_autofree char *args = g_strdup_printf("{\"id\": \"nvm0\", \"mark\": "
-                                            "%u}", n);
-    JsonNode *res = r->mon.exec(r->mon.h, "query-nvmimic-marks", args, 10000,
-                                errp);
+    JsonNode *res = run_qmp_marks(r, n, errp);
     JsonObject *o = res && JSON_NODE_HOLDS_OBJECT(res) ?
                     json_node_get_object(res) : NULL;
     JsonArray *a = o && json_object_has_member(o, "marks") ?

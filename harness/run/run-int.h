@@ -345,6 +345,12 @@ bool run_resume_guest(Run *r, GError **errp);
 bool run_qmp_state(Run *r, const char *args_fmt, GError **errp, ...)
     G_GNUC_PRINTF(2, 4);
 JsonNode *run_qmp_stats(Run *r, GError **errp);
+/*
+ * The drive's in-band marks (every one, or those numbered @mark when it is
+ * not negative), gathered from query-nvmimic-marks' pages into one answer
+ * of its shape: {"marks": [...], "dropped": N, "pending": [...]}.
+ */
+JsonNode *run_qmp_marks(Run *r, int64_t mark, GError **errp);
 bool run_trace_start(Run *r, GError **errp);
 /* the device's window that in-band mark @mark closed (@what: for errors) */
 JsonNode *run_mark_stats(Run *r, const char *what, uint32_t mark,

@@ -47,8 +47,7 @@
 static JsonNode *save_marks(Run *r)
 {
     JsonNode *n = r->mon.exec && (r->qmp || r->lv) ?
-        r->mon.exec(r->mon.h, "query-nvmimic-marks", "{\"id\": \"nvm0\"}",
-                    10000, NULL) : NULL;
+        run_qmp_marks(r, -1, NULL) : NULL;
     g_autoptr(JsonGenerator) g = NULL;
     g_autofree char *path = NULL;
     g_autofree char *text = NULL;

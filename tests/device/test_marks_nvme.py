@@ -6,12 +6,13 @@ The guest sends the vendor-specific admin command C0h (CDW12 the mark's
 number, CDW13 bit 0: reset the statistics after the snapshot); the drive
 snapshots its statistics at that virtual instant, applies any state the host
 queued for that mark (nvmimic-set-state at-mark), and the host reads the
-snapshots back with query-nvmimic-marks.  Expected values come from the
+snapshots back with query-nvmimic-marks, in pages.  Expected values come from the
 commands the test itself sends and the virtual clock, never from constants.
 
 Run one:  python3 tests/device/test_marks_nvme.py MarksNvme.test_NAME
 """
 
+import json
 import os
 import sys
 import unittest
@@ -24,6 +25,7 @@ from test_profile_nvme import (  # noqa: E402
 
 ADM_MARK = 0xc0
 MARK_RESET = 1
+MARKS_PAGE = 128        # the most marks one answer holds (NVMIMIC_MARKS_PAGE)
 
 
 class MarksNvme(ProfileTest):
@@ -31,9 +33,22 @@ class MarksNvme(ProfileTest):
     def mark(self, ctrl, n, flags=0):
         return ctrl.admin_cmd(Cmd(ADM_MARK, cdw12=n, cdw13=flags))
 
-    def marks(self, **kw):
+    def marks_page(self, **kw):
         return self.machine.qmp.execute('query-nvmimic-marks', id=DEV_ID,
                                         **kw)
+
+    def marks(self, **kw):
+        """Every mark (of the number kw['mark'] if given), page by page."""
+        got = self.marks_page(**kw)
+        while 'next' in got:
+            page = self.marks_page(start=got['next'], **kw)
+            self.assertGreater(page['marks'][0]['seq'], got['marks'][-1]['seq'])
+            got['marks'] += page['marks']
+            if 'next' in page:
+                got['next'] = page['next']
+            else:
+                del got['next']
+        return got
 
     def test_mark_snapshots_the_window_at_the_guests_virtual_instants(self):
         ctrl, _ = self.start_profile()
@@ -124,6 +139,53 @@ class MarksNvme(ProfileTest):
         self.assertEqual(len(got['marks']), 4096)
         self.assertEqual(got['dropped'], 3)
         self.assertEqual(got['marks'][0]['mark'], 3)
+        self.assertEqual([m['seq'] for m in got['marks']],
+                         list(range(3, 4096 + 3)))
+        # one answer holds at most a page: ~1.5 KB a mark, 6.1 MB for all
+        page = self.marks_page()
+        size = len(json.dumps(page))
+        print('first page: %d marks, %d bytes of JSON' % (len(page['marks']),
+                                                         size))
+        self.assertEqual(len(page['marks']), MARKS_PAGE)
+        self.assertLess(size, MARKS_PAGE * 4096)
+
+    def test_marks_are_answered_in_pages_from_a_start(self):
+        ctrl, _ = self.start_profile()
+        n = 2 * MARKS_PAGE + 44
+        for i in range(n):
+            self.assertStatus(self.mark(ctrl, 1 + i % 3), SC_SUCCESS,
+                              'mark %d' % i)
+        pages, start = [], 0
+        while start is not None:
+            page = self.marks_page(start=start) if start else \
+                self.marks_page()
+            pages.append(page)
+            start = page.get('next')
+        self.assertEqual([len(p['marks']) for p in pages],
+                         [MARKS_PAGE, MARKS_PAGE, 44])
+        self.assertEqual([p.get('next') for p in pages],
+                         [MARKS_PAGE, 2 * MARKS_PAGE, None])
+        seqs = [m['seq'] for p in pages for m in p['marks']]
+        self.assertEqual(seqs, list(range(n)))
+        self.assertEqual([m['mark'] for p in pages for m in p['marks']],
+                         [1 + i % 3 for i in range(n)])
+        # a smaller page from anywhere; next is the following mark
+        page = self.marks_page(start=5, count=10)
+        self.assertEqual([m['seq'] for m in page['marks']], list(range(5, 15)))
+        self.assertEqual(page['next'], 15)
+        # with a number: the pages hold those marks, next the next of them
+        page = self.marks_page(mark=2, count=4)
+        self.assertEqual([m['seq'] for m in page['marks']], [1, 4, 7, 10])
+        self.assertEqual(page['next'], 13)
+        self.assertEqual(len(self.marks(mark=2)['marks']), (n + 1) // 3)
+        # past the last mark: nothing, and no next
+        page = self.marks_page(start=n)
+        self.assertEqual((page['marks'], 'next' in page), ([], False))
+        for bad in (0, MARKS_PAGE + 1):
+            with self.assertRaises(QemuError) as e:
+                self.marks_page(count=bad)
+            self.assertIn('count %d is not 1 to %d' % (bad, MARKS_PAGE),
+                          str(e.exception))
 
     def test_raw_file_completion_is_posted_at_its_deadline_never_late(self):
         # Virtual time stands still at a deadline whose host I/O (here the
