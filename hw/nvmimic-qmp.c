@@ -17,12 +17,39 @@
 
 /* ---- QMP ---------------------------------------------------------------- */
 
+/*
+ * The longest @id looked up: QOM paths of devices and block node names
+ * are far shorter.  A partial QOM path is searched for through the whole
+ * tree, and a 100 KB one held the main loop for 11 s.
+ */
+#define NVMIMIC_ID_MAX 255
+
+static bool nvmimic_id_ok(const char *id, Error **errp)
+{
+    size_t len = strnlen(id, NVMIMIC_ID_MAX + 1);
+
+    if (len > NVMIMIC_ID_MAX) {
+        error_setg(errp, "id is longer than %d bytes, more than any "
+                   "device id, QOM path or node name", NVMIMIC_ID_MAX);
+        return false;
+    }
+    if (!len) {
+        error_setg(errp, "id is empty");
+        return false;
+    }
+    return true;
+}
+
 static NvmeCtrl *nvmimic_find(const char *id, Error **errp)
 {
     bool ambiguous = false;
-    Object *obj = object_resolve_path_type(id, TYPE_NVME, &ambiguous);
+    Object *obj;
     NvmeCtrl *n;
 
+    if (!nvmimic_id_ok(id, errp)) {
+        return NULL;
+    }
+    obj = object_resolve_path_type(id, TYPE_NVME, &ambiguous);
     if (!obj) {
         g_autofree char *path = g_strdup_printf("/machine/peripheral/%s", id);
 
@@ -50,9 +77,13 @@ static NvmimicTiming *nvmimic_find_timing(const char *id, char **canon,
                                           Error **errp)
 {
     Error *local_err = NULL;
-    NvmeCtrl *n = nvmimic_find(id, &local_err);
+    NvmeCtrl *n;
     NvmimicTiming *t;
 
+    if (!nvmimic_id_ok(id, errp)) {
+        return NULL;
+    }
+    n = nvmimic_find(id, &local_err);
     if (n) {
         *canon = object_get_canonical_path(OBJECT(n));
         return &n->nvmimic->t;

@@ -303,6 +303,35 @@ class HardeningNvme(ProfileTest):
         self.assertIn('Unstable command query-nvmimic-stats disabled',
                       str(cm.exception))
 
+    def test_qmp_id_longer_than_any_path_is_refused_without_a_search(self):
+        """Every nvmimic QMP command refuses an id longer than 255 bytes
+        (device ids, QOM paths and node names are far shorter) before it
+        looks for it: a 100 KB partial QOM path was searched for through
+        the whole tree, holding the main loop 11 s.  The error is one short
+        line; an id of 255 bytes is still looked up.  (QEMU's own parsing
+        of a 100 KB QMP argument takes ~2 s here, for any command: that
+        one is tried once.)"""
+        p = Profile(RAW_PROFILE)
+        self.start(null_drive(p.capacity) + profile_device(RAW_PROFILE))
+        qmp = self.machine.qmp
+        calls = [('query-nvmimic-stats', {}), ('query-nvmimic-marks', {}),
+                 ('nvmimic-set-state', {'reset-stats': True}),
+                 ('nvmimic-trace-start', {'path': '/dev/null'}),
+                 ('nvmimic-trace-stop', {})]
+        for name, args in calls:
+            with self.subTest(name):
+                with self.assertRaises(QemuError) as cm:
+                    qmp.execute(name, id='x' * (100000 if name == calls[0][0]
+                                                else 256), **args)
+                msg = str(cm.exception)
+                # (a failure shows the start of the error, not all of it)
+                self.assertTrue('id is longer than 255 bytes' in msg
+                                and 'x' * 64 not in msg, msg[:200])
+                with self.assertRaises(QemuError) as cm:
+                    qmp.execute(name, id='y' * 255, **args)
+                self.assertIn('y' * 255 + ': no nvme device', str(cm.exception))
+        self.assertEqual(self.stats()['profile'], RAW_PROFILE)
+
     def test_admin_commands_answered_here_check_flags_as_ctrl_c(self):
         """The admin commands nvmimic answers itself (its log pages, Get
         Features HMB and APST) refuse SGLs and fused commands with the
