@@ -177,10 +177,14 @@ class StockNvme(DeviceTest):
               'min %d max %d ns (virtual time)'
               % (sorted(set(qd1)), min(burst_lat), max(burst_lat)))
         self.assertTrue(all(c.ok for c in burst))
-        self.assertGreaterEqual(min(qd1), 0)
-        self.assertEqual(len(set(qd1)), 1, 'QD1 latencies differ: %s' % qd1)
-        self.assertEqual(len(set(burst_lat)), 1,
-                         'burst latencies differ: %s' % sorted(set(burst_lat)))
+        # Stock nvme on null-co has no timing: it posts every completion
+        # from its bottom half before the harness steps the clock, so each
+        # one, alone or among 128, is measured at exactly 0 ns of virtual
+        # time (a completion seen only after a clock step, or a step taken
+        # too early, would show here as a nonzero latency)
+        self.assertEqual(set(qd1), {0}, 'QD1 latencies: %s' % sorted(set(qd1)))
+        self.assertEqual(set(burst_lat), {0},
+                         'burst latencies: %s' % sorted(set(burst_lat)))
         # Virtual time only moves when the harness steps it: submission times
         # are monotonic, and a stepped clock is seen by the next submission.
         before = ctrl.qt.now_ns
