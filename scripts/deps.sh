@@ -95,7 +95,7 @@ BUILD_PKGS="build-essential pkg-config ninja-build dpkg-dev flex bison
     python3-setuptools cpio gzip xz-utils file libvirt-dev"
 # Fuzzing (make fuzz, suite fuzz of make check): clang with libFuzzer and the
 # sanitizer runtimes, llvm-symbolizer for readable stack traces.
-BUILD_PKGS="$BUILD_PKGS clang-14 libclang-rt-14-dev llvm-14"
+BUILD_PKGS="$BUILD_PKGS clang-14 libclang-rt-14-dev llvm-14 time"
 # Guest image (kernel is unpacked, not installed) and run time.
 # liburing-dev: vm-images/nvmimic-load (the guest's load generator) links it.
 GUEST_PKGS="busybox-static fio nvme-cli liburing-dev seabios qemu-system-data ipxe-qemu"

@@ -7,10 +7,14 @@
 # Builds BUILD/fuzz with clang (ASan + UBSan + libFuzzer) if needed, writes
 # the seed corpus from profiles/ into BUILD/fuzz/seeds/, replays the committed
 # reproducers of fixed crashes (tests/fuzz/regressions/), then runs each target
-# for SECONDS under nice.  The corpus grows in BUILD/fuzz/corpus/<target>/.
-# A crash, hang, leak or broken invariant saves its reproducer as
-# BUILD/fuzz/crashes/<target>-<kind>-<sha1>, prints it and fails (exit 1).
-# One summary line per target goes to stdout and to BUILD/fuzz/stats.tsv.
+# for SECONDS at normal priority (FUZZ_NICE=N lowers it: libFuzzer's -timeout
+# is wall-clock, so a starved input reads as a hang).  The corpus grows in
+# BUILD/fuzz/corpus/<target>/.  A crash, hang, leak or broken invariant saves
+# its reproducer as BUILD/fuzz/crashes/<target>-<kind>-<sha1>, prints it and
+# fails (exit 1).  One summary line per run goes to stdout and to
+# BUILD/fuzz/stats.tsv (scripts/fuzz-stats.sh: its columns; /usr/bin/time
+# measures each run's CPU time); scripts/fuzz-table.py turns it into
+# docs/fuzzing.md's table.
 #
 # FUZZ_TARGETS (default "profile model heap") picks targets; QEMU's
 # generic-fuzz target (scripts/qemu-fuzz.sh) joins them when
@@ -76,6 +80,8 @@ fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export NVMIMIC_PROFILE_DIR="$ROOT/profiles"
+NICE=${FUZZ_NICE:-0}
+. "$ROOT/scripts/fuzz-stats.sh"
 
 failed=0
 
@@ -119,7 +125,7 @@ run_target() {  # name
     if [ "$(ls "$FUZZ/corpus/$t" | wc -l)" -gt 2000 ]; then
         rm -rf "$FUZZ/corpus/$t.merged"
         mkdir -p "$FUZZ/corpus/$t.merged"
-        if nice -n 10 "$bin" -merge=1 -timeout=25 -rss_limit_mb=2048 \
+        if nice -n "$NICE" "$bin" -merge=1 -timeout=25 -rss_limit_mb=2048 \
             -malloc_limit_mb=64 "$FUZZ/corpus/$t.merged" "$FUZZ/corpus/$t" \
             >"$FUZZ/merge-$t.log" 2>&1; then
             rm -rf "$FUZZ/corpus/$t"
@@ -129,15 +135,20 @@ run_target() {  # name
     log=$FUZZ/fuzz-$t.log
     before=$(ls "$FUZZ/crashes" | sort)
     start=$(date +%s)
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    timef=$FUZZ/time-$t
+    : >"$timef"
     # -report_slow_units: on a loaded 2-core host a 12 ms input can stall
     # for 10 s; hangs are caught by -timeout instead.
-    nice -n 10 "$bin" -max_total_time="$SECS" -timeout=25 -rss_limit_mb=2048 \
-        -malloc_limit_mb=64 -max_len=$maxlen -print_final_stats=1 \
-        -report_slow_units=100000 \
+    /usr/bin/time -a -o "$timef" -f '%e %U %S' \
+        nice -n "$NICE" "$bin" -max_total_time="$SECS" -timeout=25 \
+        -rss_limit_mb=2048 -malloc_limit_mb=64 -max_len=$maxlen \
+        -print_final_stats=1 -report_slow_units=100000 \
         -artifact_prefix="$FUZZ/crashes/$t-" \
         "$FUZZ/corpus/$t" "$FUZZ/seeds/$t" >"$log" 2>&1
     rc=$?
-    secs=$(( $(date +%s) - start ))
+    end=$(date +%s)
+    secs=$(( end - start ))
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -n 1)
     cov=$(echo "$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
@@ -146,11 +157,10 @@ run_target() {  # name
     new=$(ls "$FUZZ/crashes" | sort | while read -r f; do
         echo "$before" | grep -qx "$f" || echo "$f"; done)
     ncrash=$(echo "$new" | grep -c . || true)
-    line="fuzz-$t: ${secs} s, ${execs:-?} execs, cov ${cov:-?}, ft ${ft:-?}, corpus $corp, crashes $ncrash"
-    echo "$line"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-        "$t" "$secs" "${execs:-0}" "${cov:-0}" "${ft:-0}" "$corp" "$ncrash" \
-        >>"$FUZZ/stats.tsv"
+    cpu=$(fuzz_cpu_s "$timef")
+    echo "fuzz-$t: ${secs} s, CPU ${cpu} s, ${execs:-?} execs, cov ${cov:-?}, ft ${ft:-?}, corpus $corp, crashes $ncrash"
+    fuzz_stats_row "$FUZZ/stats.tsv" "$start" "$end" "$t" "$timef" \
+        "${execs:-0}" "${cov:-0}" "${ft:-0}" "$corp" "$ncrash" "$load"
     if [ "$rc" != 0 ] || [ "$ncrash" != 0 ]; then
         failed=1
         if [ "$ncrash" = 0 ]; then
