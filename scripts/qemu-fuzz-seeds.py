@@ -16,6 +16,8 @@ model until their deadlines, then
   apst        Set Features / Get Features 0x0c (APST) with a table
   dsm         Dataset Management (deallocate) with a range list
   smart       Get Log Page 0x02 (SMART / health)
+  marks       nvmimic's vendor mark (admin C0h) around I/O, one resetting
+              the statistics (QMP state changes at marks are nvmimic-fuzz's)
 
 usage: qemu-fuzz-seeds.py OUTDIR [MMIO_REGION_INDEX]
 """
@@ -147,6 +149,15 @@ def seeds(region):
                 cdw10=127 << 16 | 0x02))        # SMART log, 512 bytes
     s.step(6)
     out["smart"] = s
+
+    s = enabled(region)
+    s.admin(sqe(0xc0, cid=13, cdw12=1))         # mark 1
+    reads_and_writes(s, 2)
+    s.step(4)
+    s.admin(sqe(0xc0, cid=14, cdw12=2, cdw13=1))    # mark 2, reset stats
+    s.admin(sqe(0xc0, cid=15, cdw12=3, cdw13=6))    # reserved flags
+    s.step(2)
+    out["marks"] = s
     return out
 
 

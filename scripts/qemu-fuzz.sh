@@ -1,21 +1,28 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# QEMU's generic-fuzz target on the nvme controller, with and without a
-# profile (never part of make check: it needs its own QEMU build).
+# QEMU's fuzz targets on the nvme controller (never part of make check: they
+# need their own QEMU build): generic-fuzz with and without a profile, and
+# nvmimic's own nvmimic-fuzz (hw/nvmimic-fuzz.c: QMP state changes, marks
+# and traces interleaved with guest commands).
 #
 #   sh scripts/qemu-fuzz.sh BUILD SECONDS
 #
 # Needs BUILD/qemu-fuzz/qemu-fuzz-x86_64: clang-14, --enable-fuzzing, ASan and
 # UBSan, x86_64-softmmu only (make qemu-fuzz, i.e. QEMU_VARIANT=fuzz
-# scripts/qemu-build.sh).  Runs two configurations for SECONDS each, on a
-# null-co drive:
-#   baseline   -device nvme (upstream's controller, no profile=)
-#   profile    -device nvme,profile=$FUZZ_PROFILE (default crucial-p2-500g)
+# scripts/qemu-build.sh).  Runs three configurations for SECONDS each, on a
+# null-co drive, at normal priority (FUZZ_NICE=N lowers it):
+#   baseline   generic-fuzz, -device nvme (upstream's controller, no profile=)
+#   profile    generic-fuzz, -device nvme,profile=$FUZZ_PROFILE (default
+#              crucial-p2-500g)
+#   nvmimic    nvmimic-fuzz on the profile configuration
 # seeded by scripts/qemu-fuzz-seeds.py (queue setup, held completions and
 # clock steps, CC.EN reset and Delete SQ while held, Set/Get Features 0x0c,
-# DSM, the SMART log).  A crash of the profile run is replayed against the
-# baseline configuration: if it crashes there too it is upstream's,
-# otherwise ours.  Reproducers: BUILD/fuzz/crashes/qemu-<config>-*.
+# DSM, the SMART log, marks) and scripts/nvmimic-fuzz-seeds.py.  A crash is
+# replayed alone against both generic-fuzz configurations: if it crashes
+# the baseline too it is upstream's, otherwise ours.  Reproducers:
+# BUILD/fuzz/crashes/qemu-<config>-*.  Each run's line goes to
+# BUILD/fuzz/stats.tsv (scripts/fuzz-stats.sh), its CPU time measured with
+# /usr/bin/time.
 set -u
 exec 2>&1
 
@@ -26,7 +33,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 QF=$BUILD/qemu-fuzz/qemu-fuzz-x86_64
 FUZZ=$BUILD/fuzz
 PROFILE=${FUZZ_PROFILE:-crucial-p2-500g}
-CONFIGS=${QEMU_FUZZ_CONFIGS:-baseline profile}
+CONFIGS=${QEMU_FUZZ_CONFIGS:-baseline profile nvmimic}
+NICE=${FUZZ_NICE:-0}
+. "$ROOT/scripts/fuzz-stats.sh"
 
 die() { echo "qemu-fuzz: $*" >&2; exit 1; }
 [ -x "$QF" ] || die "$QF not built (make qemu-fuzz)"
@@ -47,7 +56,14 @@ BIOS="$BIOS -global nvme.x-max-bounce-buffer-size=$BOUNCE"
 args_for() {
     case $1 in
         baseline) echo "$BIOS -M q35 -nodefaults $DRIVE -device nvme,serial=fuzz,drive=d0" ;;
-        profile) echo "$BIOS -M q35 -nodefaults $DRIVE -device nvme,serial=fuzz,drive=d0,profile=$ROOT/profiles/$PROFILE.ini" ;;
+        profile|nvmimic) echo "$BIOS -M q35 -nodefaults $DRIVE -device nvme,id=nvm0,serial=fuzz,drive=d0,profile=$ROOT/profiles/$PROFILE.ini" ;;
+    esac
+}
+
+target_for() {
+    case $1 in
+        nvmimic) echo nvmimic-fuzz ;;
+        *) echo generic-fuzz ;;
     esac
 }
 
@@ -63,11 +79,13 @@ if [ -x /usr/bin/llvm-symbolizer-14 ]; then
 fi
 
 mkdir -p "$FUZZ/crashes" "$FUZZ/seeds"
-rm -rf "$FUZZ/seeds/qemu"
+rm -rf "$FUZZ/seeds/qemu" "$FUZZ/seeds/nvmimic"
 # Seeds address the controller's register region: generic-fuzz numbers the
 # matched regions; the first is BAR0's registers.
 python3 "$ROOT/scripts/qemu-fuzz-seeds.py" "$FUZZ/seeds/qemu" 0 ||
     die "could not write the seeds"
+python3 "$ROOT/scripts/nvmimic-fuzz-seeds.py" "$FUZZ/seeds/nvmimic" ||
+    die "could not write the nvmimic-fuzz seeds"
 
 # libFuzzer's -timeout cannot fire inside QEMU (QEMU takes SIGALRM through
 # its signalfd), so a watchdog does its job: a run whose CPU time stands still
@@ -79,14 +97,24 @@ cpu_ticks() {  # utime + stime of a process, in clock ticks
     awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null
 }
 
-# Run one configuration for up to $1 seconds; sets rc and hung.
+# Run one configuration for up to $1 seconds; sets rc and hung.  Its CPU
+# time is appended to $timef.
 run_once() {
-    QEMU_FUZZ_ARGS=$args nice -n 10 "$QF" --fuzz-target=generic-fuzz \
+    QEMU_FUZZ_ARGS=$args /usr/bin/time -a -o "$timef" -f '%e %U %S' \
+        nice -n "$NICE" "$QF" --fuzz-target="$target" \
         -max_total_time="$1" -timeout=25 -rss_limit_mb=6144 -detect_leaks=0 \
         -max_len=8192 -print_final_stats=1 -report_slow_units=100000 \
         -artifact_prefix="$FUZZ/crashes/qemu-$c-" \
-        "$corpus" "$FUZZ/seeds/qemu" >>"$log" 2>&1 &
-    pid=$!
+        "$corpus" "$seeds" >>"$log" 2>&1 &
+    tpid=$!
+    # the watchdog watches the fuzzer itself, /usr/bin/time's child
+    pid=
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+        pid=$(pgrep -P "$tpid" | head -n 1)
+        [ -n "$pid" ] && break
+        sleep 1
+    done
+    [ -n "$pid" ] || pid=$tpid
     hung=0
     last=-1
     still=0
@@ -107,20 +135,25 @@ run_once() {
             break
         fi
     done
-    wait "$pid"
+    wait "$tpid"
     rc=$?
 }
 
 failed=0
 for c in $CONFIGS; do
     args=$(args_for "$c")
-    [ -n "$args" ] || die "unknown configuration '$c' (baseline, profile)"
+    [ -n "$args" ] || die "unknown configuration '$c' (baseline, profile, nvmimic)"
+    target=$(target_for "$c")
     corpus=$FUZZ/corpus/qemu-$c
+    case $c in nvmimic) seeds=$FUZZ/seeds/nvmimic ;; *) seeds=$FUZZ/seeds/qemu ;; esac
     log=$FUZZ/fuzz-qemu-$c.log
+    timef=$FUZZ/time-qemu-$c
     mkdir -p "$corpus"
     : >"$log"
+    : >"$timef"
     before=$(ls "$FUZZ/crashes")
     start=$(date +%s)
+    load=$(cut -d' ' -f1 /proc/loadavg)
     # After a hang, start again for the rest of the budget.
     while :; do
         left=$(( SECS - ($(date +%s) - start) ))
@@ -139,7 +172,8 @@ for c in $CONFIGS; do
             break       # the budget is spent
         fi
     done
-    secs=$(( $(date +%s) - start ))
+    end=$(date +%s)
+    secs=$(( end - start ))
     execs_total=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" |
                   awk '{ n += $1 } END { print n + 0 }')
     lastline=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -n 1)
@@ -148,10 +182,10 @@ for c in $CONFIGS; do
     new=$(ls "$FUZZ/crashes" | while read -r f; do
         echo "$before" | grep -qx "$f" || echo "$f"; done)
     ncrash=$(echo "$new" | grep -c . || true)
-    echo "qemu-fuzz-$c: ${secs} s, $execs_total execs, cov ${cov:-?}, ft ${ft:-?}, corpus $(ls "$corpus" | wc -l), crashes and hangs $ncrash"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-        "qemu-$c" "$secs" "$execs_total" "${cov:-0}" "${ft:-0}" \
-        "$(ls "$corpus" | wc -l)" "$ncrash" >>"$FUZZ/stats.tsv"
+    echo "qemu-fuzz-$c: ${secs} s, CPU $(fuzz_cpu_s "$timef") s, $execs_total execs, cov ${cov:-?}, ft ${ft:-?}, corpus $(ls "$corpus" | wc -l), crashes and hangs $ncrash"
+    fuzz_stats_row "$FUZZ/stats.tsv" "$start" "$end" "qemu-$c" "$timef" \
+        "$execs_total" "${cov:-0}" "${ft:-0}" "$(ls "$corpus" | wc -l)" \
+        "$ncrash" "$load"
     if [ "$rc" != 0 ] && [ "$ncrash" = 0 ]; then
         echo "qemu-fuzz: $c exited $rc without a reproducer:"
         tail -n 30 "$log"
@@ -163,16 +197,18 @@ for c in $CONFIGS; do
         grep -A 14 -E "ERROR: libFuzzer|ERROR: AddressSanitizer|runtime error" "$log" |
             grep -E '(ERROR|runtime error|    #[0-9]+ .* in [a-z_]+ )' |
             sed 's/ (\/.*//' | head -n 16
-        # Replay alone, in both configurations: whose is it?
-        for r in baseline profile; do
+        # Replay alone, in both generic-fuzz configurations (an
+        # nvmimic-fuzz input in its own): whose is it?
+        case $c in nvmimic) replay="nvmimic" ;; *) replay="baseline profile" ;; esac
+        for r in $replay; do
             QEMU_FUZZ_ARGS=$(args_for $r) timeout -s ABRT 120 "$QF" \
-                --fuzz-target=generic-fuzz -runs=1 "$FUZZ/crashes/$f" \
+                --fuzz-target="$(target_for $r)" -runs=1 "$FUZZ/crashes/$f" \
                 >"$log.replay-$r" 2>&1
             echo "qemu-fuzz:   replayed alone with $r: exit $?"
         done
         echo "qemu-fuzz:   (crashes with baseline: upstream QEMU's; only with profile: nvmimic's;"
         echo "qemu-fuzz:    neither: it needs the state earlier inputs left, compare its stack)"
-        echo "qemu-fuzz:   replay: QEMU_FUZZ_OBJECTS=nvme QEMU_FUZZ_ARGS='$args' $QF --fuzz-target=generic-fuzz $FUZZ/crashes/$f"
+        echo "qemu-fuzz:   replay: QEMU_FUZZ_OBJECTS=nvme QEMU_FUZZ_ARGS='$args' $QF --fuzz-target=$target $FUZZ/crashes/$f"
     done
 done
 exit $failed
