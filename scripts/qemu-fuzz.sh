@@ -92,6 +92,12 @@ python3 "$ROOT/scripts/nvmimic-fuzz-seeds.py" "$FUZZ/seeds/nvmimic" ||
 # for STALL_S seconds is stuck (a hang), one past its time budget spins.  It
 # gets SIGABRT, on which libFuzzer saves the input it was running.
 STALL_S=${QEMU_FUZZ_STALL_S:-60}
+# libFuzzer's own -timeout is wall-clock and is noticed only when QEMU's main
+# loop reads the SIGALRM from its signalfd: on a loaded host an input of 20 s
+# of CPU (upstream's Write Zeroes fallback, a memset per chunk on null-co,
+# which has no write-zeroes call) read as a 127 s "timeout".  It stays as a
+# last resort; hangs are the watchdog's (CPU time standing still).
+TIMEOUT_S=${QEMU_FUZZ_TIMEOUT:-300}
 
 cpu_ticks() {  # utime + stime of a process, in clock ticks
     awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null
@@ -102,7 +108,7 @@ cpu_ticks() {  # utime + stime of a process, in clock ticks
 run_once() {
     QEMU_FUZZ_ARGS=$args /usr/bin/time -a -o "$timef" -f '%e %U %S' \
         nice -n "$NICE" "$QF" --fuzz-target="$target" \
-        -max_total_time="$1" -timeout=25 -rss_limit_mb=6144 -detect_leaks=0 \
+        -max_total_time="$1" -timeout="$TIMEOUT_S" -rss_limit_mb=6144 -detect_leaks=0 \
         -max_len=8192 -print_final_stats=1 -report_slow_units=100000 \
         -artifact_prefix="$FUZZ/crashes/qemu-$c-" \
         "$corpus" "$seeds" >>"$log" 2>&1 &
@@ -154,8 +160,11 @@ for c in $CONFIGS; do
     before=$(ls "$FUZZ/crashes")
     start=$(date +%s)
     load=$(cut -d' ' -f1 /proc/loadavg)
-    # After a hang, start again for the rest of the budget.
-    while :; do
+    # After a hang or a crash, start again for the rest of the budget (each
+    # reproducer is kept), at most 20 times.
+    runs=0
+    while [ "$runs" -lt 20 ]; do
+        runs=$((runs + 1))
         left=$(( SECS - ($(date +%s) - start) ))
         [ "$left" -gt 10 ] || break
         run_once "$left"
@@ -167,7 +176,8 @@ for c in $CONFIGS; do
                 esac
             done
         elif [ "$rc" != 0 ]; then
-            break       # a crash: stop and report it
+            [ "$(ls "$FUZZ/crashes" | wc -l)" -gt "$(echo "$before" | grep -c .)" ] ||
+                break   # no reproducer: reported below, not retried
         else
             break       # the budget is spent
         fi
