@@ -16,21 +16,13 @@
 #include <string.h>
 
 #include "model-int.h"
+#include "rng.h"
 
 /* ------------------------------------------------------------------ */
 /*
- * PRNG: xoshiro256** seeded by splitmix64 (Blackman & Vigna, public domain
- * algorithms, written out here from their description).
+ * PRNG: xoshiro256** (Blackman & Vigna, a public domain algorithm, written
+ * out in model-int.h from its description) seeded by rng.h's splitmix64.
  */
-
-static uint64_t nvm_splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 /* The random numbers (the model's and the FTL's) as a new drive's. */
 void nvm_model_reseed(NvmModel *m)
@@ -38,7 +30,7 @@ void nvm_model_reseed(NvmModel *m)
     uint64_t x = m->seed;
 
     for (int i = 0; i < 4; i++) {
-        m->rng[i] = nvm_splitmix64(&x);
+        m->rng[i] = nvm_rng_u64(&x);
     }
     if (m->ftl) {
         nvm_ftl_reseed(m->ftl);

@@ -72,7 +72,8 @@ fi
 stamp=$( {
     echo "kernel $(basename "$KDEB")"
     dpkg-query -W -f='${Package} ${Version}\n' busybox-static fio nvme-cli libc6 liburing-dev
-    cat "$0" "$INIT" "$LOADGEN" "$HERE/../harness/sim/rng.h"
+    cat "$0" "$INIT" "$LOADGEN" "$HERE/../harness/sim/burst.h" \
+        "$HERE/../backends/rng.h"
 } | cksum)
 if [ -f "$OUT/.stamp" ] && [ "$(cat "$OUT/.stamp")" = "$stamp" ] &&
    [ -f "$OUT/vmlinuz" ] && [ -f "$OUT/initramfs.cpio.gz" ]; then
@@ -132,8 +133,8 @@ rm -f usr/bin/fio usr/sbin/nvme
 copy_file "$FIO"
 copy_file "$NVME"
 # nvmimic run's load generator for the four corners (liburing linked in)
-cc -O2 -std=gnu11 -Wall -I"$HERE/../harness/sim" -o usr/bin/nvmimic-load "$LOADGEN" \
-    -Wl,-Bstatic -luring -Wl,-Bdynamic -lm ||
+cc -O2 -std=gnu11 -Wall -I"$HERE/../harness/sim" -I"$HERE/../backends" \
+    -o usr/bin/nvmimic-load "$LOADGEN" -Wl,-Bstatic -luring -Wl,-Bdynamic -lm ||
     die "cannot compile $LOADGEN (needs liburing-dev: run 'make deps')"
 for bin in "$FIO" "$NVME" usr/bin/nvmimic-load; do
     ldd "$bin" >"$STAGE/.ldd" 2>&1 || die "ldd $bin failed: $(head -n 1 "$STAGE/.ldd")"

@@ -27,7 +27,7 @@
  * Random addresses are uniform over the span in block-size steps;
  * sequential ones are one stream the threads share, from the span's start
  * in each phase.  Each thread draws its addresses and arrivals from its
- * own stream of harness/sim/rng.h, as the model's driver does, so with the
+ * own stream of backends/rng.h, as the model's driver does, so with the
  * same seeds (--seeds: one per phase) the guest issues the same I/Os at
  * the same offsets from each phase's start as nvmimic sim.  Latency runs from submission to the completion the
  * thread sees.  A phase counts the I/Os submitted in its measured time

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "fuzz-common.h"
+#include "rng.h"
 
 /* beside the shipped drives, so that the seeds find their part files */
 #define PATH NVMIMIC_PROFILE_DIR "/fuzz.ini"
@@ -99,15 +100,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 /* ---- structure-aware mutation ---- */
 
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static const char *const edge_values[] = {
     "0", "1", "-1", "2", "-0", "0.5", "1e-300", "-1e-300", "1e300",
     "4.9e-324", "1.7976931348623157e308", "nan", "-nan", "inf", "-inf",
@@ -141,7 +133,7 @@ static char *new_value(uint64_t *s, const char *key, const char *old,
     char *end;
     double v = g_ascii_strtod(old, &end);
     bool num = end != old && !*end;
-    uint64_t r = mix(s);
+    uint64_t r = nvm_rng_u64(s);
 
     switch (r % 8) {
     case 0:
@@ -159,7 +151,7 @@ static char *new_value(uint64_t *s, const char *key, const char *old,
             return ki.integer || ki.length ? g_strdup_printf("%.0f", nb)
                                            : g_strdup_printf("%.17g", nb);
         }
-        return g_strdup_printf("%" PRIu64, mix(s) >> (r >> 8) % 64);
+        return g_strdup_printf("%" PRIu64, nvm_rng_u64(s) >> (r >> 8) % 64);
     case 3:                         /* scaled */
         if (num) {
             static const double f[] = { 2, 0.5, 10, 0.1, 1000, 0.001,
@@ -181,7 +173,7 @@ static char *new_value(uint64_t *s, const char *key, const char *old,
         return g_strdup_printf("%" PRIu64, (r >> 8) % 1025);
     default:                        /* any finite double */
         for (;;) {
-            uint64_t bits = mix(s);
+            uint64_t bits = nvm_rng_u64(s);
             double d;
 
             memcpy(&d, &bits, sizeof(d));
@@ -203,7 +195,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
     GString *out;
     unsigned n, edits;
 
-    if (mix(&s) % 8 == 0) {
+    if (nvm_rng_u64(&s) % 8 == 0) {
         return LLVMFuzzerMutate(data, size, max_size);
     }
     lines = g_strsplit(text, "\n", -1);
@@ -219,10 +211,10 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
     if (!kv->len) {
         return LLVMFuzzerMutate(data, size, max_size);
     }
-    edits = 1 + mix(&s) % 3;
+    edits = 1 + nvm_rng_u64(&s) % 3;
     for (unsigned e = 0; e < edits; e++) {
-        unsigned li = GPOINTER_TO_UINT(g_ptr_array_index(kv,
-                                                        mix(&s) % kv->len));
+        unsigned pick = (unsigned)(nvm_rng_u64(&s) % kv->len);
+        unsigned li = GPOINTER_TO_UINT(g_ptr_array_index(kv, pick));
         char *line = lines[li];
         char *eq = strchr(line, '=');
         g_autofree char *key = NULL, *val = NULL, *nv = NULL;
@@ -233,7 +225,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
         key = g_strstrip(g_strndup(line, eq - line));
         val = g_strdup(g_strstrip(eq + 1));
 
-        if (mix(&s) % 16 == 0) {    /* drop the line */
+        if (nvm_rng_u64(&s) % 16 == 0) {    /* drop the line */
             lines[li] = g_strdup("");
         } else {
             nv = new_value(&s, key, val, values);

@@ -14,7 +14,7 @@ src=$1
 work=$2/loadgen-host
 rm -rf "$work"
 mkdir -p "$work"
-cc -O2 -std=gnu11 -Wall -I"$src/harness/sim" -o "$work/nvmimic-load" \
+cc -O2 -std=gnu11 -Wall -I"$src/harness/sim" -I"$src/backends" -o "$work/nvmimic-load" \
     "$src/vm-images/nvmimic-load.c" -luring -lm
 img=$work/drive.img
 truncate -s 64M "$img"

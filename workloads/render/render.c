@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rng.h"            /* backends/: nvmimic's splitmix64 */
+
 // On disk: 8 bytes a point (three 16-bit quantised coordinates, a 16-bit
 // attribute); the point's id is its index.
 typedef struct { uint16_t q[3]; uint16_t attr; } packed_t;
@@ -32,17 +34,12 @@ typedef struct { float x, y, z; uint32_t id; } bpoint_t;
 #define NBUCKETS (GRID * GRID * GRID)
 #define SPAN 100.0              // scene size in each axis
 
-static uint64_t splitmix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
+/* Point @i: the first number of splitmix64 seeded with @i, so any point
+ * can be made again from its index alone. */
 static packed_t gen_point(uint64_t i)
 {
-    uint64_t h = splitmix(i);
+    uint64_t s = i;
+    uint64_t h = nvm_rng_u64(&s);
     packed_t p = { { (uint16_t)h, (uint16_t)(h >> 16), (uint16_t)(h >> 32) },
                    (uint16_t)(h >> 48) };
     return p;

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The harness's pseudo-random numbers: splitmix64, so a fixed seed gives the
- * same addresses and arrival times on every host.
+ * nvmimic's pseudo-random numbers: splitmix64 (Steele, Lea and Flood), so a
+ * fixed seed gives the same numbers on every host.  One header for every
+ * user: the model (it seeds its xoshiro256** with it), the load generators
+ * of harness/sim and the guest's nvmimic-load (addresses, arrival times),
+ * the fuzz targets' mutator and the render workload.  Here in backends/,
+ * the bottom of nvmimic (plain C, no QEMU, no glib), so each of them can
+ * include it.
  */
 #ifndef NVMIMIC_RNG_H
 #define NVMIMIC_RNG_H
