@@ -245,6 +245,18 @@ NvmProfile *nvm_profile_load_with(const char *name_or_path,
  */
 char *nvm_profile_compose_text(const char *name_or_path,
                                const char *search_dir, GError **errp);
+/*
+ * The same key set, checked as nvm_profile_load() checks it, one key at a
+ * time in the files' order: @fn gets its group, key, value (as written,
+ * without the blanks around it) and the file that sets it.  False with the
+ * loader's error for an invalid profile.
+ */
+typedef void (*NvmProfileKeyFn)(const char *group, const char *key,
+                                const char *value, const char *file,
+                                void *opaque);
+bool nvm_profile_compose_each(const char *name_or_path,
+                              const char *search_dir, NvmProfileKeyFn fn,
+                              void *opaque, GError **errp);
 /* The same from @len bytes of profile text; @path names it in errors. */
 NvmProfile *nvm_profile_load_data(const char *path, const char *data,
                                   size_t len, GError **errp);

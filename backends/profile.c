@@ -1841,6 +1841,40 @@ char *nvm_profile_compose_text(const char *name_or_path,
     return text;
 }
 
+bool nvm_profile_compose_each(const char *name_or_path,
+                              const char *search_dir, NvmProfileKeyFn fn,
+                              void *opaque, GError **errp)
+{
+    g_autofree char *path = NULL;
+    g_auto(GStrv) groups = NULL;
+    Compose c = { 0 };
+    NvmProfile *p = NULL;
+    bool ok;
+
+    if (compose_file(&c, name_or_path, search_dir, &path, errp)) {
+        p = compose_parse(&c, path, errp);
+    }
+    ok = p != NULL;
+    if (ok) {
+        groups = g_key_file_get_groups(c.kf, NULL);
+        for (char **g = groups; *g; g++) {
+            g_auto(GStrv) keys = g_key_file_get_keys(c.kf, *g, NULL, NULL);
+
+            for (char **k = keys; k && *k; k++) {
+                g_autofree char *v = g_key_file_get_value(c.kf, *g, *k,
+                                                          NULL);
+                g_autofree char *id = g_strconcat(*g, "\n", *k, NULL);
+                const char *file = g_hash_table_lookup(c.src.by_key, id);
+
+                fn(*g, *k, g_strstrip(v), file ? file : c.src.drive, opaque);
+            }
+        }
+        nvm_profile_free(p);
+    }
+    compose_clear(&c);
+    return ok;
+}
+
 void nvm_profile_free(NvmProfile *p)
 {
     if (!p) {

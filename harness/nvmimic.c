@@ -18,6 +18,7 @@
 
 static const NvmCommand *const commands[] = {
     &nvm_cmd_profiles,
+    &nvm_cmd_profile,
     &nvm_cmd_sim,
     &nvm_cmd_run,
     &nvm_cmd_qtest,
@@ -31,6 +32,7 @@ static const NvmCommand *const commands[] = {
     &nvm_cmd_fit,
     &nvm_cmd_validate,
     &nvm_cmd_profile_keys,
+    &nvm_cmd_jobfile,
 };
 
 NvmProfile *cli_load_profile(const NvmCommand *cmd, const Opts *o)
