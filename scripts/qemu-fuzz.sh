@@ -40,8 +40,9 @@ NICE=${FUZZ_NICE:-0}
 die() { echo "qemu-fuzz: $*" >&2; exit 1; }
 [ -x "$QF" ] || die "$QF not built (make qemu-fuzz)"
 
-cap=$(sed -n 's/^capacity-bytes *= *//p' "$ROOT/profiles/$PROFILE.ini")
-[ -n "$cap" ] || die "no capacity-bytes in profiles/$PROFILE.ini"
+[ -x "$BUILD/nvmimic" ] || die "$BUILD/nvmimic not built (make nvmimic)"
+cap=$("$BUILD/nvmimic" profile show "$PROFILE" --profile-dir "$ROOT/profiles" \
+      --key identity.capacity-bytes) || die "no capacity of profile $PROFILE"
 DRIVE="-drive if=none,id=d0,driver=null-co,size=$cap,read-zeroes=on"
 BIOS="-L /usr/share/qemu -L /usr/share/seabios"
 # Upstream QEMU hangs when a request waiting for a DMA bounce buffer is

@@ -42,6 +42,7 @@ import json
 DEFAULT_TIMEOUT_S = 30.0
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 DEFAULT_QEMU = os.path.join(REPO_ROOT, 'build', 'qemu', 'qemu-system-x86_64')
+DEFAULT_CLI = os.path.join(REPO_ROOT, 'build', 'nvmimic')
 FIRMWARE_ARGS = ['-L', '/usr/share/qemu', '-L', '/usr/share/seabios']
 
 # q35 guest RAM (QEMU's default 128 MiB unless -m is given); buffers and queues
@@ -78,6 +79,24 @@ def sanitizer_report(text):
 def qemu_binary():
     """The QEMU under test: $NVMIMIC_QEMU, else build/qemu/ of this checkout."""
     return os.environ.get('NVMIMIC_QEMU', DEFAULT_QEMU)
+
+
+def cli_binary():
+    """The nvmimic command: $NVMIMIC_CLI, else build/nvmimic of this checkout."""
+    return os.environ.get('NVMIMIC_CLI', DEFAULT_CLI)
+
+
+def profile_show(name, profile_dir=None):
+    """Drive profile NAME as nvmimic reads it (nvmimic profile show --json):
+    its parts merged, every value as written with the file that sets it."""
+    args = [cli_binary(), 'profile', 'show', name, '--json']
+    if profile_dir:
+        args += ['--profile-dir', profile_dir]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    if p.returncode:
+        raise QemuError('nvmimic profile show %s: %s'
+                        % (name, p.stderr.strip()))
+    return json.loads(p.stdout)
 
 
 # --------------------------------------------------------------------------

@@ -16,16 +16,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nvmeqtest import (  # noqa: E402
-    Machine, NvmeController, null_drive_args, REPO_ROOT)
+    Machine, NvmeController, null_drive_args, profile_show, REPO_ROOT)
 
 
 def capacity_of(profile):
-    path = os.path.join(REPO_ROOT, 'profiles', profile + '.ini')
-    with open(path) as f:
-        for line in f:
-            if line.startswith('capacity-bytes'):
-                return int(line.split('=', 1)[1])
-    sys.exit('qmp_example: no capacity-bytes in ' + path)
+    shown = profile_show(profile, os.path.join(REPO_ROOT, 'profiles'))
+    return int(shown['groups']['identity']['capacity-bytes']['value'])
 
 
 def show(machine, command, **args):

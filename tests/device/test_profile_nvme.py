@@ -2,15 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """qtest checks of the NVMe controller running an nvmimic drive profile.
 
-Expected values come from the profiles themselves (profiles/*.ini, parsed
-here with configparser), never from constants in this file.  Profiles are
+Expected values come from the profiles themselves (profiles/*.ini, as
+`nvmimic profile show` reads them), never from constants in this file.  Profiles are
 looked up in $NVMIMIC_PROFILE_DIR, else in profiles/ of this checkout; QEMU
 is given the same directory.
 
 Run one:  python3 tests/device/test_profile_nvme.py ProfileNvme.test_NAME
 """
 
-import configparser
 import glob
 import math
 import os
@@ -28,7 +27,7 @@ from nvmeqtest import (  # noqa: E402
     Machine, NvmeController, Cmd, QemuError, PAGE, REG_CC, REG_CSTS, REG_VS,
     ADM_GET_FEATURES, ADM_SET_FEATURES, IO_READ, IO_WRITE, SC_SUCCESS,
     SC_INVALID_FIELD, SC_DATA_TRANSFER_ERROR, CQE_SIZE, REPO_ROOT, FIRMWARE_ARGS,
-    qemu_binary)
+    qemu_binary, profile_show)
 
 PROFILE_DIR = (os.environ.get('NVMIMIC_PROFILE_DIR')
                or os.path.join(REPO_ROOT, 'profiles'))
@@ -46,34 +45,20 @@ FID_HMB = 0x0d
 
 
 # --------------------------------------------------------------------------
-# Profiles, read the way GKeyFile reads them.
+# Profiles, read by nvmimic's own reader.
 
 class Profile:
-    """One profiles/<name>.ini: sections of raw string values."""
+    """Drive profile <name> as `nvmimic profile show` gives it: its parts
+    merged, sections of string values as written."""
 
     def __init__(self, name):
         self.name = name
-        self.path = os.path.join(PROFILE_DIR, name + '.ini')
-        cp = configparser.ConfigParser(interpolation=None,
-                                       comment_prefixes=('#',),
-                                       inline_comment_prefixes=None,
-                                       delimiters=('=',), strict=True,
-                                       default_section='nvmimic-no-default')
-        cp.optionxform = str          # GKeyFile keys are case-sensitive
-        with open(self.path) as f:    # a missing profile fails the test
-            cp.read_file(f)
-        # The parts the drive names ([parts] nand, controller) hold the
-        # rest of its keys (a key is set by exactly one file).
-        if cp.has_section('parts'):
-            for kind, part in cp.items('parts'):
-                path = os.path.join(PROFILE_DIR, 'parts', kind,
-                                    part.strip() + '.ini')
-                with open(path) as f:
-                    cp.read_file(f)
-        self.cp = cp
+        shown = profile_show(name, PROFILE_DIR)   # an invalid one fails
+        self.path = shown['file']                 # the drive file itself
+        self.groups = shown['groups']
 
     def str(self, section, key):
-        return self.cp.get(section, key).strip()
+        return self.groups[section][key]['value']
 
     def int(self, section, key):
         return int(self.str(section, key), 0)

@@ -18,11 +18,9 @@ t0=$(date +%s)
 
 [ -x "$nvmimic" ] || fail "nvmimic '$nvmimic' not built (ninja -C build)"
 [ -f "$guest/vmlinuz" ] || fail "no guest in '$guest': build it with vm-images/build-guest.sh (make)"
-ini=$profdir/$profile.ini
-cap=$(sed -n 's/^capacity-bytes *= *//p' "$ini")
-model=$("$nvmimic" profiles | awk -v p="$profile" '$1 == p { $1 = ""; print }' |
-        sed 's/^ //; s/ *[0-9]* GB .*//')
-[ -n "$cap" ] && [ -n "$model" ] || fail "cannot read capacity/model of $profile from $ini"
+show() { "$nvmimic" profile show "$profile" --profile-dir "$profdir" --key "$1"; }
+cap=$(show identity.capacity-bytes) && model=$(show identity.model-number) ||
+    fail "cannot read capacity/model of $profile from $profdir"
 
 dom=nvmimic-test-$$
 work=$(mktemp -d /tmp/nvmimic-lv.XXXXXX)

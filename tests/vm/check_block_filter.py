@@ -17,7 +17,7 @@ import json
 import os
 import sys
 
-from check_profile import load_ini, num
+from check_profile import load_profile, num
 
 # The guest's own part of a QD1 4K read: the SCSI or virtio driver, libaio,
 # fio, and the HBA's emulation, in guest instructions (1 ns each).
@@ -40,20 +40,9 @@ def fio_job(path):
 
 def main():
     ini, results = sys.argv[1:3]
-    cp = load_ini(ini)
-    if cp.has_option('parts', 'nand'):
-        # a drive built from parts: its NAND die's times are in the part
-        # file (parts/nand/NAME.ini beside the drive, as backends/profile.c
-        # finds it), unless the drive file sets them itself
-        part = load_ini(os.path.join(os.path.dirname(ini), 'parts', 'nand',
-                                     cp.get('parts', 'nand').strip() + '.ini'))
-        if not cp.has_section('nand'):
-            cp.add_section('nand')
-        for k, v in part.items('nand'):
-            if not cp.has_option('nand', k):
-                cp.set('nand', k, v)
-    mode = cp.get('nand', 'cell-mode').strip()
-    read_us = num(cp, 'nand', 'read-us-' + mode)
+    prof = load_profile(ini)        # its parts merged, as nvmimic does
+    mode = prof['nand']['cell-mode']
+    read_us = num(prof, 'nand', 'read-us-' + mode)
     failures = []
     with open(os.path.join(results, 'device-stats.json')) as f:
         stats = json.load(f)

@@ -12,10 +12,10 @@ member DEVICE_ID.
 Prints one summary line and exits 0 when every check holds; otherwise one
 "profile: FAIL ..." line per failed check, exit 1.
 """
-import configparser
 import json
 import os
 import struct
+import subprocess
 import sys
 
 # Guest CPU time between the device's completion and fio's clock, under
@@ -28,18 +28,24 @@ LATE_MAX_FRACTION = 0.01
 LATE_MAX_US = 50.0
 
 
-def load_ini(path):
-    # GKeyFile: "#" comments on their own lines, no interpolation.
-    cp = configparser.ConfigParser(interpolation=None, comment_prefixes=('#',),
-                                   inline_comment_prefixes=None, strict=True)
-    cp.optionxform = str
-    with open(path) as f:
-        cp.read_file(f)
-    return cp
+def load_profile(path):
+    """The drive profile file PATH as nvmimic reads it (nvmimic profile show
+    --json, its parts merged): {group: {key: value as written}}.  nvmimic
+    is $NVMIMIC_CLI, else build/nvmimic of this checkout."""
+    cli = os.environ.get('NVMIMIC_CLI') or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), '..', '..', 'build',
+        'nvmimic')
+    p = subprocess.run([cli, 'profile', 'show', path, '--json'],
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode:
+        sys.exit(f"profile: FAIL nvmimic profile show {path}: "
+                 f"{p.stderr.strip()}")
+    return {g: {k: v['value'] for k, v in keys.items()}
+            for g, keys in json.loads(p.stdout)['groups'].items()}
 
 
-def num(cp, group, key):
-    v = cp.get(group, key).strip()
+def num(prof, group, key):
+    v = prof[group][key]
     return int(v, 0) if v.lower().startswith('0x') else float(v)
 
 
@@ -53,11 +59,11 @@ def load_json(results, name, failures):
 
 
 def check(ini, results, dev_id=None):
-    cp = load_ini(ini)
+    cp = load_profile(ini)
     failures = []
     stats_dir = results
     if dev_id:
-        results = os.path.join(results, cp['identity']['model-number'].strip())
+        results = os.path.join(results, cp['identity']['model-number'])
 
     def expect(what, got, want):
         if got != want:
@@ -88,7 +94,7 @@ def check(ini, results, dev_id=None):
                    int(num(cp, g, 'entry-latency-us')))
             expect(f'PS{i} exit latency', psd['exit_lat'],
                    int(num(cp, g, 'exit-latency-us')))
-            nops = cp.getboolean(g, 'non-operational')
+            nops = cp[g]['non-operational'] == 'true'
             nops_any |= nops
             expect(f'PS{i} non-operational', bool(psd['flags'] & 2), nops)
             scale = 0.0001 if psd['flags'] & 1 else 0.01
@@ -212,7 +218,8 @@ def check(ini, results, dev_id=None):
 
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == '--capacity':
-        print(int(num(load_ini(sys.argv[2]), 'identity', 'capacity-bytes')))
+        print(int(num(load_profile(sys.argv[2]), 'identity',
+                      'capacity-bytes')))
         return 0
     if len(sys.argv) not in (3, 4):
         sys.exit(__doc__.strip().splitlines()[2])

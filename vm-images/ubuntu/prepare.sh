@@ -141,7 +141,7 @@ case $fmt in qcow2|raw) ;; *) die "'$image' is $fmt; want a qcow2 or raw cloud i
 [ -e "$out/ubuntu.qcow2" ] ||
     qemu-img create -q -f qcow2 -b "$image" -F "$fmt" "$out/ubuntu.qcow2" "${disk_gb}G" ||
     die "cannot create the overlay $out/ubuntu.qcow2 on $image"
-cap=$("$here/../profile-facts.py" "$profile" capacity) || exit 1
+cap=$("$nvmimic" profile show "$profile" --key identity.capacity-bytes) || exit 1
 [ -e "$out/nvme.raw" ] || truncate -s "$cap" "$out/nvme.raw"
 if [ -z "$job" ]; then
     job=$out/job

@@ -91,10 +91,10 @@ if [ "$media_only" = 0 ]; then
     fi
 fi
 
-facts=$here/../profile-facts.py
-cap=$("$facts" "$profile" capacity) || exit 1
-model=$("$facts" "$profile" model) || exit 1
-cell=$("$facts" "$profile" cell) || exit 1
+fact() { "$nvmimic" profile show "$profile" --key "$1"; }
+cap=$(fact identity.capacity-bytes) || exit 1
+model=$(fact identity.model-number) || exit 1
+cell=$(fact nand.cell-mode) || exit 1
 pname=$(basename "$profile" .ini)
 [ -n "$name" ] || name=nvmimic-win-$pname
 [ -n "$password" ] || password="Nv$(od -An -N9 -tx1 /dev/urandom | tr -d ' \n')!"
