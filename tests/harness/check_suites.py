@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""check_suites.py DIR: results of `nvmimic run --suite all` (run_suites.sh).
+"""check_suites.py DIR NVMIMIC: results of `nvmimic run --suite all`
+(run_suites.sh); NVMIMIC reads the VDI job files for it.
 
 Every suite ran and is complete; VDI points agree with the device's own
 statistics over the same window and with the model's peak; the sequential
@@ -16,7 +17,7 @@ import os
 import subprocess
 import sys
 
-d = sys.argv[1]
+d, nvmimic = sys.argv[1:3]
 r = json.load(open(f"{d}/results.json"))
 bad = []
 
@@ -33,30 +34,28 @@ def margin(tag, what, value, bound, ok):
     check(ok, f"{tag}: {what} {value:.3f} outside {bound}")
 
 
-def job_s(jobfile, key):
-    """Seconds of fio's KEY (a time) in harness/workloads/JOBFILE (0: none)."""
+def job(jobfile):
+    """harness/workloads/JOBFILE's mix as nvmimic reads it (nvmimic jobfile
+    show --json)."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                         "..", "harness", "workloads", jobfile)
-    units = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
-    for line in open(path):
-        k, _, v = line.strip().partition("=")
-        if k.strip() == key:
-            v = v.strip()
-            for u in ("us", "ms", "s"):
-                if v.endswith(u):
-                    return float(v[:-len(u)]) * units[u]
-            return float(v) * 1e-6    # fio's default unit
-    return 0.0
+    p = subprocess.run([nvmimic, "jobfile", "show", path, "--json"],
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode:
+        sys.exit(f"check_suites: FAIL nvmimic jobfile show {jobfile}: "
+                 f"{p.stderr.strip()}")
+    return json.loads(p.stdout)
 
 
 def think_s(jobfile):
     """Seconds of fio's thinktime in harness/workloads/JOBFILE (0: none)."""
-    return job_s(jobfile, "thinktime")
+    return job(jobfile)["thinktime_ns"] / 1e9
 
 
 def duty(jobfile):
     """The share of a burst cycle a job issues I/O (1: no bursts)."""
-    think, on = think_s(jobfile), job_s(jobfile, "thinktime_iotime")
+    j = job(jobfile)
+    think, on = j["thinktime_ns"], j["thinktime_iotime_ns"]
     return on / (on + think) if think > 0 and on > 0 else 1.0
 
 

@@ -22,4 +22,4 @@ trap 'rm -rf "$out"' EXIT
     { echo "run_suites: FAIL nvmimic report exited with $?"; exit 1; }
 python3 "$here/../results/roundtrip.py" "$rewrite" "$out/r" ||
     { echo "run_suites: FAIL results.json read and written back is not what run wrote"; exit 1; }
-python3 "$here/check_suites.py" "$out/r"
+python3 "$here/check_suites.py" "$out/r" "$nvmimic"
