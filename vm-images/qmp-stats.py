@@ -16,9 +16,12 @@ DEVICE_ID may name several devices, comma-separated (one guest boot for
 several drives): each gets the state, and OUT_JSON holds {ID: stats, ...}.
 """
 import json
-import socket
+import os
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nvmimic_qmp import QMP, QemuError  # noqa: E402
 
 
 def main():
@@ -28,59 +31,26 @@ def main():
     timeout_s = float(sys.argv[4])
     state = json.loads(sys.argv[5]) if len(sys.argv) == 6 else None
     deadline = time.monotonic() + timeout_s
-    sock = socket.socket(socket.AF_UNIX)
-    while True:
-        try:
-            sock.connect(path)
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                sys.exit(f"qmp-stats: cannot connect to {path}")
-            time.sleep(0.05)
-    f = sock.makefile('rwb', buffering=0)
-
-    def recv():
-        line = f.readline()
-        if not line:
-            raise EOFError("QEMU closed the QMP connection")
-        return json.loads(line)
-
-    def execute(cmd, **args):
-        msg = {'execute': cmd}
-        if args:
-            msg['arguments'] = args
-        f.write(json.dumps(msg).encode() + b'\n')
-        while True:
-            r = recv()
-            if 'return' in r or 'error' in r:
-                return r
-
     try:
-        recv()                                  # greeting
-        execute('qmp_capabilities')
+        qmp = QMP.connect(path, timeout_s)
+    except QemuError as e:
+        sys.exit(f"qmp-stats: {e}")
+    try:
         devs = dev.split(',')
         if state is not None:
             for d in devs:
-                r = execute('nvmimic-set-state', id=d, **state)
-                if 'error' in r:
-                    sys.exit(f"qmp-stats: nvmimic-set-state {d}: {r['error']['desc']}")
-            execute('cont')
-        while True:
-            ev = recv()
-            if ev.get('event') == 'SHUTDOWN':
-                break
-        stats = {}
-        for d in devs:
-            r = execute('query-nvmimic-stats', id=d)
-            if 'error' in r:
-                sys.exit(f"qmp-stats: query-nvmimic-stats {d}: {r['error']['desc']}")
-            stats[d] = r['return']
+                qmp.execute('nvmimic-set-state', id=d, **state)
+            qmp.execute('cont')
+        qmp.wait_event('SHUTDOWN', max(1.0, deadline - time.monotonic()))
+        stats = {d: qmp.execute('query-nvmimic-stats', id=d) for d in devs}
         with open(out, 'w') as o:
             json.dump(stats[dev] if len(devs) == 1 else stats, o, indent=1)
+    except QemuError as e:
+        sys.exit(f"qmp-stats: {e}")
     finally:
         try:
-            execute('quit')
-        except (OSError, EOFError):
+            qmp.execute('quit')
+        except (OSError, QemuError):
             pass
 
 

@@ -6,7 +6,7 @@ Three layers, stdlib only:
   Machine         starts QEMU (-accel qtest, q35) with caller-supplied args,
                   owns its qtest and QMP connections and its captured stderr.
   QTest / QMP     the two text protocols (memory, port I/O, virtual clock;
-                  QMP commands with arguments, async events set aside).
+                  QMP: vm-images/nvmimic_qmp.py, nvmimic's Python client).
   NvmeController  a minimal polled NVMe host driver: PCI setup, controller
                   enable/reset, admin commands, I/O queue pairs, PRPs, and
                   submit_and_time(), which returns each command's submission
@@ -35,12 +35,17 @@ import shutil
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 import json
 
-DEFAULT_TIMEOUT_S = 30.0
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+# nvmimic's QMP client and the line-by-line socket under it, shared with the
+# guest tools
+sys.path.insert(0, os.path.join(REPO_ROOT, 'vm-images'))
+from nvmimic_qmp import (  # noqa: E402
+    DEFAULT_TIMEOUT_S, QMP, QemuError, LineSocket as _LineSocket)
 DEFAULT_QEMU = os.path.join(REPO_ROOT, 'build', 'qemu', 'qemu-system-x86_64')
 DEFAULT_CLI = os.path.join(REPO_ROOT, 'build', 'nvmimic')
 FIRMWARE_ARGS = ['-L', '/usr/share/qemu', '-L', '/usr/share/seabios']
@@ -50,10 +55,6 @@ FIRMWARE_ARGS = ['-L', '/usr/share/qemu', '-L', '/usr/share/seabios']
 GUEST_ALLOC_BASE = 0x100000
 GUEST_ALLOC_END = 0x7000000
 PAGE = 4096
-
-
-class QemuError(Exception):
-    """QEMU died, refused a command, or did not answer in time."""
 
 
 class NvmeError(Exception):
@@ -97,52 +98,6 @@ def profile_show(name, profile_dir=None):
         raise QemuError('nvmimic profile show %s: %s'
                         % (name, p.stderr.strip()))
     return json.loads(p.stdout)
-
-
-# --------------------------------------------------------------------------
-# Line-oriented socket with a deadline on every read.
-
-class _LineSocket:
-    def __init__(self, sock, name, on_eof):
-        self.sock = sock
-        self.name = name
-        self.on_eof = on_eof
-        self.buf = b''
-        # One receive buffer for the socket's life: recv(n) would allocate
-        # n bytes per call, and under MALLOC_PERTURB_ (meson test sets it)
-        # glibc fills each such block, so a 1 MiB recv() per reply made a
-        # test of 4,096 writes take minutes instead of seconds.
-        self.rbuf = bytearray(1 << 20)
-        self.rview = memoryview(self.rbuf)
-
-    def send(self, data):
-        self.sock.sendall(data)
-
-    def readline(self, timeout_s):
-        deadline = time.monotonic() + timeout_s
-        while True:
-            nl = self.buf.find(b'\n')
-            if nl >= 0:
-                line, self.buf = self.buf[:nl], self.buf[nl + 1:]
-                return line.decode('utf-8', 'replace')
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise QemuError('%s: no answer from QEMU within %.0f s'
-                                % (self.name, timeout_s) + self.on_eof(False))
-            self.sock.settimeout(left)
-            try:
-                n = self.sock.recv_into(self.rbuf)
-            except socket.timeout:
-                continue
-            except ConnectionError:
-                n = 0
-            if not n:
-                raise QemuError('%s: QEMU closed the connection'
-                                % self.name + self.on_eof(True))
-            self.buf += self.rview[:n]      # one copy, into buf
-
-    def close(self):
-        self.sock.close()
 
 
 # --------------------------------------------------------------------------
@@ -248,43 +203,6 @@ class QTest:
 
     def irq_intercept_in(self, qom_path):
         self.cmd('irq_intercept_in %s' % qom_path)
-
-
-# --------------------------------------------------------------------------
-# QMP.
-
-class QMP:
-    def __init__(self, lsock, timeout_s=DEFAULT_TIMEOUT_S):
-        self.ls = lsock
-        self.timeout_s = timeout_s
-        self.events = []
-        self.greeting = json.loads(self.ls.readline(timeout_s))
-        if 'QMP' not in self.greeting:
-            raise QemuError('QMP: unexpected greeting %r' % self.greeting)
-        self.execute('qmp_capabilities')
-
-    def execute(self, command, fd=None, **arguments):
-        """Run a QMP command; return its 'return' value, raise on 'error'.
-        fd is a file descriptor to pass along (SCM_RIGHTS), for getfd and
-        add-fd."""
-        msg = {'execute': command}
-        if arguments:
-            msg['arguments'] = arguments
-        data = json.dumps(msg).encode() + b'\n'
-        if fd is None:
-            self.ls.send(data)
-        else:
-            socket.send_fds(self.ls.sock, [data], [fd])
-        while True:
-            resp = json.loads(self.ls.readline(self.timeout_s))
-            if 'event' in resp:
-                self.events.append(resp)
-                continue
-            if 'error' in resp:
-                raise QemuError('QMP %s: %s: %s' % (
-                    command, resp['error'].get('class'),
-                    resp['error'].get('desc')))
-            return resp.get('return')
 
 
 # --------------------------------------------------------------------------
