@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "lv-int.h"
 #include "paths.h"
 
@@ -73,6 +74,7 @@ typedef struct LvCli {
     const char *kernel, *initrd, *append, *guest_dir, *boot_disk, *boot_bus;
     const char *device_id, *serial_log, *net, *domain_type, *qemu, *out;
     unsigned memory_mib, vcpus;
+    uint64_t seed;              /* profile-seed=, 0: the device's */
     bool icount, graphics;
     GPtrArray *fw;              /* --firmware-dir */
 } LvCli;
@@ -164,6 +166,7 @@ static int libvirt_xml_main(int argc, char **argv)
     set(&s->domain_type, c.domain_type);
     set(&s->qemu, c.qemu);
     s->icount = c.icount;
+    s->seed = c.seed;
     s->graphics = c.graphics;
     s->os = !strcmp(c.os, "windows") ? NVM_LV_OS_WINDOWS : NVM_LV_OS_LINUX;
     if (c.fw) {
@@ -198,7 +201,7 @@ static int libvirt_xml_main(int argc, char **argv)
             return 1;
         }
         if (!s->append) {
-            s->append = g_strdup("console=ttyS0 panic=-1");
+            s->append = nvm_qemu_kernel_append(s->icount, NULL);
         }
     }
     if (s->kernel && s->os == NVM_LV_OS_WINDOWS) {
@@ -288,6 +291,8 @@ static const NvmOpt libvirt_xml_opts[] = {
             "qemu (TCG) or kvm", .choices = "qemu|kvm", .def = "qemu"),
     NVM_OPT("icount", NVM_OPT_FLAG, O(icount), NULL,
             "simulated time (-icount shift=0,sleep=off)"),
+    NVM_OPT("seed", NVM_OPT_U64, O(seed), "N",
+            "the model's seed (the device's profile-seed=; 0: its own)"),
     NVM_OPT("graphics", NVM_OPT_FLAG, O(graphics), NULL,
             "VNC on 127.0.0.1 (always for windows)"),
     NVM_OPT("qemu", NVM_OPT_STR, O(qemu), "PATH",

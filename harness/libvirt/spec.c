@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmdline.h"
 #include "lv-int.h"
 #include "paths.h"
 
@@ -34,10 +35,9 @@ void lv_disk_free(gpointer p)
 NvmLvSpec *nvm_lv_spec_new(void)
 {
     NvmLvSpec *s = g_new0(NvmLvSpec, 1);
-    const char *fw[] = { "/usr/share/qemu", "/usr/share/seabios", NULL };
 
     s->disks = g_ptr_array_new_with_free_func(lv_disk_free);
-    s->fw_dirs = g_strdupv((char **)fw);
+    s->fw_dirs = g_strdupv((char **)nvm_qemu_firmware_dirs);
     s->domain_type = g_strdup("qemu");
     s->disk_format = g_strdup("raw");
     s->device_id = g_strdup("nvm0");

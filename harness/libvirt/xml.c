@@ -4,8 +4,9 @@
  *
  * libvirt 9.0 (bookworm) has no emulated-NVMe disk bus (it came in 11.5), and
  * none has our profile= property, so the drive goes in through
- * <qemu:commandline>: a -drive with if=none and a -device nvme, plus the -L
- * firmware directories and NVMIMIC_PROFILE_DIR through <qemu:env>.  Every
+ * <qemu:commandline>: its -blockdev and -device nvme as qemu/cmdline.c
+ * spells them for every QEMU of nvmimic, the -L firmware directories,
+ * simulated time, and NVMIMIC_PROFILE_DIR through <qemu:env>.  Every
  * other disk is an ordinary libvirt <disk>, so libvirt labels it for
  * DAC/AppArmor/SELinux itself; the drive under test is not (docs/libvirt.md).
  * libvirt owns the QMP monitor: a harness reaches query-nvmimic-stats and
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "lv-int.h"
 
 static void ind(GString *x, int depth)
@@ -55,14 +57,6 @@ static void end(GString *x, int depth, const char *name)
 {
     ind(x, depth);
     g_string_append_printf(x, "</%s>\n", name);
-}
-
-/* A value inside a QEMU -drive/-device option list: ',' doubles. */
-static char *qemu_opt(const char *v)
-{
-    g_auto(GStrv) parts = g_strsplit(v, ",", -1);
-
-    return g_strjoinv(",,", parts);
 }
 
 static void qarg(GString *x, const char *v)
@@ -123,10 +117,18 @@ char *nvm_lv_domain_xml(const NvmLvSpec *s)
     DevNames names = { 0 };
     g_autofree char *cpustr = g_strdup_printf("%u", vcpus);
     g_autofree char *drive_id = g_strdup_printf("%s-drive", s->device_id);
-    g_autofree char *q_disk = s->disk ? qemu_opt(s->disk) : NULL;
-    g_autofree char *q_prof = qemu_opt(s->profile);
-    g_autofree char *q_id = qemu_opt(s->device_id);
-    g_autofree char *drive = NULL, *device = NULL;
+    g_autoptr(NvmQemuLine) line = nvm_qemu_line_new(s->qemu);
+    /* A fixed slot on the root complex: libvirt assigns the addresses of
+     * its own devices (pcie-root-ports from slot 1 up) without knowing about
+     * this one, and QEMU may create it first, so an automatic slot would
+     * collide with theirs. */
+    NvmQemuDrive drive = {
+        .node = drive_id, .null_bytes = s->null_bytes,
+        .null_read_zeroes = true,
+        .file = s->null_bytes ? NULL : s->disk, .format = s->disk_format,
+        .id = s->device_id, .profile = s->profile, .has_seed = s->seed != 0,
+        .seed = s->seed, .bus = "pcie.0", .addr = NVM_LV_NVME_PCI_SLOT,
+    };
 
     for (unsigned i = 0; i < s->disks->len; i++) {
         NvmLvDisk *d = g_ptr_array_index(s->disks, i);
@@ -134,6 +136,13 @@ char *nvm_lv_domain_xml(const NvmLvSpec *s)
         scsi |= d->bus && !strcmp(d->bus, "scsi");
         any_cdrom |= d->cdrom;
     }
+    for (char **d = s->fw_dirs; d && *d; d++) {
+        nvm_qemu_add(line, "-L", *d, NULL);
+    }
+    if (s->icount) {
+        nvm_qemu_icount(line, s->icount_shift, false);
+    }
+    nvm_qemu_drive(line, &drive);
 
     g_string_append(x, "<!-- nvmimic libvirt-xml: our QEMU with a profiled "
                        "NVMe drive (docs/libvirt.md) -->\n");
@@ -279,47 +288,12 @@ char *nvm_lv_domain_xml(const NvmLvSpec *s)
     end(x, 1, "devices");
 
     /* the drive under test: not a libvirt <disk> (no bus for it before
-     * libvirt 11.5, and no profile= in any libvirt) */
+     * libvirt 11.5, and no profile= in any libvirt); its arguments are the
+     * ones every QEMU of nvmimic gets (qemu/cmdline.c) */
     tag(x, 1, "qemu:commandline", false, NULL);
-    for (char **d = s->fw_dirs; d && *d; d++) {
-        qarg(x, "-L");
-        qarg(x, *d);
+    for (const char *const *a = nvm_qemu_args(line); *a; a++) {
+        qarg(x, *a);
     }
-    if (s->icount) {
-        g_autofree char *ic = g_strdup_printf("shift=%d,sleep=off",
-                                              s->icount_shift);
-
-        qarg(x, "-icount");
-        qarg(x, ic);
-    }
-    if (s->null_bytes) {
-        drive = g_strdup_printf("driver=null-co,node-name=%s,size=%"
-                                G_GUINT64_FORMAT ",read-zeroes=on", drive_id,
-                                s->null_bytes);
-    } else {
-        /* sparse backings stay sparse: zeroes and Format punch holes */
-        drive = g_strdup_printf("file=%s,if=none,id=%s,format=%s,"
-                                "discard=unmap,detect-zeroes=unmap", q_disk,
-                                drive_id, s->disk_format);
-    }
-    /* A fixed slot on the root complex: libvirt assigns the addresses of
-     * its own devices (pcie-root-ports from slot 1 up) without knowing about
-     * this one, and QEMU may create it first, so an automatic slot would
-     * collide with theirs. */
-    device = g_strdup_printf("nvme,id=%s,drive=%s,profile=%s,bus=pcie.0,"
-                             "addr=%s", q_id, drive_id, q_prof,
-                             NVM_LV_NVME_PCI_SLOT);
-    if (s->seed) {
-        char *d = g_strdup_printf("%s,profile-seed=%" G_GUINT64_FORMAT,
-                                  device, s->seed);
-
-        g_free(device);
-        device = d;
-    }
-    qarg(x, s->null_bytes ? "-blockdev" : "-drive");
-    qarg(x, drive);
-    qarg(x, "-device");
-    qarg(x, device);
     if (s->profile_dir && !strchr(s->profile, '/')) {
         tag(x, 2, "qemu:env", true, "name", "NVMIMIC_PROFILE_DIR", "value",
             s->profile_dir, NULL);

@@ -22,6 +22,7 @@
 
 #include <glib/gstdio.h>
 
+#include "cmdline.h"
 #include "qmp.h"
 #include "qtest.h"
 
@@ -140,8 +141,7 @@ NvmQtest *nvm_qtest_start(const char *qemu, const char *const *args,
     g_autofree char *qtest_path = NULL;
     g_autofree char *qmp_path = NULL;
     g_autofree char *qtest_arg = NULL;
-    g_autofree char *qmp_arg = NULL;
-    g_autoptr(GPtrArray) argv = g_ptr_array_new();
+    g_autoptr(NvmQemuLine) line = nvm_qemu_line_new(qemu);
     gint64 deadline;
     int lfd = -1, logfd;
 
@@ -178,25 +178,17 @@ NvmQtest *nvm_qtest_start(const char *qemu, const char *const *args,
         goto fail;
     }
     qtest_arg = g_strdup_printf("unix:%s", qtest_path);
-    qmp_arg = g_strdup_printf("unix:%s,server=on,wait=off", qmp_path);
-    {
-        const char *fixed[] = {
-            /* without -qtest-log, qtest logs every command to stderr */
-            qemu, "-machine", "q35", "-accel", "qtest", "-qtest", qtest_arg,
-            "-qtest-log", "none",
-            "-qmp", qmp_arg, "-display", "none", "-nodefaults",
-            "-L", "/usr/share/qemu", "-L", "/usr/share/seabios",
-        };
-
-        for (unsigned i = 0; i < G_N_ELEMENTS(fixed); i++) {
-            g_ptr_array_add(argv, (gpointer)fixed[i]);
-        }
-    }
+    nvm_qemu_machine(line, NVM_QEMU_QTEST);
+    /* without -qtest-log, qtest logs every command to stderr */
+    nvm_qemu_add(line, "-qtest", qtest_arg, "-qtest-log", "none", "-qmp",
+                 NULL);
+    nvm_qemu_addf(line, "unix:%s,server=on,wait=off", qmp_path);
+    nvm_qemu_add(line, "-display", "none", "-nodefaults", NULL);
+    nvm_qemu_firmware(line);
     for (unsigned i = 0; args && args[i]; i++) {
-        g_ptr_array_add(argv, (gpointer)args[i]);
+        nvm_qemu_add(line, args[i], NULL);
     }
-    g_ptr_array_add(argv, NULL);
-    if (!g_spawn_async_with_fds(NULL, (char **)argv->pdata, NULL,
+    if (!g_spawn_async_with_fds(NULL, (char **)nvm_qemu_argv(line), NULL,
                                 G_SPAWN_DO_NOT_REAP_CHILD |
                                 G_SPAWN_STDIN_FROM_DEV_NULL,
                                 NULL, NULL, &q->pid, -1, logfd, logfd,

@@ -24,6 +24,7 @@
 
 #include "opts.h"
 #include "paths.h"
+#include "cmdline.h"
 #include "from-sim.h"
 #include "qnvme.h"
 #include "qtest.h"
@@ -296,12 +297,14 @@ static bool run_one(Ctx *c, unsigned index, const char *name, BodyFn body,
     };
     uint64_t dseed = c->o.device_seed >= 0 ? (uint64_t)c->o.device_seed
                                            : c->so.seed;
-    g_autofree char *blk = g_strdup_printf(
-        "driver=null-co,node-name=nvm,size=%" PRIu64 ",read-zeroes=off",
-        p->capacity_bytes);
-    g_autofree char *dev = g_strdup_printf(
-        "nvme,id=nvm0,drive=nvm,serial=nvmimic-qtest,addr=%02x.0,"
-        "profile=%s,profile-seed=%" PRIu64, QTEST_PCI_SLOT, p->path, dseed);
+    g_autofree char *slot = g_strdup_printf("%02x.0", QTEST_PCI_SLOT);
+    NvmQemuDrive drive = {
+        .node = "nvm", .null_bytes = p->capacity_bytes, .id = "nvm0",
+        .serial = "nvmimic-qtest", .addr = slot, .profile = p->path,
+        .has_seed = true, .seed = dseed,
+    };
+    g_autofree char *blk = nvm_qemu_drive_blockdev(&drive);
+    g_autofree char *dev = nvm_qemu_drive_device(&drive);
     g_autofree char *log = c->o.log_dir ?
         g_strdup_printf("%s/qemu-%s.log", c->o.log_dir, name) : NULL;
     const char *args[] = { "-blockdev", blk, "-device", dev, NULL };
@@ -311,12 +314,6 @@ static bool run_one(Ctx *c, unsigned index, const char *name, BodyFn body,
 
     memset(w, 0, sizeof(*w));
     w->name = name;
-    if (strchr(p->path, ',')) {
-        g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                    "profile path %s has a comma, which QEMU's -device "
-                    "cannot take", p->path);
-        return false;
-    }
     e.q = nvm_qtest_start(c->o.qemu, args, log, QTEST_TIMEOUT_MS, errp);
     if (!e.q) {
         return false;

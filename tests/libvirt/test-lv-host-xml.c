@@ -126,7 +126,7 @@ static void host_xml_names_volumes_and_pty_serials(Fixture *f,
     g_autoptr(GHashTable) paths = host_paths(files, NULL);
     g_autoptr(NvmLvSpec) h = nvm_lv_spec_for_host(f->s, paths, &err);
     g_autofree char *xml = NULL;
-    g_autofree char *prof = g_strdup_printf("profile=%s/crucial-p5-2tb.ini,",
+    g_autofree char *prof = g_strdup_printf(",profile=%s/crucial-p5-2tb.ini",
                                             HOST_DIR);
     const char *vols[] = { "vmlinuz", "initramfs.cpio.gz", "job.tar",
                            "results.img", NULL };

@@ -48,9 +48,9 @@ want(srcs, [odd + '/job.tar', odd + '/res.img'], 'disk sources')
 want([s.text for s in d.findall('devices/disk/serial')], ['nvmimic-job', 'nvmimic-results'], 'serials')
 want(d.find('devices/serial/source').get('path'), odd + '/con.log', 'serial log')
 args = [a.get('value') for a in d.findall(Q + 'commandline/' + Q + 'arg')]
-i = args.index('-drive')
-want(args[i + 1], 'file=' + (odd + '/nvme.raw').replace(',', ',,') + ',if=none,id=nvm0-drive,format=raw,discard=unmap,detect-zeroes=unmap', '-drive')
-want(args[args.index('-device') + 1], 'nvme,id=nvm0,drive=nvm0-drive,profile=crucial-p2-500g,bus=pcie.0,addr=0x10', '-device')
+i = args.index('-blockdev')
+want(args[i + 1], 'driver=raw,node-name=nvm0-drive,discard=unmap,detect-zeroes=unmap,file.driver=file,file.filename=' + (odd + '/nvme.raw').replace(',', ',,'), '-blockdev')
+want(args[args.index('-device') + 1], 'nvme,id=nvm0,drive=nvm0-drive,bus=pcie.0,addr=0x10,profile=crucial-p2-500g', '-device')
 want(args[args.index('-icount') + 1], 'shift=0,sleep=off', '-icount')
 if args.count('-L') != 2: sys.exit('-L firmware dirs missing')
 PY

@@ -112,7 +112,7 @@ assert d.find("devices/interface/source").get("bridge") == "br0"
 assert d.find("os/kernel") is None and d.findtext("on_reboot") == "restart"
 Q = "{http://libvirt.org/schemas/domain/qemu/1.0}"
 args = [a.get("value") for a in d.iter(Q + "arg")]
-assert "nvme,id=nvm0,drive=nvm0-drive,profile=crucial-p5-1tb,bus=pcie.0,addr=0x10" in args, args
+assert "nvme,id=nvm0,drive=nvm0-drive,bus=pcie.0,addr=0x10,profile=crucial-p5-1tb" in args, args
 PY
 echo "ok: domain.xml validates: overlay boot disk, seed CD-ROM, job/results disks by serial, bridge, NVMe profile"
 

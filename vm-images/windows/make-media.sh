@@ -210,14 +210,14 @@ for i, l in enumerate(lines):
     if skip:
         skip -= 1
         continue
-    if l.strip() in ("<qemu:arg value='-drive'/>", "<qemu:arg value='-device'/>") and \
-            ("if=none,id=" in lines[i + 1] or "'nvme," in lines[i + 1]):
+    if l.strip() in ("<qemu:arg value='-blockdev'/>", "<qemu:arg value='-device'/>") and \
+            ("node-name=" in lines[i + 1] or "'nvme," in lines[i + 1]):
         skip = 1
         continue
     out.append(l.replace("nvmimic: Windows guest,", "nvmimic: Windows guest (install phase, "
                          "no NVMe drive),"))
 t = "\n".join(out)
-assert "nvme," not in t and "if=none" not in t
+assert "nvme," not in t and "node-name=" not in t
 open(dst, "w").write(t)
 PY
 cat <<MSG
