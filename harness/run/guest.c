@@ -2,9 +2,10 @@
 /*
  * nvmimic run: a suite's guest and its launch.  Each suite's guest
  * (initramfs guest on null-co, render's small guest with the drive on a
- * sparse file, the database guest), its job directory, started through
- * vm-images/run-guest.sh with a QMP socket and a control serial port, or
- * as a libvirt domain (--connect).  vm.c follows it from there.
+ * sparse file, the database guest), its job directory, started as our QEMU
+ * with a QMP socket and a control serial port (its command line from
+ * qemu/cmdline.c), or as a libvirt domain (--connect).  vm.c follows it
+ * from there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cmdline.h"
 #include "paths.h"
 #include "run-int.h"
 
@@ -39,7 +41,7 @@ static char *domain_xml_path(const Run *r)
                            nvm_run_suites[r->cfg.suite]);
 }
 
-/* run-guest.sh's --mem SIZE (M or G) in MiB */
+/* a guest's memory, QEMU's -m SIZE (M or G), in MiB */
 static unsigned mem_mib(const char *size)
 {
     char *end;
@@ -111,41 +113,67 @@ static char *make_jobdir(Run *r, const char *plan_text, GError **errp)
     return g_steal_pointer(&jobdir);
 }
 
-static bool start_guest_lv(Run *r, const char *plan_text, GError **errp)
+/* The suite's kernel arguments, then --guest-append's (after those every
+ * guest of nvmimic has: nvm_qemu_kernel_append()). */
+static char *kernel_extra(const Run *r)
+{
+    return g_strdup_printf("%s%s%s", r->cfg.append ? r->cfg.append : "",
+                           r->cfg.append && r->o.guest_append ? " " : "",
+                           r->o.guest_append ? r->o.guest_append : "");
+}
+
+/*
+ * The job channel (qemu/cmdline.h, vm-images/guest-init): the current
+ * suite's job directory as the tar @jobtar, and an empty sparse results
+ * disk, r->results_img, that the guest writes its tar onto (vm.c unpacks it
+ * into r->gdir after the power-off).
+ */
+static bool make_channel(Run *r, const char *plan_text, const char *jobtar,
+                         GError **errp)
 {
     g_autofree char *jobdir = make_jobdir(r, plan_text, errp);
-    g_autofree char *jobtar = g_strdup_printf("%s.tar", jobdir);
-    g_autofree char *backing = g_build_filename(r->tmp, "drive.raw", NULL);
-    g_autoptr(NvmLvSpec) s = nvm_lv_spec_new();
-    bool simtime = !strcmp(r->o.mode, "simtime");
     const char *tar[] = { "tar", "-cf", jobtar, "-C", jobdir, ".", NULL };
-    NvmLvDisk *d;
     int st = 0, fd;
 
     if (!jobdir) {
         return false;
     }
-    g_free(r->lv_results);
-    g_free(r->lv_console);
-    r->lv_results = g_build_filename(r->tmp, "results.img", NULL);
-    r->lv_console = g_build_filename(r->tmp, "console.log", NULL);
-    unlink(r->lv_console);
+    g_free(r->results_img);
+    r->results_img = g_build_filename(r->tmp, "results.img", NULL);
     if (!g_spawn_sync(NULL, (char **)tar, NULL, G_SPAWN_SEARCH_PATH, NULL,
                       NULL, NULL, NULL, &st, errp) ||
         !g_spawn_check_wait_status(st, errp)) {
         g_prefix_error(errp, "cannot archive the job: ");
         return false;
     }
-    fd = open(r->lv_results, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || ftruncate(fd, 256 << 20) < 0) {
+    fd = open(r->results_img, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || ftruncate(fd, RESULTS_DISK_BYTES) < 0) {
         g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot create %s: "
-                    "%s", r->lv_results, g_strerror(errno));
+                    "%s", r->results_img, g_strerror(errno));
         if (fd >= 0) {
             close(fd);
         }
         return false;
     }
     close(fd);
+    return true;
+}
+
+static bool start_guest_lv(Run *r, const char *plan_text, GError **errp)
+{
+    g_autofree char *jobtar = g_strdup_printf("%s/job-%s.tar", r->tmp,
+                                              nvm_run_suites[r->cfg.suite]);
+    g_autofree char *backing = g_build_filename(r->tmp, "drive.raw", NULL);
+    g_autoptr(NvmLvSpec) s = nvm_lv_spec_new();
+    bool simtime = !strcmp(r->o.mode, "simtime");
+    NvmLvDisk *d;
+
+    if (!make_channel(r, plan_text, jobtar, errp)) {
+        return false;
+    }
+    g_free(r->lv_console);
+    r->lv_console = g_build_filename(r->tmp, "console.log", NULL);
+    unlink(r->lv_console);
 
     s->name = g_strdup_printf("nvmimic-run-%d-%08x", (int)getpid(),
                               g_random_int());
@@ -173,11 +201,11 @@ static bool start_guest_lv(Run *r, const char *plan_text, GError **errp)
     s->vcpus = r->cfg.smp;
     s->kernel = g_build_filename(r->cfg.guest_dir, "vmlinuz", NULL);
     s->initrd = g_build_filename(r->cfg.guest_dir, "initramfs.cpio.gz", NULL);
-    s->append = g_strdup_printf("console=ttyS0 panic=-1%s%s%s%s",
-                                r->cfg.append ? " " : "",
-                                r->cfg.append ? r->cfg.append : "",
-                                r->o.guest_append ? " " : "",
-                                r->o.guest_append ? r->o.guest_append : "");
+    {
+        g_autofree char *extra = kernel_extra(r);
+
+        s->append = nvm_qemu_kernel_append(simtime, extra);
+    }
     /* the database guest's root: uploaded, so a copy of the run's own */
     s->boot_disk = g_strdup(r->cfg.boot_disk);
     d = g_new0(NvmLvDisk, 1);
@@ -187,7 +215,7 @@ static bool start_guest_lv(Run *r, const char *plan_text, GError **errp)
     d->readonly = true;
     g_ptr_array_add(s->disks, d);
     d = g_new0(NvmLvDisk, 1);
-    d->file = g_strdup(r->lv_results);
+    d->file = g_strdup(r->results_img);
     d->format = g_strdup("raw");
     d->serial = g_strdup("nvmimic-results");
     g_ptr_array_add(s->disks, d);
@@ -230,27 +258,31 @@ static bool start_guest_lv(Run *r, const char *plan_text, GError **errp)
  * The database disk on the loaded image: a throwaway qcow2 overlay of the
  * drive's size over it (qemu-img, Debian's qemu-utils), then the
  * topology's devices, all timed by the profile, the model's mapping set
- * from the image's allocated blocks.  Adds to @argv at *@a; the strings
- * it makes go to @keep.
+ * from the image's allocated blocks.
  */
-static bool sql_disk_args(Run *r, const char **argv, unsigned *a,
-                          GPtrArray *keep, GError **errp)
+static bool sql_disk_args(Run *r, NvmQemuLine *line, GError **errp)
 {
     const char *topo = r->o.sql_topology;
     const char *qemu_img = g_getenv("NVMIMIC_QEMU_IMG") ?
                            g_getenv("NVMIMIC_QEMU_IMG") : "qemu-img";
-    char *ovl = g_build_filename(r->tmp, "db.qcow2", NULL);
+    g_autofree char *ovl = g_build_filename(r->tmp, "db.qcow2", NULL);
     g_autofree char *size = g_strdup_printf("%" G_GUINT64_FORMAT,
                                             r->p->capacity_bytes);
     const char *mk[] = { qemu_img, "create", "-q", "-f", "qcow2", "-b",
                          r->sql_image, "-F", "raw", ovl, size, NULL };
     const char *wc = r->p->volatile_write_cache ? "on" : "off";
+    bool nvme = !strcmp(topo, "nvme");
+    /* the device or filter named nvm0: QMP's id, as for the NVMe drive */
+    NvmQemuDrive drive = {
+        .node = nvme ? "nvmdisk" : "dbdisk", .file = ovl, .format = "qcow2",
+        .id = "nvm0", .profile = r->profile_path, .has_seed = true,
+        .seed = r->o.seed, .map_allocated = true,
+    };
     g_autofree char *out = NULL;
+    g_autofree char *blockdev = NULL, *filter = NULL;
     g_autoptr(GError) e = NULL;
     int st = 0;
-    char *timing, *disk;
 
-    g_ptr_array_add(keep, ovl);
     unlink(ovl);
     if (!g_spawn_sync(NULL, (char **)mk, NULL, G_SPAWN_SEARCH_PATH |
                       G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &out, &st,
@@ -261,105 +293,98 @@ static bool sql_disk_args(Run *r, const char **argv, unsigned *a,
                     e ? e->message : out ? g_strstrip(out) : "failed");
         return false;
     }
-    /* the device or filter named nvm0: QMP's id, as for the NVMe drive */
-    timing = g_strdup_printf("profile=%s,profile-seed=%" G_GUINT64_FORMAT
-                             ",profile-map-allocated=on", r->profile_path,
-                             r->o.seed);
-    g_ptr_array_add(keep, timing);
-    disk = g_strdup_printf("driver=qcow2,node-name=%s,discard=unmap,"
-                           "detect-zeroes=unmap,file.driver=file,"
-                           "file.filename=%s",
-                           strcmp(topo, "nvme") ? "dbdisk" : "nvmdisk", ovl);
-    g_ptr_array_add(keep, disk);
-    argv[(*a)++] = "-blockdev";
-    argv[(*a)++] = disk;
-    if (!strcmp(topo, "nvme")) {
-        char *dev = g_strdup_printf("nvme,id=nvm0,drive=nvmdisk,%s", timing);
-
-        g_ptr_array_add(keep, dev);
-        argv[(*a)++] = "-device";
-        argv[(*a)++] = dev;
+    if (nvme) {
+        nvm_qemu_drive(line, &drive);
         return true;
     }
-    disk = g_strdup_printf("driver=nvmimic,node-name=nvm0,file=dbdisk,"
-                           "discard=unmap,%s", timing);
-    g_ptr_array_add(keep, disk);
-    argv[(*a)++] = "-blockdev";
-    argv[(*a)++] = disk;
+    blockdev = nvm_qemu_drive_blockdev(&drive);
+    filter = nvm_qemu_drive_filter(&drive);
+    nvm_qemu_add(line, "-blockdev", blockdev, "-blockdev", filter, "-device",
+                 NULL);
     if (!strcmp(topo, "sas")) {
         /* the reviews' HBA: VMware's "LSI Logic SAS" is the SAS1068 */
-        argv[(*a)++] = "-device";
-        argv[(*a)++] = "mptsas1068,id=sas0";
+        nvm_qemu_add(line, "mptsas1068,id=sas0", "-device", NULL);
         /* a SAS address (the disk's WWN): QEMU's mptsas reports the
          * WWN as the end device's address, and Linux's mptsas attaches
          * no device whose address is 0, scsi-hd's default */
-        disk = g_strdup_printf("scsi-hd,bus=sas0.0,drive=nvm0,wwn=%s,"
-                               "write-cache=%s", SQL_SAS_WWN, wc);
+        nvm_qemu_addf(line, "scsi-hd,bus=sas0.0,drive=nvm0,wwn=%s,"
+                      "write-cache=%s", SQL_SAS_WWN, wc);
     } else {
         /* notified in the vCPU's MMIO write, as the NVMe doorbell: no
          * event loop turn between submission and the model's timer */
-        disk = g_strdup_printf("virtio-blk-pci,drive=nvm0,serial=%s,"
-                               "ioeventfd=off,write-cache=%s",
-                               SQL_VIRTIO_SERIAL, wc);
+        nvm_qemu_addf(line, "virtio-blk-pci,drive=nvm0,serial=%s,"
+                      "ioeventfd=off,write-cache=%s", SQL_VIRTIO_SERIAL, wc);
     }
-    g_ptr_array_add(keep, disk);
-    argv[(*a)++] = "-device";
-    argv[(*a)++] = disk;
     return true;
 }
 
-/*
- * Boot the current suite's guest with @plan_text as its plan: QEMU starts
- * paused (run_resume_guest() lets it run), a libvirt domain running (the
- * states are then queued while the guest boots, seconds before its first
- * mark).  The agent's serial port is a file QEMU appends to (the guest
- * never waits for the host to read it); with -no-shutdown QEMU outlives the
- * guest's power-off until the host has read the last marks
- * (run_stop_guest()).
- */
-bool run_start_guest(Run *r, const char *plan_text, GError **errp)
+/* What an earlier guest left in its directory must not pass for this one's
+ * (the files the guest's results tar and QEMU write there). */
+static void clear_gdir(const Run *r)
 {
-    if (r->o.connect) {
-        return start_guest_lv(r, plan_text, errp);
+    static const char *const old[] = {
+        "console.log", "qemu.log", "qemu-cmdline", "rc", "job.log",
+        "dmesg.txt", "boot-to-job-s", "fio.json", "device-stats.json",
+    };
+
+    g_mkdir_with_parents(r->gdir, 0755);
+    for (unsigned i = 0; i < G_N_ELEMENTS(old); i++) {
+        g_autofree char *p = g_build_filename(r->gdir, old[i], NULL);
+
+        unlink(p);
     }
-    g_autofree char *jobdir = make_jobdir(r, plan_text, errp);
-    g_autofree char *runguest = g_build_filename(nvm_path_vm_images(),
-                                                 "run-guest.sh", NULL);
+}
+
+/*
+ * Realtime runs use KVM where the host lets us open it (QEMU still falls
+ * back to TCG when KVM does not start); NULL, or why not.
+ */
+static const char *kvm_unusable(void)
+{
+    if (access("/dev/kvm", F_OK) < 0) {
+        return "no /dev/kvm";
+    }
+    if (access("/dev/kvm", R_OK | W_OK) < 0) {
+        return "no read/write access to /dev/kvm";
+    }
+    return NULL;
+}
+
+/*
+ * Our QEMU with the current suite's guest (qemu/cmdline.c builds the
+ * line): the guest booted from its kernel, the job channel, the agent's
+ * serial port a file QEMU appends to (ttyS1; the console is ttyS0, into
+ * r->gdir/console.log), QMP on a socket, the drive under test.  QEMU's own
+ * output goes to r->gdir/qemu.log, its command line to
+ * r->gdir/qemu-cmdline.
+ */
+static bool start_guest_qemu(Run *r, const char *plan_text, GError **errp)
+{
+    g_autofree char *jobtar = g_strdup_printf("%s/job-%s.tar", r->tmp,
+                                              nvm_run_suites[r->cfg.suite]);
     g_autofree char *ctl = g_build_filename(r->tmp, "agent.log", NULL);
+    g_autofree char *qctl = nvm_qemu_opt_value(ctl);
     g_autofree char *qmp = g_build_filename(r->tmp, "qmp.sock", NULL);
-    const char *gdir = r->gdir;
-    g_autofree char *log = g_strdup_printf("%s.log", r->gdir);
+    g_autofree char *log = g_build_filename(r->gdir, "qemu.log", NULL);
+    g_autofree char *console = g_build_filename(r->gdir, "console.log", NULL);
+    g_autofree char *cmdfile = g_build_filename(r->gdir, "qemu-cmdline",
+                                                NULL);
     g_autofree char *backing = g_build_filename(r->tmp, "drive.raw", NULL);
-    g_autofree char *smp = g_strdup_printf("%u", r->cfg.smp);
-    g_autofree char *bootdrive = r->cfg.boot_disk ? g_strdup_printf(
-        "file=%s,if=virtio,format=raw,snapshot=on", r->cfg.boot_disk) : NULL;
-    g_autofree char *chardev = g_strdup_printf("file,id=nvmctl,path=%s",
-                                               ctl);
-    g_autofree char *seed = g_strdup_printf("%" G_GUINT64_FORMAT, r->o.seed);
-    g_autofree char *append = r->cfg.append || r->o.guest_append ?
-        g_strdup_printf("%s%s%s", r->cfg.append ? r->cfg.append : "",
-                        r->cfg.append && r->o.guest_append ? " " : "",
-                        r->o.guest_append ? r->o.guest_append : "") : NULL;
-    g_autofree char *qmparg = g_strdup_printf("unix:%s,server=on,wait=off",
-                                              qmp);
-    g_autofree char *blockdev = r->cfg.backed ? g_strdup_printf(
-        "driver=raw,node-name=nvmdisk,discard=unmap,detect-zeroes=unmap,"
-        "file.driver=file,file.filename=%s",
-        backing) : g_strdup_printf(
-        "driver=null-co,node-name=nvmdisk,size=%" G_GUINT64_FORMAT
-        ",read-zeroes=on", r->p->capacity_bytes);
-    g_autofree char *device = g_strdup_printf(
-        "nvme,id=nvm0,drive=nvmdisk,profile=%s,profile-seed=%" G_GUINT64_FORMAT,
-        r->profile_path, r->o.seed);
+    g_autofree char *extra = kernel_extra(r);
+    g_autofree char *cmdtext = NULL;
     bool simtime = !strcmp(r->o.mode, "simtime");
-    g_autofree char *shift = g_strdup_printf("%d", r->o.icount_shift);
     bool sqldb = r->cfg.suite == S_SQL && r->sql_image;
-    g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func(g_free);
-    const char *argv[52];
-    unsigned a = 0;
+    g_autoptr(NvmQemuLine) line = nvm_qemu_line_new(r->o.qemu);
+    NvmQemuDrive drive = {
+        .node = "nvmdisk", .null_bytes = r->p->capacity_bytes,
+        .null_read_zeroes = true, .file = r->cfg.backed ? backing : NULL,
+        .format = "raw", .id = "nvm0", .profile = r->profile_path,
+        .has_seed = true, .seed = r->o.seed,
+    };
     pid_t pid;
 
-    if (!jobdir) {
+    clear_gdir(r);
+    if (!make_channel(r, plan_text, jobtar, errp)) {
         return false;
     }
     unlink(ctl);
@@ -367,54 +392,48 @@ bool run_start_guest(Run *r, const char *plan_text, GError **errp)
     if (r->cfg.backed && !sqldb && !make_backing(r, backing, errp)) {
         return false;
     }
-    argv[a++] = runguest;
+    g_free(r->kvm_why);
+    r->kvm_why = NULL;
+    nvm_qemu_firmware(line);
     if (simtime) {
-        argv[a++] = "--icount-shift";
-        argv[a++] = shift;
-        argv[a++] = "--fw-job";
+        nvm_qemu_machine(line, NVM_QEMU_TCG);
+        nvm_qemu_icount(line, r->o.icount_shift, true);
     } else {
-        argv[a++] = "--accel";
-        argv[a++] = "auto";
+        const char *why = kvm_unusable();
+
+        r->kvm_why = g_strdup(why);
+        nvm_qemu_machine(line, why ? NVM_QEMU_TCG : NVM_QEMU_KVM_OR_TCG);
     }
-    argv[a++] = "--mem";
-    argv[a++] = r->cfg.mem;
-    argv[a++] = "--smp";
-    argv[a++] = smp;
-    if (append) {
-        argv[a++] = "--append";
-        argv[a++] = append;
-    }
-    argv[a++] = r->o.qemu;
-    argv[a++] = r->cfg.guest_dir;
-    argv[a++] = jobdir;
-    argv[a++] = gdir;
-    argv[a++] = "1000000";      /* nvmimic run polices each point itself */
-    argv[a++] = "-chardev";
-    argv[a++] = chardev;
-    argv[a++] = "-serial";
-    argv[a++] = "chardev:nvmctl";
-    argv[a++] = "-S";
-    argv[a++] = "-no-shutdown";
+    nvm_qemu_guest(line, r->cfg.guest_dir, r->cfg.mem, r->cfg.smp, console,
+                   simtime, extra);
+    /* in simulated time the guest reads its job through fw_cfg and
+     * touches no virtio disk until the job has run (their I/O completes
+     * at host speed) */
+    nvm_qemu_job_disks(line, jobtar, r->results_img, simtime);
+    nvm_qemu_add(line, "-chardev", NULL);
+    nvm_qemu_addf(line, "file,id=nvmctl,path=%s", qctl);
+    nvm_qemu_add(line, "-serial", "chardev:nvmctl", "-S", "-no-shutdown",
+                 NULL);
     /* the guest's random numbers (the kernel's seed from the boot loader) */
-    argv[a++] = "-seed";
-    argv[a++] = seed;
-    argv[a++] = "-qmp";
-    argv[a++] = qmparg;
+    nvm_qemu_add(line, "-seed", NULL);
+    nvm_qemu_addf(line, "%" G_GUINT64_FORMAT, r->o.seed);
+    nvm_qemu_add(line, "-qmp", NULL);
+    nvm_qemu_addf(line, "unix:%s,server=on,wait=off", qmp);
     if (sqldb) {
-        if (!sql_disk_args(r, argv, &a, keep, errp)) {
+        if (!sql_disk_args(r, line, errp)) {
             return false;
         }
     } else {
-        argv[a++] = "-blockdev";
-        argv[a++] = blockdev;
-        argv[a++] = "-device";
-        argv[a++] = device;
+        nvm_qemu_drive(line, &drive);
     }
-    if (bootdrive) {
-        argv[a++] = "-drive";
-        argv[a++] = bootdrive;
+    if (r->cfg.boot_disk) {
+        g_autofree char *boot = nvm_qemu_opt_value(r->cfg.boot_disk);
+
+        nvm_qemu_add(line, "-drive", NULL);
+        nvm_qemu_addf(line, "file=%s,if=virtio,format=raw,snapshot=on", boot);
     }
-    argv[a] = NULL;
+    cmdtext = nvm_qemu_line_text(line);
+    g_file_set_contents(cmdfile, cmdtext, -1, NULL);
 
     fflush(stdout);
     fflush(stderr);
@@ -437,8 +456,8 @@ bool run_start_guest(Run *r, const char *plan_text, GError **errp)
         if (nul >= 0) {
             dup2(nul, 0);
         }
-        execv(runguest, (char **)argv);
-        fprintf(stderr, "exec %s: %s\n", runguest, g_strerror(errno));
+        execv(r->o.qemu, nvm_qemu_argv(line));
+        fprintf(stderr, "exec %s: %s\n", r->o.qemu, g_strerror(errno));
         _exit(127);
     }
     r->child = pid;
@@ -457,7 +476,8 @@ bool run_start_guest(Run *r, const char *plan_text, GError **errp)
 
             g_file_get_contents(log, &l, NULL, NULL);
             g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
-                        "QEMU did not start: %s", l ? g_strstrip(l) : why);
+                        "QEMU did not start: %s",
+                        l && *g_strstrip(l) ? l : why);
             return false;
         }
         if (g_file_test(ctl, G_FILE_TEST_EXISTS) &&
@@ -476,17 +496,62 @@ bool run_start_guest(Run *r, const char *plan_text, GError **errp)
     return r->ctl != NULL;
 }
 
+/*
+ * Boot the current suite's guest with @plan_text as its plan: QEMU starts
+ * paused (run_resume_guest() lets it run), a libvirt domain running (the
+ * states are then queued while the guest boots, seconds before its first
+ * mark).  The agent's serial port is a file QEMU appends to (the guest
+ * never waits for the host to read it); with -no-shutdown QEMU outlives the
+ * guest's power-off until the host has read the last marks
+ * (run_stop_guest()).
+ */
+bool run_start_guest(Run *r, const char *plan_text, GError **errp)
+{
+    return r->o.connect ? start_guest_lv(r, plan_text, errp) :
+                          start_guest_qemu(r, plan_text, errp);
+}
+
+/* The first line of QEMU's log that names KVM, or NULL. */
+static char *kvm_line(const char *log)
+{
+    g_autofree char *text = NULL;
+    g_auto(GStrv) lines = NULL;
+
+    if (!g_file_get_contents(log, &text, NULL, NULL)) {
+        return NULL;
+    }
+    lines = g_strsplit(text, "\n", -1);
+    for (char **l = lines; *l; l++) {
+        if (strstr(*l, "KVM") || strstr(*l, "kvm")) {
+            return g_strdup(g_strstrip(*l));
+        }
+    }
+    return NULL;
+}
+
 /* Let the guest that run_start_guest() left paused run. */
 bool run_resume_guest(Run *r, GError **errp)
 {
-    g_autofree char *log = g_strdup_printf("%s.log", r->gdir);
-    g_autofree char *accel = NULL;
-    g_autofree char *ap = g_build_filename(r->gdir, "accel", NULL);
+    g_autofree char *log = g_build_filename(r->gdir, "qemu.log", NULL);
     bool simtime = !strcmp(r->o.mode, "simtime");
+    bool kvm = false;
     JsonNode *n;
 
     if (r->lv) {
         return true;            /* libvirt runs it as soon as it starts */
+    }
+    if (!simtime) {
+        /* which accelerator QEMU took */
+        g_autoptr(JsonNode) k = nvm_qmp_exec(r->qmp, "query-kvm", NULL, 10000,
+                                             errp);
+        JsonObject *o = k && JSON_NODE_HOLDS_OBJECT(k) ?
+                        json_node_get_object(k) : NULL;
+
+        if (!k) {
+            return false;
+        }
+        kvm = o && json_object_get_boolean_member_with_default(o, "enabled",
+                                                               false);
     }
     n = nvm_qmp_exec(r->qmp, "cont", NULL, 10000, errp);
     if (!n) {
@@ -494,22 +559,15 @@ bool run_resume_guest(Run *r, GError **errp)
         return false;
     }
     json_node_unref(n);
-    if (g_file_get_contents(ap, &accel, NULL, NULL)) {
-        g_free(r->accel);
-        r->accel = g_strdup(g_strstrip(accel));
-    }
-    if (!simtime && r->accel && strcmp(r->accel, "kvm")) {
-        g_autofree char *l = NULL;
-        char *line;
+    g_free(r->accel);
+    r->accel = g_strdup(simtime ? "tcg icount" : kvm ? "kvm" : "tcg");
+    if (!simtime && !kvm) {
+        g_autofree char *line = r->kvm_why ? NULL : kvm_line(log);
 
-        g_file_get_contents(log, &l, NULL, NULL);
-        line = l ? strstr(l, "KVM not usable") : NULL;
-        if (line && strchr(line, '\n')) {
-            *strchr(line, '\n') = 0;
-        }
-        fprintf(stderr, "nvmimic run: warning: %s; realtime mode runs TCG in "
-                "real time (slow, host-limited)\n",
-                line ? line : "KVM not usable");
+        fprintf(stderr, "nvmimic run: warning: KVM not usable (%s); realtime "
+                "mode runs TCG in real time (slow, host-limited)\n",
+                r->kvm_why ? r->kvm_why : line ? line : "QEMU did not start "
+                "it");
     }
     return true;
 }

@@ -318,8 +318,8 @@ const NvmOpt run_opt_table[] = {
             "four-corners, vdi, sql, render, seq; all = vdi,sql,render,seq"),
     NVM_OPT("mode", NVM_OPT_CHOICE, O(mode), NULL,
             "simtime: TCG with -icount,sleep=off at --guest-ips (exact,\n"
-            "repeatable); realtime: KVM when a probe guest boots under it,\n"
-            "else TCG; qtest: no guest, nvmimic qtest with these options\n"
+            "repeatable); realtime: KVM when /dev/kvm opens and KVM\n"
+            "starts, else TCG; qtest: no guest, nvmimic qtest with these options\n"
             "(--run-s is its --duration-s)",
             .choices = "simtime|realtime|qtest", .def = "simtime"),
     /* a core of the reviews' test bed (Dell R740xd, 2nd-generation Xeon

@@ -24,6 +24,8 @@
 
 #define MAX_PCTS 24
 #define BOOT_TIMEOUT_S 300
+/* the guest's results disk: sparse, it writes a tar of its results on it */
+#define RESULTS_DISK_BYTES (256 << 20)
 /* A point is host-limited when the guest stayed this far below its target
  * and the device did not have the workload's outstanding count queued. */
 #define SHORT_FRAC 0.95
@@ -168,7 +170,7 @@ typedef struct App {
 /* The guest of one suite. */
 typedef struct GuestCfg {
     int suite;
-    const char *mem;            /* run-guest.sh --mem */
+    const char *mem;            /* QEMU's -m */
     unsigned smp;
     char *guest_dir;            /* vmlinuz + initramfs.cpio.gz */
     char *append;               /* extra kernel arguments, or NULL */
@@ -213,9 +215,10 @@ typedef struct Run {
     /* the guest */
     pid_t child;
     NvmQmp *qmp;
+    char *kvm_why;              /* realtime on TCG: why not KVM, or NULL */
     NvmLvGuest *lv;             /* --connect */
-    char *lv_results;           /* its results disk, unpacked at the end */
-    char *lv_console;
+    char *results_img;          /* its results disk, unpacked at the end */
+    char *lv_console;           /* a libvirt guest's console, copied */
     bool host_lost;             /* the libvirt host dropped: exit status 3 */
     Mon mon;
     NvmLineSock *ctl;

@@ -365,6 +365,9 @@ int run_main(int argc, char **argv)
     g_free(r->trace_path);
     g_free(r->precondition_text);
     g_free(r->accel);
+    g_free(r->kvm_why);
+    g_free(r->results_img);
+    g_free(r->lv_console);
     nvm_profile_free(r->p);
     if (run_interrupted) {
         return 130;

@@ -12,9 +12,10 @@
 
 #include "run-int.h"
 
-/* Copy the console log (and, after a clean power-off, unpack the results
- * disk) of a libvirt guest into DIR/guest, as run-guest.sh does. */
-static void lv_collect(Run *r, bool powered_off)
+/* After a clean power-off, unpack the guest's results disk into DIR/guest;
+ * a libvirt guest's console log is copied there first (QEMU's own guest
+ * writes it there). */
+static void collect(Run *r, bool powered_off)
 {
     g_autofree char *gdir = g_strdup(r->gdir);
     g_autofree char *con = g_build_filename(gdir, "console.log", NULL);
@@ -26,15 +27,15 @@ static void lv_collect(Run *r, bool powered_off)
         g_file_get_contents(r->lv_console, &text, &len, NULL)) {
         g_file_set_contents(con, text, len, NULL);
     }
-    if (powered_off && r->lv_results) {
-        const char *argv[] = { "tar", "-xf", r->lv_results, "-C", gdir,
+    if (powered_off && r->results_img) {
+        const char *argv[] = { "tar", "-xf", r->results_img, "-C", gdir,
                                "--no-same-owner", "--no-same-permissions",
                                NULL };
         g_autoptr(GError) e = NULL;
         int st = 0;
 
         /* the results volume, back from the host */
-        if (r->lv && !nvm_lv_guest_download(r->lv, r->lv_results, &e)) {
+        if (r->lv && !nvm_lv_guest_download(r->lv, r->results_img, &e)) {
             fprintf(stderr, "nvmimic run: warning: %s\n", e->message);
             return;
         }
@@ -54,7 +55,7 @@ void run_kill_guest(Run *r)
     if (r->lv) {
         nvm_lv_guest_free(r->lv);       /* destroy, undefine */
         r->lv = NULL;
-        lv_collect(r, false);
+        collect(r, false);
     }
     if (r->qmp) {
         JsonNode *n = nvm_qmp_exec(r->qmp, "quit", NULL, 2000, NULL);
@@ -98,8 +99,8 @@ bool run_guest_alive(Run *r, char **why)
     }
     if (r->child > 0 && waitpid(r->child, &st, WNOHANG) == r->child) {
         r->child = 0;
-        *why = g_strdup_printf("the guest exited (run-guest status %d; see "
-                               "%s.log and %s/console.log)",
+        *why = g_strdup_printf("QEMU exited (status %d; see %s/qemu.log "
+                               "and %s/console.log)",
                                WIFEXITED(st) ? WEXITSTATUS(st) : -1, r->gdir,
                                r->gdir);
         return false;
@@ -134,12 +135,12 @@ bool run_stop_guest(Run *r)
             return false;
         }
         off = nvm_lv_guest_wait_off(r->lv, 60000);
-        lv_collect(r, off);
+        collect(r, off);
         return off;
     }
     for (int i = 0; i < 600 && r->child > 0 && r->qmp; i++) {
         if (guest_shut_down(r)) {
-            /* QEMU quits; run-guest.sh unpacks the results disk */
+            /* QEMU quits; then the results disk is unpacked */
             JsonNode *n = nvm_qmp_exec(r->qmp, "quit", NULL, 2000, NULL);
 
             if (n) {
@@ -161,5 +162,6 @@ bool run_stop_guest(Run *r)
         }
         g_usleep(100 * 1000);
     }
+    collect(r, off);
     return off;
 }

@@ -12,8 +12,9 @@ and what each uses of the others, and fails when
     in another file,
   - a file that includes run-int.h is missing from the list, or a file the
     list names does not exist,
-  - a file with a header of its own (qmp.c, guestctl.c) uses run/'s
-    context: those sit below all of run/ and know nothing of a run.
+  - a file with a header of its own uses run/'s context: such a file sits
+    below all of run/ and knows nothing of a run (QMP, the line sockets
+    and QEMU's command line live in harness/qemu/ for that reason).
 It prints the calls it found, top-down, so a reader sees the order.
 
 --self-test: the check on copies of the folder with one call back up, and
