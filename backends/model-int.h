@@ -55,6 +55,7 @@ typedef struct Die {
 /* A program unit of the host write stream. */
 typedef struct Unit {
     uint64_t seq;
+    uint64_t stream_start;          /* stream offset of its first data */
     uint64_t stream_end;            /* stream offset after its data */
     uint64_t end;                   /* programmed; OPEN_END while open */
 } Unit;
@@ -157,6 +158,7 @@ struct NvmModel {
 
     /* ---- host write stream and buffer ---- */
     uint64_t stream_bytes;          /* data appended to the buffer */
+    uint64_t stream_base;           /* ... before the latest state reset */
     uint64_t unit_seq;              /* open unit (or the next one) */
     bool unit_open;
     bool unit_slc;

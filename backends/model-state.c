@@ -47,6 +47,7 @@ static void nvm_quiesce(NvmModel *m)
     memset(m->chan, 0, sizeof(ReadLine) * m->channels);
     memset(m->rd, 0, sizeof(ReadLine) * (size_t)m->ndies * m->rd_planes);
     memset(m->units, 0, sizeof(Unit) * m->n_units);
+    m->stream_base += m->stream_bytes;  /* the positions stay monotonic */
     m->stream_bytes = 0;
     m->unit_seq = m->adm_seq = 0;
     m->unit_fill = 0;

@@ -110,6 +110,7 @@ static void nvm_open_unit(NvmModel *m, uint64_t t)
     u = nvm_unit(m, m->unit_seq);
     u->seq = m->unit_seq;
     u->end = OPEN_END;
+    u->stream_start = m->stream_bytes;
     u->stream_end = m->stream_bytes;
 }
 
@@ -232,6 +233,35 @@ static bool nvm_buffer_hit(NvmModel *m, uint64_t lpn, uint64_t t)
     }
     u = nvm_unit(m, e[1]);
     return u->seq == e[1] && (u->end == OPEN_END || u->end > t);
+}
+
+uint64_t nvm_model_stream_bytes(const NvmModel *m)
+{
+    return m->stream_base + m->stream_bytes;
+}
+
+/*
+ * The units are programmed in the order they were opened; the ring holds
+ * every unit that can still be in the buffer (the buffer's worth and 8
+ * more).  The prefix ends at the first unit, oldest first, that is still
+ * open or still programming at @now_ns.
+ */
+uint64_t nvm_model_stream_programmed(const NvmModel *m, uint64_t now_ns)
+{
+    uint64_t s = m->unit_seq >= m->n_units ? m->unit_seq - m->n_units + 1
+                                          : 0;
+
+    for (; s <= m->unit_seq; s++) {
+        const Unit *u = &m->units[s % m->n_units];
+
+        if (u->seq != s) {
+            continue;               /* not opened yet */
+        }
+        if (u->end == OPEN_END || u->end > now_ns) {
+            return m->stream_base + u->stream_start;
+        }
+    }
+    return m->stream_base + m->stream_bytes;
 }
 
 /* Flush: program the open unit, journal the map, wait for all programs. */

@@ -326,6 +326,18 @@ size_t nvm_model_max_memory_bytes(void);
  */
 uint64_t nvm_model_submit(NvmModel *m, const NvmCmd *cmd, uint64_t now_ns);
 
+/*
+ * Host write data passes through the write buffer as one stream.  The
+ * bytes appended to it so far (never decreasing, across state changes
+ * too), and the prefix of them that is on NAND at @now_ns: every program
+ * unit up to there has finished.  A power cut at @now_ns keeps that
+ * prefix and loses the rest of the buffer (a drive without power-loss
+ * protection).  A write submitted with nvm_model_submit() occupies the
+ * stream up to nvm_model_stream_bytes() read right after it.
+ */
+uint64_t nvm_model_stream_bytes(const NvmModel *m);
+uint64_t nvm_model_stream_programmed(const NvmModel *m, uint64_t now_ns);
+
 /* State injection.  Out-of-range arguments: false and @errp set. */
 bool nvm_model_set_fill(NvmModel *m, double pct, GError **errp);
 bool nvm_model_set_slc_used(NvmModel *m, uint64_t bytes, GError **errp);

@@ -1019,6 +1019,45 @@ static void fua_write_waits_for_its_program_and_flush_for_the_journal(void)
 }
 
 /*
+ * What a power cut keeps: the stream prefix whose program units finished.
+ * A write that only filled the buffer is not in it, even once it has
+ * completed; after a flush's completion, or a FUA write's, everything
+ * written before is; and a state reset keeps the positions increasing.
+ */
+static void buffered_writes_are_volatile_until_programmed(void)
+{
+    NvmProfile *p = load_patched("crucial-p5-1tb", one_die);
+    NvmModel *m = nvm_model_new(p, 1);
+    uint64_t t = 0, w, f, s0, s1;
+
+    g_assert_cmpuint(nvm_model_stream_bytes(m), ==, 0);
+    g_assert_cmpuint(nvm_model_stream_programmed(m, 0), ==, 0);
+    w = submit(m, NVM_OP_WRITE, 1 << 20, 4096, 0, t);
+    s1 = nvm_model_stream_bytes(m);
+    g_assert_cmpuint(s1, ==, 4096);
+    /* acknowledged, but still in the buffer, a second or an hour later */
+    g_assert_cmpuint(nvm_model_stream_programmed(m, w), ==, 0);
+    g_assert_cmpuint(nvm_model_stream_programmed(m, w + 3600e9), ==, 0);
+    f = submit(m, NVM_OP_FLUSH, 0, 0, 0, w);
+    g_assert_cmpuint(nvm_model_stream_programmed(m, w), ==, 0);
+    g_assert_cmpuint(nvm_model_stream_programmed(m, f), ==, s1);
+    /* a FUA write: its (padded) unit is programmed when it completes */
+    s0 = nvm_model_stream_bytes(m);
+    w = submit(m, NVM_OP_WRITE, 2 << 20, 4096, NVM_CMD_FUA, f);
+    s1 = nvm_model_stream_bytes(m);
+    g_assert_cmpuint(nvm_model_stream_programmed(m, f), ==, s0);
+    g_assert_cmpuint(nvm_model_stream_programmed(m, w), ==, s1);
+    /* a state change empties the buffer; positions keep increasing */
+    nvm_model_set_fill(m, 10, NULL);
+    g_assert_cmpuint(nvm_model_stream_bytes(m), ==, s1);
+    w = submit(m, NVM_OP_WRITE, 3 << 20, 8192, 0, w);
+    g_assert_cmpuint(nvm_model_stream_bytes(m), ==, s1 + 8192);
+    g_assert_cmpuint(nvm_model_stream_programmed(m, w), ==, s1);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+/*
  * Random writes on an empty mini drive: while free superblocks last,
  * writes only fill the buffer; once GC must run, latency spikes appear
  * and throughput dips.
@@ -1226,6 +1265,8 @@ int main(int argc, char **argv)
     g_test_add_func("/model/fua_write_waits_for_its_program_and_flush_for_"
                     "the_journal",
                     fua_write_waits_for_its_program_and_flush_for_the_journal);
+    g_test_add_func("/model/buffered_writes_are_volatile_until_programmed",
+                    buffered_writes_are_volatile_until_programmed);
     g_test_add_func("/model/gc_brings_latency_spikes_as_the_drive_fills",
                     gc_brings_latency_spikes_as_the_drive_fills);
     g_test_add_func("/model/injected_steady_state_has_steady_write_"
