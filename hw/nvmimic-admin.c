@@ -185,7 +185,8 @@ static uint64_t nvmimic_poh(NvmeCtrl *n)
  */
 static bool nvmimic_log_page_mine(uint8_t lid)
 {
-    return lid == NVME_LOG_FW_SLOT_INFO || lid == NVMIMIC_LID_SELF_TEST ||
+    return lid == NVME_LOG_ERROR_INFO || lid == NVME_LOG_FW_SLOT_INFO ||
+           lid == NVMIMIC_LID_SELF_TEST ||
            lid == NVMIMIC_LID_TELEMETRY_HOST ||
            lid == NVMIMIC_LID_TELEMETRY_CTRL;
 }
@@ -205,6 +206,10 @@ static uint16_t nvmimic_get_log(NvmeCtrl *n, NvmeRequest *req)
     unsigned i;
 
     switch (lid) {
+    case NVME_LOG_ERROR_INFO:
+        /* what media-error faults logged (nvmimic-fault.c) */
+        size = nvmimic_fault_error_log(n, log, sizeof(log));
+        break;
     case NVME_LOG_FW_SLOT_INFO:
         size = 512;
         log[0] = 1;                         /* AFI: running from slot 1 */
@@ -427,6 +432,7 @@ uint16_t nvmimic_mark(NvmeCtrl *n, NvmeRequest *req)
     uint32_t flags = le32_to_cpu(req->cmd.cdw13);
     g_autofree char *id = NULL;
     bool reset = flags & NVMIMIC_MARK_RESET;
+    bool faults;
     int64_t now;
     NvmimicMark *m;
     guint i = 0;
@@ -467,6 +473,7 @@ uint16_t nvmimic_mark(NvmeCtrl *n, NvmeRequest *req)
     if (reset) {
         nvmimic_timing_reset_stats(&s->t, now);
     }
+    faults = nvmimic_fault_mark(n, mark, now);
     m->reset = reset;
     trace_nvmimic_mark(mark, now, reset, m->has_state_applied);
     if (s->marks->len >= NVMIMIC_MARKS_MAX) {
@@ -474,6 +481,17 @@ uint16_t nvmimic_mark(NvmeCtrl *n, NvmeRequest *req)
         s->marks_dropped++;
     }
     g_ptr_array_add(s->marks, m);
+    if (faults) {
+        /*
+         * The faults queued for this mark start on a timer at this
+         * instant, which may run before a bottom half would post the
+         * mark: post it now, so the guest sees its mark complete first.
+         */
+        req->status = NVME_SUCCESS;
+        req->nvmimic.state = NVMIMIC_REQ_POSTED;
+        nvmimic_post_now(n, req);
+        return NVME_NO_COMPLETE;
+    }
     return nvmimic_done(req, NVME_SUCCESS);
 }
 
@@ -709,6 +727,7 @@ void nvmimic_smart_info(NvmeCtrl *n, NvmeSmartLog *smart)
                                           (double)NVMIMIC_WEAR_PCT_MAX);
     smart->available_spare = 100;
     smart->available_spare_threshold = 10;
+    nvmimic_fault_smart(n, smart);
 
     /*
      * The thermal model's composite temperature, and its throttling as the

@@ -206,6 +206,7 @@ void nvmimic_init_ctrl(NvmeCtrl *n)
 
     id->vwc = p->volatile_write_cache ?
         (NVME_VWC_NSID_BROADCAST_SUPPORT | NVME_VWC_PRESENT) : 0;
+    nvmimic_faults_init_ctrl(n);
 
     memset(id->psd, 0, sizeof(id->psd));
     for (i = 0; i < p->n_power_states; i++) {

@@ -16,6 +16,7 @@
 #include "nvmimic-model.h"
 #include "nvmimic-iolog.h"
 #include "nvmimic-timing.h"
+#include "nvmimic-fault.h"
 
 /*
  * The in-band mark: a vendor-specific admin command (no data transfer) that
@@ -83,7 +84,7 @@
 #define NVMIMIC_LID_SELF_TEST 0x06
 #define NVMIMIC_LID_TELEMETRY_HOST 0x07
 #define NVMIMIC_LID_TELEMETRY_CTRL 0x08
-#define NVMIMIC_LOG_BYTES 564          /* the largest: the self-test log */
+#define NVMIMIC_LOG_BYTES 4096         /* the largest: the error log */
 #define NVMIMIC_SELF_TESTS 20          /* results the self-test log keeps */
 
 /*
@@ -144,16 +145,24 @@ struct NvmimicCtrl {
     uint32_t hmb_hsize;         /* memory pages */
     uint64_t hmb_list;          /* descriptor list address */
     uint32_t hmb_count;         /* descriptors */
+    NvmimicFaults *faults;      /* nvmimic-fault.c */
 };
 
 /* nvmimic.c */
 /* Post @req's completion now, with the device's re-entrancy guard engaged */
 void nvmimic_post_now(NvmeCtrl *n, NvmeRequest *req);
+/* Post @req's completion, no fault asked (a fault that held it ended) */
+void nvmimic_post_raw(NvmeRequest *req);
+/* Let go of @sg's data mapping (a completion that will not be posted) */
+void nvmimic_sg_unmap(NvmeSg *sg);
 /* A command nvmimic executed completes with @status (0: it is posted). */
 uint16_t nvmimic_done(NvmeRequest *req, uint16_t status);
 /* Does [slba, slba + nlb) lie inside namespace @nsid? */
 bool nvmimic_range_ok(NvmeCtrl *n, uint32_t nsid, uint64_t slba,
                       uint64_t nlb);
+
+/* nvmimic-qmp.c: the profiled nvme device @id names (QMP errors in @errp) */
+NvmeCtrl *nvmimic_find(const char *id, Error **errp);
 
 /* nvmimic-identity.c */
 /* The profile's transitions, as the APST table the guest can read back */

@@ -152,6 +152,20 @@ void nvmimic_iolog_cmd(NvmimicIolog *t, int64_t submit_ns, const char *op,
     }
 }
 
+void nvmimic_iolog_note(NvmimicIolog *t, int64_t ns, const char *text)
+{
+    g_autofree char *line = g_strdup_printf("# at-ns=%" PRId64 " %s\n",
+                                            ns - t->start_ns, text);
+    size_t len = strlen(line);
+
+    if (t->dropped || t->bytes + len > t->max_bytes) {
+        return;                 /* past max-bytes: the end line says so */
+    }
+    g_string_append_len(t->buf, line, len);
+    t->bytes += len;
+    qemu_bh_schedule(t->bh);
+}
+
 bool nvmimic_iolog_stop(NvmimicIolog *t, uint64_t *commands,
                         uint64_t *dropped, Error **errp)
 {

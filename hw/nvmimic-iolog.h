@@ -33,6 +33,11 @@ NvmimicIolog *nvmimic_iolog_start(const char *path, uint64_t max_bytes,
 void nvmimic_iolog_cmd(NvmimicIolog *t, int64_t submit_ns, const char *op,
                        uint64_t slba, uint64_t nlb, int64_t complete_ns);
 /*
+ * Record an event at @ns (a fault) as a comment line "# at-ns=N TEXT",
+ * which readers of the format skip.  @text: key=value words.
+ */
+void nvmimic_iolog_note(NvmimicIolog *t, int64_t ns, const char *text);
+/*
  * Write out what is left, close and free @t.  False (with @errp set) if
  * the file could not be written completely.
  */

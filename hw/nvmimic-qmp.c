@@ -40,7 +40,7 @@ static bool nvmimic_id_ok(const char *id, Error **errp)
     return true;
 }
 
-static NvmeCtrl *nvmimic_find(const char *id, Error **errp)
+NvmeCtrl *nvmimic_find(const char *id, Error **errp)
 {
     bool ambiguous = false;
     Object *obj;

@@ -39,7 +39,7 @@
  * As the tail of ctrl.c's nvme_enqueue_req_completion(): move @req to its
  * CQ and post it, through the CQ's bottom half, or with @now at once.
  */
-static void nvmimic_post(NvmeRequest *req, bool now)
+static void nvmimic_post_cq(NvmeRequest *req, bool now)
 {
     NvmeCQueue *cq = nvme_cq(req);
 
@@ -50,6 +50,17 @@ static void nvmimic_post(NvmeRequest *req, bool now)
     } else {
         qemu_bh_schedule(cq->bh);
     }
+}
+
+/* ... unless a fault holds it (nvmimic-fault.c), which posts it later. */
+static void nvmimic_post(NvmeRequest *req, bool now)
+{
+    NvmeCtrl *n = req->sq->ctrl;
+
+    if (n->nvmimic && nvmimic_fault_post(n, req)) {
+        return;
+    }
+    nvmimic_post_cq(req, now);
 }
 
 /*
@@ -70,6 +81,21 @@ void nvmimic_post_now(NvmeCtrl *n, NvmeRequest *req)
 
     guard->engaged_in_io = true;
     nvmimic_post(req, true);
+    guard->engaged_in_io = engaged;
+}
+
+void nvmimic_post_raw(NvmeRequest *req)
+{
+    NvmeCtrl *n = req->sq->ctrl;
+    MemReentrancyGuard *guard = &DEVICE(n)->mem_reentrancy_guard;
+    bool engaged = guard->engaged_in_io;
+
+    if (!icount_enabled()) {
+        nvmimic_post_cq(req, false);
+        return;
+    }
+    guard->engaged_in_io = true;
+    nvmimic_post_cq(req, true);
     guard->engaged_in_io = engaged;
 }
 
@@ -178,6 +204,7 @@ bool nvmimic_realize(NvmeCtrl *n, Error **errp)
     s->pending = g_array_new(false, false, sizeof(NvmimicPending));
     memset(s->dst_result, 0xf, sizeof(s->dst_result));
     n->nvmimic = s;
+    s->faults = nvmimic_faults_new(n);
 
     if (!n->params.serial) {
         n->params.serial = g_strdup(p->serial);
@@ -200,6 +227,7 @@ void nvmimic_exit(NvmeCtrl *n)
         nvmimic_iolog_stop(s->iolog, &commands, &dropped, NULL);
         s->iolog = NULL;
     }
+    nvmimic_faults_free(s->faults);
     g_array_free(s->uncor, true);
     g_ptr_array_free(s->marks, true);
     g_array_free(s->pending, true);
@@ -260,11 +288,16 @@ uint16_t nvmimic_cmd(NvmeCtrl *n, NvmeRequest *req)
 {
     NvmimicCtrl *s = n->nvmimic;
     NvmeRwCmd *rw = (NvmeRwCmd *)&req->cmd;
+    uint16_t status;
     uint64_t slba;
 
     req->nvmimic.state = NVMIMIC_REQ_UNTIMED;
     if (!s) {
         return 0;
+    }
+    status = nvmimic_fault_cmd(n, req);
+    if (status) {
+        return status;
     }
     if (!req->sq->sqid) {
         if (req->cmd.opcode == NVMIMIC_ADM_MARK) {
@@ -457,6 +490,7 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
     if (deadline < 0) {
         return;
     }
+    deadline = nvmimic_fault_deadline(n, c.op, now, deadline);
 
     trace_nvmimic_submit(nvme_cid(req), req->sq->sqid, nvm_op_name(c.op),
                          now, deadline);
@@ -467,6 +501,9 @@ bool nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
 {
     NvmimicCtrl *s = n->nvmimic;
 
+    if (s) {
+        nvmimic_fault_data_done(n, req);
+    }
     if (s && !req->sq->sqid && req->cmd.opcode == NVME_ADM_CMD_FORMAT_NVM &&
         req->status == NVME_SUCCESS) {
         /*
@@ -484,8 +521,15 @@ bool nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
          * runs wherever host scheduling puts it in the guest's timeline.
          */
         req->nvmimic.state = NVMIMIC_REQ_POSTED;
-        if (!s || !icount_enabled()) {
+        if (!s) {
             return false;
+        }
+        if (!icount_enabled()) {
+            if (!nvmimic_fault_watching(n)) {
+                return false;
+            }
+            nvmimic_post(req, false);   /* as ctrl.c would, but seen */
+            return true;
         }
         nvmimic_post_now(n, req);
         return true;
@@ -503,7 +547,11 @@ bool nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
     trace_nvmimic_post(nvme_cid(req), req->sq->sqid,
                        nvmimic_now() - req->nvmimic.deadline_ns);
     if (!nvmimic_time_jumps()) {
-        return false;
+        if (!nvmimic_fault_watching(n)) {
+            return false;
+        }
+        nvmimic_post(req, false);
+        return true;
     }
     /*
      * Under icount a bottom half would let virtual time warp to the next
@@ -524,7 +572,7 @@ static bool heap_entry_not_of_sq(const NvmHeapItem *e, void *opaque)
 }
 
 /* As ctrl.c's nvme_sg_unmap() */
-static void nvmimic_sg_unmap(NvmeSg *sg)
+void nvmimic_sg_unmap(NvmeSg *sg)
 {
     if (!(sg->flags & NVME_SG_ALLOC)) {
         return;
@@ -549,6 +597,7 @@ void nvmimic_sq_freed(NvmeCtrl *n, NvmeSQueue *sq)
         /* the admin queue goes on a controller reset, and the buffer too */
         nvmimic_hmb_release(s);
     }
+    nvmimic_fault_sq_freed(n, sq);
     for (i = 0; i < sq->size; i++) {
         NvmeRequest *req = &sq->io_req[i];
 

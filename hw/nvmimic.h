@@ -78,4 +78,15 @@ void nvmimic_smart_info(struct NvmeCtrl *n, struct NvmeSmartLog *smart);
  */
 void nvme_post_cqes(void *opaque);
 
+/*
+ * ctrl.c's I/O command dispatch and completion (static upstream), for a
+ * command nvmimic held back before dispatch (nvmimic_cmd() returned
+ * NVME_NO_COMPLETE) and starts later itself: the power-cut journal
+ * (nvmimic-powercut.c) reads what a write overwrites before it goes.
+ */
+struct NvmeCQueue;
+uint16_t nvme_io_cmd(struct NvmeCtrl *n, struct NvmeRequest *req);
+void nvme_enqueue_req_completion(struct NvmeCQueue *cq,
+                                 struct NvmeRequest *req);
+
 #endif

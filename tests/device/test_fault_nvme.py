@@ -1,0 +1,441 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""qtest checks of the faults a profiled drive shows on demand
+(QMP nvmimic-fault, docs/faults.md): the power cut and what it keeps,
+media errors with their SMART counts and Error Information log, latency
+spikes, stalls and a hung controller, each at its virtual instant.
+
+The power cut is checked on a raw file, where a kill -9 never loses a
+write (test_durable_nvme.py): what is lost here is what the drive's
+volatile cache held, and a write the host did not flush is the control
+that shows the cut loses something.
+
+Run one:  python3 tests/device/test_fault_nvme.py FaultNvme.test_NAME
+"""
+
+import hashlib
+import os
+import random
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nvmeqtest import (  # noqa: E402
+    Machine, NvmeController, Cmd, QemuError, NvmeError, PAGE, SC_SUCCESS,
+    REG_CC, REG_CSTS)
+from test_profile_nvme import (  # noqa: E402
+    ProfileTest, Profile, RAW_PROFILE, DEV_ID, profile_device, null_drive,
+    _replace_key)
+
+ADM_MARK = 0xc0
+FUA = 1 << 30
+LID_ERROR, LID_SMART = 0x01, 0x02
+SC_UNRECOVERED_READ, SC_WRITE_FAULT = 0x281, 0x280
+
+
+def smart(ctrl):
+    raw = ctrl.get_log_page(LID_SMART, 512)
+    u64 = lambda off: int.from_bytes(raw[off:off + 8], 'little')  # noqa
+    return {'power_cycles': u64(112), 'unsafe_shutdowns': u64(144),
+            'media_errors': u64(160), 'error_log_entries': u64(176)}
+
+
+class FaultNvme(ProfileTest):
+
+    def setUp(self):
+        super().setUp()
+        self.tmp = tempfile.TemporaryDirectory(prefix='nvmimic-fault-')
+        self.addCleanup(self.tmp.cleanup)
+
+    def path(self, name):
+        return os.path.join(self.tmp.name, name)
+
+    def fault(self, **kw):
+        return self.machine.qmp.execute('nvmimic-fault', id=DEV_ID, **kw)
+
+    def faults(self):
+        return self.machine.qmp.execute('query-nvmimic-faults', id=DEV_ID)
+
+    def mark(self, ctrl, n):
+        self.assertStatus(ctrl.admin_cmd(Cmd(ADM_MARK, cdw12=n)),
+                          SC_SUCCESS, 'mark %d' % n)
+
+    def raw_machine(self, img, profile=RAW_PROFILE, extra=''):
+        if not os.path.exists(img):
+            with open(img, 'wb') as f:
+                f.truncate(Profile(RAW_PROFILE).capacity)
+        ctrl = self.start(['-drive', 'if=none,id=d,format=raw,discard=unmap,'
+                           'file=' + img] + profile_device(profile, extra))
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 64)
+        return ctrl
+
+    def write(self, ctrl, slba, byte, nbytes=PAGE, fua=False):
+        c = ctrl.write_cmd(slba, bytes([byte]) * nbytes)
+        if fua:
+            c.cdw[2] |= FUA
+        self.assertStatus(ctrl.execute(c), SC_SUCCESS, 'write at %d' % slba)
+
+    def read_file(self, img, slba, nbytes=PAGE):
+        with open(img, 'rb') as f:
+            f.seek(slba * Profile(RAW_PROFILE).lba_bytes)
+            return f.read(nbytes)
+
+    def cut_at_mark(self, ctrl, mark, **kw):
+        """Send @mark; the cut queued for it runs on its timer."""
+        self.mark(ctrl, mark)
+        ctrl.qt.clock_step()
+        applied = [a for a in self.faults()['applied']
+                   if a['kind'] == 'power-cut']
+        self.assertTrue(applied, 'no power cut was applied')
+        return dict(w.split('=') for w in applied[-1]['detail'].split())
+
+    # ---- power cut -------------------------------------------------------
+    def test_power_cut_keeps_flushed_and_fua_writes_and_loses_the_rest(self):
+        """Drive-only cut on a raw file.  Kept: a write completed before a
+        Flush that completed, a FUA write, and buffered writes the model
+        had programmed by the cut (a sequential run long enough to fill
+        program units, given time).  Lost: a write still in the volatile
+        buffer (the control).  The controller comes back as at power-on
+        (CC and CSTS 0), and SMART counts an unsafe shutdown."""
+        img = self.path('cut.raw')
+        ctrl = self.raw_machine(img)
+        lb = ctrl._lba_bytes(1)
+        self.fault(kind='power-cut', **{'at-mark': 1})
+        self.write(ctrl, 1000, 0xa1)
+        self.assertStatus(ctrl.execute(ctrl.flush_cmd()), SC_SUCCESS, 'flush')
+        self.write(ctrl, 2000, 0xb2, fua=True)
+        # 64 x 128 KiB, then 100 ms: units fill and get programmed
+        seq = 1 << 21
+        for i in range(64):
+            self.write(ctrl, seq + i * 256, 0x40 + i % 64, 128 * 1024)
+        ctrl.qt.clock_step(100 * 1000 * 1000)
+        self.write(ctrl, 3000, 0xc3)                # only in the buffer
+        before = smart(ctrl)
+        got = self.cut_at_mark(ctrl, 1)
+        print('cut: %s' % got)
+        self.assertEqual(ctrl.reg32(REG_CC), 0)
+        self.assertEqual(ctrl.reg32(REG_CSTS) & 1, 0)
+        self.assertEqual(self.read_file(img, 1000), bytes([0xa1]) * PAGE)
+        self.assertEqual(self.read_file(img, 2000), bytes([0xb2]) * PAGE)
+        self.assertEqual(self.read_file(img, 3000), bytes(PAGE),
+                         'control: a write the host never flushed survived '
+                         'the cut')
+        kept = [self.read_file(img, seq + i * 256, 128 * 1024)
+                == bytes([0x40 + i % 64]) * 128 * 1024 for i in range(64)]
+        print('sequential writes kept: %d of 64' % sum(kept))
+        # what was programmed is a prefix of the stream
+        self.assertGreater(sum(kept), 0)
+        self.assertEqual(kept, sorted(kept, reverse=True))
+        self.assertEqual(int(got['lost-writes']), 1 + kept.count(False))
+        # the controller comes back; SMART counts the cut
+        ctrl.enable()
+        after = smart(ctrl)
+        self.assertEqual(after['unsafe_shutdowns'],
+                         before['unsafe_shutdowns'] + 1)
+        self.assertEqual(after['power_cycles'], before['power_cycles'] + 1)
+        ctrl.create_io_queue_pair(1, 16)
+        r = ctrl.read_cmd(2000, PAGE // lb)
+        self.assertStatus(ctrl.execute(r), SC_SUCCESS, 'read after the cut')
+        self.assertEqual(ctrl.read_data(r), bytes([0xb2]) * PAGE)
+
+    def test_power_cut_undoes_writes_in_flight_and_overwrites_in_order(self):
+        """Writes still in flight at the cut are undone (the host never saw
+        them complete) and never complete; two unflushed writes to the
+        same blocks are both undone, back to the flushed data."""
+        img = self.path('flight.raw')
+        ctrl = self.raw_machine(img)
+        self.fault(kind='power-cut', **{'at-mark': 2})
+        self.write(ctrl, 500, 0x11)
+        self.assertStatus(ctrl.execute(ctrl.flush_cmd()), SC_SUCCESS, 'flush')
+        self.write(ctrl, 500, 0x22)
+        self.write(ctrl, 500, 0x33)
+        flying = [ctrl.write_cmd(4096 + 64 * i, bytes([0x70 + i]) * PAGE)
+                  for i in range(8)]
+        ctrl.submit(flying)
+        got = self.cut_at_mark(ctrl, 2)
+        print('cut: %s' % got)
+        self.assertEqual(self.read_file(img, 500), bytes([0x11]) * PAGE)
+        for i in range(8):
+            self.assertEqual(self.read_file(img, 4096 + 64 * i), bytes(PAGE))
+        self.assertEqual(int(got['lost-writes']), 2)
+        self.assertEqual(int(got['in-flight-writes']), 8)
+
+    def test_drive_without_volatile_cache_keeps_every_completed_write(self):
+        """A profile that reports no volatile write cache (its buffer
+        survives power loss): a completed write is kept without a Flush."""
+        with open(Profile(RAW_PROFILE).path) as f:
+            text = _replace_key(f.read(), 'volatile-write-cache', 'false')
+        prof = self.path('plp.ini')
+        with open(prof, 'w') as f:
+            f.write(text)
+        img = self.path('plp.raw')
+        ctrl = self.raw_machine(img, profile=prof)
+        self.fault(kind='power-cut', **{'at-mark': 3})
+        self.write(ctrl, 3000, 0xc3)
+        got = self.cut_at_mark(ctrl, 3)
+        self.assertEqual(self.read_file(img, 3000), bytes([0xc3]) * PAGE)
+        self.assertEqual(int(got['lost-writes']), 0)
+
+    def random_run(self, img, seed):
+        """Writes, FUA writes and flushes at random, several in flight,
+        then a cut at a random delay after mark 9; returns the file's
+        sha256 and the cut's report."""
+        rng = random.Random(seed)
+        ctrl = self.raw_machine(img)
+        self.fault(kind='power-cut', **{'at-mark': 9,
+                                        'delay-ns': rng.randrange(1, 2000000)})
+        self.mark(ctrl, 9)
+        for _ in range(60):
+            if rng.random() < 0.15:
+                cmds = [ctrl.flush_cmd()]
+            else:
+                cmds = []
+                for _ in range(rng.randint(1, 4)):
+                    c = ctrl.write_cmd(rng.randrange(1 << 16) * 8,
+                                       bytes([rng.randrange(1, 256)]) * PAGE)
+                    if rng.random() < 0.3:
+                        c.cdw[2] |= FUA
+                    cmds.append(c)
+            ctrl.submit(cmds)
+            ctrl.qt.clock_step(rng.randrange(1000, 200000))
+            ctrl.poll()
+            if self.faults()['power-cuts']:
+                break
+        ctrl.qt.clock_step(2000000)
+        report = self.faults()['applied'][-1]
+        self.assertEqual(report['kind'], 'power-cut')
+        self.machine.stop()
+        self.machine = None
+        h = hashlib.sha256()
+        with open(img, 'rb') as f:
+            for lba in range(0, (1 << 16) * 8, 8):
+                f.seek(lba * 512)
+                h.update(f.read(PAGE))
+        return h.hexdigest(), report
+
+    def test_same_seed_same_cut_same_image(self):
+        """The same run twice (writes in flight, a cut at a delay after a
+        mark): the same file, byte for byte, and the same report; another
+        seed differs."""
+        runs = [self.random_run(self.path('run%d.raw' % k), seed)
+                for k, seed in enumerate((5, 5, 6))]
+        for digest, report in runs:
+            print(digest[:16], report['time-ns'], report['detail'])
+        self.assertEqual(runs[0], runs[1])
+        self.assertNotEqual(runs[0][0], runs[2][0])
+        self.assertGreater(int(dict(w.split('=') for w in
+                                    runs[0][1]['detail'].split())
+                               ['lost-writes']) +
+                           int(dict(w.split('=') for w in
+                                    runs[0][1]['detail'].split())
+                               ['in-flight-writes']), 0)
+
+    def test_machine_power_cut_ends_qemu_with_the_drive_as_it_kept_it(self):
+        """machine=on: QEMU exits at the cut (the host restarts the VM on
+        the same disk); the file holds what the drive kept."""
+        img = self.path('machine.raw')
+        ctrl = self.raw_machine(img)
+        self.fault(kind='power-cut', machine=True, **{'at-mark': 4})
+        self.write(ctrl, 1000, 0xa1, fua=True)
+        self.write(ctrl, 3000, 0xc3)
+        try:
+            self.mark(ctrl, 4)
+            ctrl.qt.clock_step()
+        except (QemuError, OSError):
+            pass                                # QEMU went away
+        self.machine.proc.wait(timeout=30)
+        self.machine.stop()
+        self.machine = None
+        self.assertEqual(self.read_file(img, 1000), bytes([0xa1]) * PAGE)
+        self.assertEqual(self.read_file(img, 3000), bytes(PAGE))
+
+    # ---- media errors ----------------------------------------------------
+    def test_unrecovered_read_error_until_written_with_smart_and_error_log(self):
+        """Reads touching the range fail with Unrecovered Read Error (and
+        DNR); each counts in SMART's Media and Data Integrity Errors and
+        leaves an Error Information log entry (newest first: count, SQ,
+        command id, status, LBA, namespace).  Writing the blocks heals
+        them; reads beside the range are untouched."""
+        p = Profile(RAW_PROFILE)
+        ctrl = self.start(null_drive(p.capacity) + profile_device(RAW_PROFILE))
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 16)
+        self.fault(kind='media-error', error='unrecovered-read', slba=100,
+                   nlb=10)
+        bad = [ctrl.execute(ctrl.read_cmd(s, 8)) for s in (96, 104)]
+        good = ctrl.execute(ctrl.read_cmd(110, 8))
+        for c in bad:
+            self.assertEqual(c.status, SC_UNRECOVERED_READ, c)
+            self.assertTrue(c.dnr)
+        self.assertStatus(good, SC_SUCCESS, 'read beside the range')
+        st = smart(ctrl)
+        self.assertEqual((st['media_errors'], st['error_log_entries']),
+                         (2, 2))
+        log = ctrl.get_log_page(LID_ERROR, 128)
+        e0 = log[0:64]
+        self.assertEqual(int.from_bytes(e0[0:8], 'little'), 2)
+        self.assertEqual(int.from_bytes(e0[8:10], 'little'), 1)
+        self.assertEqual(int.from_bytes(e0[10:12], 'little'), bad[1].cid)
+        self.assertEqual((int.from_bytes(e0[12:14], 'little') >> 1) & 0x7ff,
+                         SC_UNRECOVERED_READ)
+        self.assertEqual(int.from_bytes(e0[16:24], 'little'), 104)
+        self.assertEqual(int.from_bytes(e0[24:28], 'little'), 1)
+        self.assertEqual(int.from_bytes(log[80:88], 'little'), 100)
+        # written blocks read back
+        self.assertStatus(ctrl.execute(ctrl.write_cmd(96, bytes(8 * 512))),
+                          SC_SUCCESS, 'write')
+        self.assertStatus(ctrl.execute(ctrl.read_cmd(96, 8)), SC_SUCCESS,
+                          'read of written blocks')
+        self.assertEqual(ctrl.execute(ctrl.read_cmd(104, 8)).status,
+                         SC_UNRECOVERED_READ)
+
+    def test_write_fault_until_cleared_at_a_mark(self):
+        """Write Fault on writes to the range, starting at a mark; cleared
+        at another."""
+        p = Profile(RAW_PROFILE)
+        ctrl = self.start(null_drive(p.capacity) + profile_device(RAW_PROFILE))
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 16)
+        self.fault(kind='media-error', error='write-fault', slba=0, nlb=64,
+                   **{'at-mark': 5})
+        self.fault(kind='clear', kinds=['media-error'], **{'at-mark': 6})
+        self.assertStatus(ctrl.execute(ctrl.write_cmd(0, bytes(PAGE))),
+                          SC_SUCCESS, 'write before the mark')
+        self.mark(ctrl, 5)
+        ctrl.qt.clock_step()
+        c = ctrl.execute(ctrl.write_cmd(8, bytes(PAGE)))
+        self.assertEqual(c.status, SC_WRITE_FAULT, c)
+        self.assertStatus(ctrl.execute(ctrl.read_cmd(8, 8)), SC_SUCCESS,
+                          'read')
+        self.mark(ctrl, 6)
+        ctrl.qt.clock_step()
+        self.assertStatus(ctrl.execute(ctrl.write_cmd(8, bytes(PAGE))),
+                          SC_SUCCESS, 'write after clear')
+        self.assertEqual(smart(ctrl)['media_errors'], 1)
+
+    # ---- latency, stalls, hangs ------------------------------------------
+    def test_latency_spike_adds_its_delay_to_count_commands_of_its_class(self):
+        p = Profile(RAW_PROFILE)
+        ctrl = self.start(null_drive(p.capacity) + profile_device(RAW_PROFILE))
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 16)
+
+        def lat(cmd):
+            return ctrl.latency_ns(cmd)
+        base = [lat(ctrl.read_cmd(8 * i, 8)) for i in range(3)]
+        self.fault(kind='latency', **{'class': 'read', 'delay-us': 2000,
+                                      'count': 2})
+        spiked = [lat(ctrl.read_cmd(8 * i, 8)) for i in range(3)]
+        write = lat(ctrl.write_cmd(0, bytes(PAGE)))
+        print('reads %s ns, then %s ns with the spike; write %d ns'
+              % (base, spiked, write))
+        self.assertGreaterEqual(min(spiked[:2]), 2000000)
+        self.assertLess(spiked[2], 2000000)
+        self.assertLess(write, 2000000)
+
+    def test_stall_holds_a_class_until_it_ends(self):
+        p = Profile(RAW_PROFILE)
+        ctrl = self.start(null_drive(p.capacity) + profile_device(RAW_PROFILE))
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 16)
+        self.fault(kind='stall', **{'class': 'write', 'duration-us': 5000})
+        t0 = ctrl.qt.now_ns
+        w, r = ctrl.submit_and_time([ctrl.write_cmd(0, bytes(PAGE)),
+                                     ctrl.read_cmd(64, 8)])
+        print('write done at +%d ns, read at +%d ns'
+              % (w.complete_ns - t0, r.complete_ns - t0))
+        self.assertEqual(w.complete_ns - t0, 5000000)
+        self.assertLess(r.complete_ns - t0, 1000000)
+
+    def test_hang_answers_nothing_until_the_host_resets_the_controller(self):
+        """A hung controller takes commands and answers none, admin ones
+        included, and holds the completions it owed; CC.EN = 0 (what a
+        host does on a timeout) brings it back."""
+        p = Profile(RAW_PROFILE)
+        ctrl = self.start(null_drive(p.capacity) + profile_device(RAW_PROFILE))
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 16)
+        owed = ctrl.read_cmd(0, 8)
+        ctrl.submit([owed])
+        self.fault(kind='hang')
+        late = ctrl.read_cmd(8, 8)
+        ctrl.submit([late])
+        for cids, q in (([owed.cid, late.cid], 1), (None, 0)):
+            if q == 0:
+                ident = Cmd(0x06, cdw10=1, prp1=ctrl.alloc.alloc(PAGE))
+                ctrl.submit([ident], qid=0)
+                cids = [ident.cid]
+            with self.assertRaises(NvmeError):
+                ctrl.wait(cids, qid=q, timeout_s=3,
+                          max_virtual_ns=10 * 1000 * 1000)
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 16)
+        self.assertStatus(ctrl.execute(ctrl.read_cmd(0, 8)), SC_SUCCESS,
+                          'read after the reset')
+        kinds = [a['kind'] for a in self.faults()['applied']]
+        self.assertEqual(kinds, ['hang'])
+
+    # ---- checks and records ----------------------------------------------
+    def test_bad_values_are_refused_with_what_is_wrong(self):
+        p = Profile(RAW_PROFILE)
+        self.start(null_drive(p.capacity) + profile_device(RAW_PROFILE))
+        cases = [
+            (dict(kind='latency', **{'class': 'read', 'delay-us': 0}),
+             'delay-us 0'),
+            (dict(kind='latency', **{'class': 'read', 'delay-us': 10,
+                                     'count': 0}), 'count'),
+            (dict(kind='media-error', error='write-fault', slba=1 << 60,
+                  nlb=1), 'not inside namespace 1'),
+            (dict(kind='media-error', error='write-fault', slba=0, nlb=0),
+             'not inside namespace 1'),
+            (dict(kind='media-error', error='write-fault', slba=0, nlb=1,
+                  nsid=7), 'no namespace 7'),
+            (dict(kind='stall', **{'class': 'all', 'duration-us': 0}),
+             'duration-us 0'),
+            (dict(kind='clear', kinds=['clear']), "'clear'"),
+            (dict(kind='hang', **{'delay-ns': 3601 * 10 ** 9}),
+             'more than 3600 s'),
+        ]
+        for args, why in cases:
+            with self.subTest(args=args):
+                with self.assertRaises(QemuError) as cm:
+                    self.fault(**args)
+                print(cm.exception)
+                self.assertIn(why, str(cm.exception))
+                self.assertIn(DEV_ID, str(cm.exception))
+        with self.assertRaises(QemuError) as cm:
+            self.machine.qmp.execute('nvmimic-fault', id='nope', kind='hang')
+        self.assertIn('nope', str(cm.exception))
+        self.assertEqual(self.faults()['applied'], [])
+
+    def test_faults_are_recorded_in_the_device_trace(self):
+        p = Profile(RAW_PROFILE)
+        ctrl = self.start(null_drive(p.capacity) + profile_device(RAW_PROFILE))
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 16)
+        trace = self.path('faults.trace')
+        self.machine.qmp.execute('nvmimic-trace-start', id=DEV_ID,
+                                 path=trace)
+        ctrl.qt.clock_step(1000)
+        self.fault(kind='latency', **{'class': 'read', 'delay-us': 10})
+        ctrl.execute(ctrl.read_cmd(0, 8))
+        self.machine.qmp.execute('nvmimic-trace-stop', id=DEV_ID)
+        with open(trace) as f:
+            lines = f.read().splitlines()
+        notes = [line for line in lines if 'fault kind=' in line]
+        print(notes)
+        self.assertEqual(notes, ['# at-ns=1000 fault kind=latency '
+                                 'class=read delay-us=10 until-cleared'])
+        # the trace is still one nvm_trace_parse() reads: a comment line
+        cli = os.environ.get('NVMIMIC_CLI')
+        if cli and os.access(cli, os.X_OK):
+            import subprocess
+            out = subprocess.run([cli, 'trace2iolog', trace],
+                                 capture_output=True, text=True)
+            self.assertEqual(out.returncode, 0, out.stderr)
+
+
+if __name__ == '__main__':
+    unittest.main()
