@@ -11,7 +11,7 @@ BUILD := build
 MESON ?= meson
 NINJA ?= ninja
 
-.PHONY: all deps qemu nvmimic guest dbguest sqldb sqldb-quick nvme-cli-tests check check-sanitizers demo test fuzz qemu-fuzz install clean distclean help
+.PHONY: all deps qemu nvmimic guest dbguest sqldb sqldb-quick nvme-cli-tests check check-sanitizers check-crash demo test fuzz qemu-fuzz install clean distclean help
 
 all: qemu nvmimic guest
 
@@ -28,6 +28,7 @@ help:
 	@echo "make test      run the test suites without the deps/build steps"
 	@echo "make fuzz      run each libFuzzer target on the model for FUZZ_S seconds (default 60)"
 	@echo "make qemu-fuzz build QEMU's generic-fuzz target with the device (build/qemu-fuzz/)"
+	@echo "make check-crash  power cuts at 10 random instants under ext4 + fsync"
 	@echo "make check-sanitizers  device and unit suites under ASan+UBSan"
 	@echo "               (a second QEMU build, build/qemu-asan; not in check)"
 	@echo "make install   build, then install under PREFIX (default /usr/local; DESTDIR too):"
@@ -100,6 +101,15 @@ check: all dbguest sqldb-quick nvme-cli-tests
 check-sanitizers: deps
 	@QEMU_VARIANT=asan sh scripts/qemu-build.sh
 	@sh scripts/check-sanitizers.sh $(BUILD)
+
+# The crash-consistency check at length (docs/faults.md): ten seeds, each
+# run twice, and both controls; ~2 guest boots a run, minutes each on a
+# loaded 2-core host.  make check runs seed 1 of it and one control.
+CRASH_SEEDS ?= 1,2,3,4,5,6,7,8,9,10
+check-crash: all
+	python3 tests/vm/crash_consistency.py $(BUILD)/qemu/qemu-system-x86_64 \
+	    $(BUILD)/guest profiles crucial-p2-500g --seeds $(CRASH_SEEDS) \
+	    --repeat 10 --controls fsync-off,false-plp
 
 demo: all
 	@sh scripts/demo.sh $(BUILD)

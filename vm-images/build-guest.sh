@@ -6,7 +6,7 @@
 # Output:
 #   OUTDIR/vmlinuz             Debian's kernel (linux-image-amd64's current dependency)
 #   OUTDIR/initramfs.cpio.gz   busybox + fio + nvme-cli + their libraries, the modules for
-#                              nvme and virtio-blk, vm-images/guest-init as /init, and
+#                              nvme and virtio-blk (and ext4, loaded on demand), vm-images/guest-init as /init, and
 #                              nvmimic-load (vm-images/nvmimic-load.c, compiled here)
 #   OUTDIR/kernel-version      the kernel release, e.g. 6.1.0-57-amd64
 #   OUTDIR/cache/              the kernel .deb (reused when offline)
@@ -155,6 +155,10 @@ printf '%s\n' /usr/lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu/ceph >etc/ld.s
 # optional soft providers for crc-t10dif / crc64-rocksoft (spares the kernel a
 # modprobe call).
 WANT="crct10dif_generic crc64_rocksoft_generic nvme virtio_pci virtio_blk qemu_fw_cfg mptsas sd_mod"
+# Shipped but not loaded at boot (a job runs modprobe): ext4 and the crc32c
+# its checksums ask the crypto API for (the crash-consistency test,
+# tests/vm/crash_consistency.py).
+ONDEMAND="ext4 crc32c_generic"
 DEP=$KMOD/modules.dep
 modpath() {                                 # modpath NAME: relative path from modules.dep
     awk -F: -v n="$1" '
@@ -169,7 +173,12 @@ add_mod() {                                 # add_mod RELPATH: deps first, no re
     for d in $deps; do add_mod "$d"; done
     grep -qxF "$1" "$ORDER" || echo "$1" >>"$ORDER"
 }
-for m in $WANT; do
+LOADED=$STAGE/.loaded
+for m in $WANT - $ONDEMAND; do
+    if [ "$m" = - ]; then
+        cp "$ORDER" "$LOADED"               # what /init loads: WANT's
+        continue
+    fi
     name=$(echo "$m" | tr - _)
     rel=$(modpath "$name")
     if [ -z "$rel" ]; then
@@ -189,11 +198,11 @@ while read -r rel; do
     mkdir -p "$GMOD/$(dirname "$rel")"
     cp "$KMOD/$rel" "$GMOD/$rel"
 done <"$ORDER"
-cp "$ORDER" "$GMOD/nvmimic.load"            # the order /init loads them in
+cp "$LOADED" "$GMOD/nvmimic.load"           # the order /init loads them in
 # A modules.dep restricted to what is shipped, so modprobe works in the guest too.
 awk -F: 'NR == FNR { have[$1] = 1; next } ($1 in have)' "$ORDER" "$DEP" >"$GMOD/modules.dep"
 cp "$KMOD/modules.builtin" "$GMOD/"
-rm -f "$ORDER"
+rm -f "$ORDER" "$LOADED"
 
 cp "$INIT" init
 chmod 755 init
