@@ -349,6 +349,42 @@ class FaultNvme(ProfileTest):
         self.assertEqual(w.complete_ns - t0, 5000000)
         self.assertLess(r.complete_ns - t0, 1000000)
 
+    def test_stall_until_released_by_a_clear_at_a_mark_plus_delay(self):
+        """A stall without a duration, started at a mark, holds its class
+        (reads here) until a clear releases it: the clear queued for
+        another mark plus 3 ms posts the held read at that instant, and
+        writes meanwhile are not held."""
+        p = Profile(RAW_PROFILE)
+        ctrl = self.start(null_drive(p.capacity) + profile_device(RAW_PROFILE))
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 16)
+        self.fault(kind='stall', **{'class': 'read', 'at-mark': 7})
+        self.fault(kind='clear', kinds=['stall'],
+                   **{'at-mark': 8, 'delay-ns': 3000000})
+        self.assertLess(ctrl.latency_ns(ctrl.read_cmd(0, 8)), 1000000,
+                        'a read before the stall\'s mark')
+        self.mark(ctrl, 7)
+        ctrl.qt.clock_step()
+        held = ctrl.read_cmd(8, 8)
+        ctrl.submit([held])
+        with self.assertRaises(NvmeError):
+            ctrl.wait([held.cid], timeout_s=3,
+                      max_virtual_ns=50 * 1000 * 1000)
+        self.assertLess(ctrl.latency_ns(ctrl.write_cmd(0, bytes(PAGE))),
+                        1000000, 'a write while reads stall')
+        t8 = ctrl.qt.now_ns
+        self.mark(ctrl, 8)
+        done = ctrl.wait([held.cid])[held.cid]
+        self.assertStatus(done, SC_SUCCESS, 'the held read')
+        clear = [a for a in self.faults()['applied']
+                 if a['kind'] == 'clear']
+        print('mark 8 at %d ns, clear at %d ns, read posted at %d ns'
+              % (t8, clear[0]['time-ns'], done.complete_ns))
+        self.assertEqual(clear[0]['time-ns'], t8 + 3000000)
+        self.assertEqual(done.complete_ns, t8 + 3000000)
+        self.assertLess(ctrl.latency_ns(ctrl.read_cmd(16, 8)), 1000000,
+                        'a read after the clear')
+
     def test_hang_answers_nothing_until_the_host_resets_the_controller(self):
         """A hung controller takes commands and answers none, admin ones
         included, and holds the completions it owed; CC.EN = 0 (what a
