@@ -42,11 +42,13 @@ static void vdi_job_files_load_with_their_stated_mixes(void)
     static const struct {
         const char *name;
         double read_pct, rand_r, rand_w;
-        uint64_t think_ms, iotime_ms;
+        unsigned outstanding;
     } want[NVM_VDI_WORKLOADS] = {
-        { "vdi-boot", 84, 80, 90, 50, 450 },
-        { "vdi-initial-login", 20, 75, 80, 200, 800 },
-        { "vdi-monday-login", 38, 80, 85, 400, 600 },
+        /* the reviews' peaks are closed-loop at these counts (Little's law
+         * on profiles/reviews/vdi-calibration.tsv), with no idle */
+        { "vdi-boot", 84, 80, 90, 32 },
+        { "vdi-initial-login", 20, 75, 80, 30 },
+        { "vdi-monday-login", 38, 80, 85, 16 },
     };
 
     for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
@@ -63,9 +65,8 @@ static void vdi_job_files_load_with_their_stated_mixes(void)
         g_assert_cmpfloat(m->read_pct, ==, want[w].read_pct);
         g_assert_cmpfloat(m->random_pct[NVM_DIR_READ], ==, want[w].rand_r);
         g_assert_cmpfloat(m->random_pct[NVM_DIR_WRITE], ==, want[w].rand_w);
-        g_assert_cmpuint(m->think_ns, ==, want[w].think_ms * 1000000);
-        g_assert_cmpuint(m->think_iotime_ns, ==, want[w].iotime_ms * 1000000);
-        g_assert_cmpuint(nvm_mix_outstanding(m), ==, 64);
+        g_assert_cmpuint(m->think_ns, ==, 0);
+        g_assert_cmpuint(nvm_mix_outstanding(m), ==, want[w].outstanding);
         for (int d = 0; d < NVM_DIRS; d++) {
             sum = 0;
             g_assert_cmpuint(m->bs[d].n, >=, 3);
@@ -542,6 +543,8 @@ static void vdi_suite_curve_reaches_targets_and_saturates_at_the_peak(void)
         g_assert_cmpuint(r->n_curve, ==, NVM_CURVE_POINTS);
         /* 10..50 %: within 5 % of the target */
         for (unsigned i = 0; i < 5; i++) {
+            g_test_message("  %d %%: %.0f of %.0f IOPS", r->target_pct[i],
+                           r->curve[i].all.fig.iops, r->target_iops[i]);
             g_assert_cmpfloat(fabs(r->curve[i].all.fig.iops -
                                    r->target_iops[i]) / r->target_iops[i],
                               <, 0.05);
