@@ -258,9 +258,9 @@ static void slc_cliff_stopped_early_is_the_start_of_the_run(void)
 }
 
 /*
- * The N18A's QLC program time is derived from Tom's Hardware's 40 MB/s
+ * The N28A's QLC program time is derived from Tom's Hardware's 40 MB/s
  * after the SLC cache of a 4-die QLC P2 (a 500 GB unit: its ~135 GB cache,
- * parts/nand/micron-n18a-96l-qlc.ini).  Past the cliff the drive writes
+ * parts/nand/micron-n28a-96l-qlc.ini).  Past the cliff the drive writes
  * direct to QLC and also folds what its cache gives up as it shrinks, so
  * the rate is not the dies' program rate: it is checked here through the
  * model, on that unit (the P2 2 TB's parts and policy on four dies).
