@@ -289,6 +289,14 @@ int run_resolve_opts(Run *r, const NvmCommand *cmd)
             }
         }
     }
+    if (o->fault) {
+        g_autoptr(GError) e = NULL;
+
+        r->faults = run_faults_parse(o->fault, &e);
+        if (!r->faults) {
+            return run_usage("--fault: %s", e->message);
+        }
+    }
     if (o->fio_opts && !run_has_suite(r, S_VDI)) {
         return run_usage("--fio-opts: only the vdi suite's points run fio "
                          "(the four corners run nvmimic-load)");
@@ -444,6 +452,12 @@ const NvmOpt run_opt_table[] = {
             "record every command the drive times, from before the guest\n"
             "starts to the end of the run, to FILE on QEMU's host\n"
             "(QMP nvmimic-trace-start); nvmimic sim --trace replays it"),
+    NVM_OPT("fault", NVM_OPT_STR, O(fault), "JSON",
+            "faults the drive shows during each suite (docs/faults.md):\n"
+            "nvmimic-fault's arguments without id, an object or an array\n"
+            "of them, e.g. '{\"kind\": \"latency\", \"class\": \"read\",\n"
+            "\"delay-us\": 500, \"at-mark\": 3}'; queued before the guest\n"
+            "starts, recorded in results.json \"faults\""),
     NVM_OPT("baseline", NVM_OPT_STR, O(baseline), "DIR",
             "the regression gate: after the run, compare it with the run\n"
             "in DIR as nvmimic diff does (DIR/diff.txt); exit status 1\n"

@@ -181,6 +181,22 @@ static NvmResults *run_results(const Run *r)
         m->guest_ips = r->o.guest_ips;
         m->icount_shift = r->o.icount_shift;
     }
+    if (r->faults) {
+        /* --fault: what was asked, and what the drive did, per suite */
+        g_autoptr(JsonBuilder) b = json_builder_new();
+        JsonNode *n = json_node_new(JSON_NODE_ARRAY);
+
+        if (r->fault_runs) {
+            json_node_set_array(n, r->fault_runs);
+        } else {
+            json_node_take_array(n, json_array_new());
+        }
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "faults");
+        json_builder_add_value(b, n);
+        json_builder_end_object(b);
+        m->extra = json_builder_get_root(b);
+    }
     m->connect = g_strdup(r->o.connect);
     m->suite = g_strdup(r->o.suite);
     m->suites = g_ptr_array_new_with_free_func(g_free);

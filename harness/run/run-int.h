@@ -90,6 +90,7 @@ typedef struct RunOpts {
     const char *fio_opts;       /* more fio options for every point */
     const char *backing;        /* --backing null|file, NULL: null */
     const char *device_trace;   /* --device-trace: the drive's trace file */
+    const char *fault;          /* --fault: faults the drive shows */
     bool backing_file;          /* --backing file: every suite's drive on a
                                  * sparse file, not null-co */
     /* the regression gate */
@@ -184,6 +185,8 @@ typedef struct Run {
     NvmProfile *p;
     char *profile_path;
     char *trace_path;           /* --device-trace, absolute */
+    JsonNode *faults;           /* --fault: an array of nvmimic-fault args */
+    JsonArray *fault_runs;      /* query-nvmimic-faults after each suite */
     char *dir;
     char *tmp;
     uint64_t span_bytes;
@@ -332,6 +335,12 @@ PlanStep *run_plan_mark(Plan *p, const char *id, const char *what,
 char *run_plan_text(const Plan *p, bool quit);
 bool run_plan_queue_states(Run *r, const Plan *p, GError **errp);
 bool run_plan_exec(Run *r, Plan *p, char **cur, GError **errp);
+
+/* faults.c: --fault: the faults parsed, queued on the drive before the
+ * guest runs, and the drive's record of them read after the suite */
+JsonNode *run_faults_parse(const char *text, GError **errp);
+bool run_faults_queue(Run *r, GError **errp);
+void run_faults_collect(Run *r, const char *suite);
 
 /* record.c: results.json, results.csv, apps.csv in r->dir; report.html
  * from them (as nvmimic report, with --baseline's curves) */

@@ -107,12 +107,14 @@ static bool run_suite(Run *r, int suite)
     /* the marks' states are queued before the guest runs (QEMU is paused)
      * or while it boots (libvirt), seconds before its first mark */
     if (!run_start_guest(r, plan_text, &err) ||
-        !run_plan_queue_states(r, plan, &err) || !run_trace_start(r, &err) ||
+        !run_plan_queue_states(r, plan, &err) || !run_faults_queue(r, &err) ||
+        !run_trace_start(r, &err) ||
         !run_resume_guest(r, &err) || !run_wait_hello(r, &err)) {
         goto out;
     }
     ok = run_plan_exec(r, plan, &cur, &err);
     marks = save_marks(r);
+    run_faults_collect(r, nvm_run_suites[suite]);
     /* a command that failed in a live guest: let it hand back its logs */
     graceful = !ok && a && a->log_tail;
 
@@ -363,6 +365,12 @@ int run_main(int argc, char **argv)
     g_free(r->sql_mem);
     g_free(r->sql_image);
     g_free(r->trace_path);
+    if (r->faults) {
+        json_node_unref(r->faults);
+    }
+    if (r->fault_runs) {
+        json_array_unref(r->fault_runs);
+    }
     g_free(r->precondition_text);
     g_free(r->accel);
     g_free(r->kvm_why);

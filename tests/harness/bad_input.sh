@@ -36,6 +36,11 @@ expect 2 "--seq-mib 600000: more than half of crucial-p2-500g" --profile crucial
 expect 2 "--device-trace /nonexistent-dir/t.trace: no directory /nonexistent-dir" --profile crucial-p2-500g --suite four-corners --device-trace /nonexistent-dir/t.trace --qemu /bin/true
 expect 2 "--device-trace: one suite at a time (each suite has its own drive)" --profile crucial-p2-500g --suite vdi,seq --device-trace /tmp/t.trace --qemu /bin/true
 expect 2 "--device-trace: an empty file name" --profile crucial-p2-500g --suite four-corners --device-trace= --qemu /bin/true
+expect 2 "--fault: not JSON" --profile crucial-p2-500g --suite seq --fault '{kind' --qemu /bin/true
+expect 2 "--fault: fault 2 has no \"kind\"" --profile crucial-p2-500g --suite seq --fault '[{"kind": "hang"}, {"delay-ns": 5}]' --qemu /bin/true
+expect 2 "--fault: fault 1: leave out \"id\"" --profile crucial-p2-500g --suite seq --fault '{"kind": "hang", "id": "x"}' --qemu /bin/true
+expect 2 "--fault: fault 1: a power cut with \"machine\": true ends the run's QEMU" --profile crucial-p2-500g --suite seq --fault '{"kind": "power-cut", "machine": true}' --qemu /bin/true
+expect 2 "--fault: a JSON object or an array of them" --profile crucial-p2-500g --suite seq --fault '7' --qemu /bin/true
 expect 2 "--fio-opts: only the vdi suite's points run fio (the four corners run nvmimic-load)" --profile crucial-p2-500g --suite four-corners --fio-opts=--hipri --qemu /bin/true
 expect 2 "valid profiles: crucial-p2-2tb, crucial-p2-500g, crucial-p5-1tb, crucial-p5-2tb, intel-670p-2tb" \
     --profile no-such-drive --suite four-corners

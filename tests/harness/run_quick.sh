@@ -19,7 +19,8 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/nvmimic-runq.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 "$nvmimic" run --profile crucial-p2-2tb --suite four-corners --mode simtime \
     --quick --workloads 64k-seq-read --points 10,50,100,120 --out "$out/r" \
-    --device-trace "$out/drive.trace" ||
+    --device-trace "$out/drive.trace" \
+    --fault '{"kind": "media-error", "error": "write-fault", "slba": 1000, "nlb": 8, "at-mark": 1}' ||
     { echo "run_quick: FAIL nvmimic run exited with $?"; exit 1; }
 python3 "$here/check_run.py" "$out/r" 4
 # run drew the report at its end, as sim --out and qtest --out do
@@ -50,6 +51,25 @@ assert p120["iops"] < 1.03 * pk["iops"] and p120["shortfall_pct"] > 10, p120
 assert not p120["host_limited"], "a saturated drive point marked host-limited"
 print(f"run_quick: peak {pk['iops']:.0f} IOPS (model {sim['iops']:.0f}), "
       f"guest {pk['lat_us']} us, device {pk['host_lat_us']} us")
+PY
+# --fault: a write fault (harmless to a read workload) queued for mark 1,
+# applied at that mark's instant, in results.json, faults.json and the trace
+python3 - "$out/r" "$out/drive.trace" <<'PY'
+import json, os, sys
+r = json.load(open(os.path.join(sys.argv[1], "results.json")))
+marks = json.load(open(os.path.join(sys.argv[1], "guest", "marks.json")))
+t1 = [m["time-ns"] for m in marks["marks"] if m["mark"] == 1][0]
+f = r["faults"]
+assert len(f) == 1 and f[0]["suite"] == "four-corners", f
+ev = f[0]["applied"]
+assert [e["kind"] for e in ev] == ["media-error"] and f[0]["queued"] == [], f
+assert ev[0]["time-ns"] == t1 and ev[0]["at-mark"] == 1, (ev, t1)
+assert f[0]["requested"][0]["slba"] == 1000, f
+with open(os.path.join(sys.argv[1], "guest", "faults.json")) as g:
+    assert json.load(g)["applied"][0]["time-ns"] == t1
+notes = [l for l in open(sys.argv[2]) if "fault kind=media-error" in l]
+assert len(notes) == 1 and notes[0].startswith("# at-ns="), notes
+print("run_quick: --fault applied at mark 1 (%d ns): %s" % (t1, ev[0]["detail"]))
 PY
 # The drive's trace of the run (--device-trace), replayed on the model
 # from the run's state mark: the model fed the drive's own commands at
