@@ -5,6 +5,8 @@
  *
  *   -blockdev driver=nvmimic,node-name=NODE,file=CHILD,profile=NAME
  *             [,profile-seed=N][,profile-map-allocated=on]
+ *             [,timing-thread=on|off][,timing-cpu=N][,timing-spin-us=N]
+ *             [,timing-fifo=on]
  *
  * Every request is submitted to the model when it arrives and goes to
  * CHILD at once; after its data transfer its coroutine waits until the
@@ -14,6 +16,11 @@
  * still being read or written on the host.  A request the guest sees as
  * one command is timed as the host driver of a real drive would send it:
  * split at the drive's maximum transfer size, all pieces at once.
+ *
+ * In real time a timing thread (nvmimic-rt.c) wakes the coroutines at
+ * their deadlines while the node is in the main loop's AioContext; in an
+ * IOThread the timer there does (the thread posts with the BQL, which
+ * does not own an IOThread's requests).
  *
  * query-nvmimic-stats and nvmimic-set-state take NODE as their id.
  *
@@ -56,6 +63,10 @@ static QLIST_HEAD(, BDRVNvmimicState) nvmimic_nodes =
 #define NVMIMIC_OPT_PROFILE "profile"
 #define NVMIMIC_OPT_SEED "profile-seed"
 #define NVMIMIC_OPT_MAP "profile-map-allocated"
+#define NVMIMIC_OPT_THREAD "timing-thread"
+#define NVMIMIC_OPT_CPU "timing-cpu"
+#define NVMIMIC_OPT_SPIN "timing-spin-us"
+#define NVMIMIC_OPT_FIFO "timing-fifo"
 
 static QemuOptsList nvmimic_runtime_opts = {
     .name = "nvmimic",
@@ -77,6 +88,28 @@ static QemuOptsList nvmimic_runtime_opts = {
             .type = QEMU_OPT_BOOL,
             .help = "the blocks allocated in the child hold data, the rest "
                     "is deallocated (default: a secure-erased drive)",
+        },
+        {
+            .name = NVMIMIC_OPT_THREAD,
+            .type = QEMU_OPT_BOOL,
+            .help = "in real time, complete requests from a timing thread "
+                    "(default on)",
+        },
+        {
+            .name = NVMIMIC_OPT_CPU,
+            .type = QEMU_OPT_NUMBER,
+            .help = "host CPU to pin the timing thread to (default: none)",
+        },
+        {
+            .name = NVMIMIC_OPT_SPIN,
+            .type = QEMU_OPT_NUMBER,
+            .help = "microseconds before a deadline that the timing thread "
+                    "spins rather than sleeps",
+        },
+        {
+            .name = NVMIMIC_OPT_FIFO,
+            .type = QEMU_OPT_BOOL,
+            .help = "run the timing thread SCHED_FIFO if permitted",
         },
         { /* end of list */ }
     },
@@ -286,7 +319,9 @@ nvmimic_open(BlockDriverState *bs, QDict *options, int flags, Error **errp)
     QemuOpts *opts;
     const char *name;
     NvmProfile *p;
-    int64_t len;
+    NvmimicRtOpts rt;
+    int64_t len, cpu;
+    uint64_t spin;
     int ret;
 
     GLOBAL_STATE_CODE();
@@ -347,6 +382,27 @@ nvmimic_open(BlockDriverState *bs, QDict *options, int flags, Error **errp)
         goto out;
     }
 
+    nvmimic_rt_opts_default(&rt);
+    rt.enable = qemu_opt_get_bool(opts, NVMIMIC_OPT_THREAD, rt.enable);
+    cpu = qemu_opt_get_number(opts, NVMIMIC_OPT_CPU, rt.cpu);
+    spin = qemu_opt_get_number(opts, NVMIMIC_OPT_SPIN, rt.spin_us);
+    rt.fifo = qemu_opt_get_bool(opts, NVMIMIC_OPT_FIFO, rt.fifo);
+    if (cpu < -1 || cpu > INT32_MAX || spin > NVMIMIC_RT_SPIN_US_MAX) {
+        error_setg(errp, "nvmimic: " NVMIMIC_OPT_CPU "=%" PRId64 " or "
+                   NVMIMIC_OPT_SPIN "=%" PRIu64 " is out of range (-1 or a "
+                   "host CPU; 0..%d)", cpu, spin, NVMIMIC_RT_SPIN_US_MAX);
+        nvm_profile_free(p);
+        ret = -EINVAL;
+        goto out;
+    }
+    rt.cpu = cpu;
+    rt.spin_us = spin;
+    if (!nvmimic_rt_opts_check(&rt, "nvmimic", errp)) {
+        nvm_profile_free(p);
+        ret = -EINVAL;
+        goto out;
+    }
+
     s->bs = bs;
     s->max_cmd_bytes = MAX((uint64_t)p->mdts_pages * 4096, p->lba_bytes);
     s->slots = g_ptr_array_new_with_free_func(g_free);
@@ -355,6 +411,11 @@ nvmimic_open(BlockDriverState *bs, QDict *options, int flags, Error **errp)
                         bdrv_get_aio_context(bs), nvmimic_block_post, s);
     s->timing_init = true;
     QLIST_INSERT_HEAD(&nvmimic_nodes, s, next);
+    if (!nvmimic_timing_start_thread(&s->t, &rt, "nvmimic", errp)) {
+        nvmimic_free(s);
+        ret = -EINVAL;
+        goto out;
+    }
     if (qatomic_read(&bs->quiesce_counter)) {
         /* opened inside a drained section: its drain_end resumes */
         nvmimic_timing_pause(&s->t);
@@ -427,6 +488,10 @@ static const char *const nvmimic_strong_runtime_opts[] = {
     NVMIMIC_OPT_PROFILE,
     NVMIMIC_OPT_SEED,
     NVMIMIC_OPT_MAP,
+    NVMIMIC_OPT_THREAD,
+    NVMIMIC_OPT_CPU,
+    NVMIMIC_OPT_SPIN,
+    NVMIMIC_OPT_FIFO,
     NULL
 };
 

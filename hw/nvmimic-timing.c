@@ -99,7 +99,9 @@ static void nvmimic_arm(NvmimicTiming *t)
     if (t->heap.len) {
         next = (int64_t)nvm_heap_top(&t->heap)->key;
     }
-    if (next == INT64_MAX) {
+    if (t->rt && t->rt_here) {
+        nvmimic_rt_arm(t->rt, next);
+    } else if (next == INT64_MAX) {
         timer_del(t->timer);
     } else {
         timer_mod_ns(t->timer, next);
@@ -111,6 +113,7 @@ static void nvmimic_account(NvmimicTiming *t, NvmimicReq *req, int64_t now)
     NvmimicLate *l = &t->late[req->op];
 
     l->posted++;
+    l->early += now < req->deadline_ns;
     l->hist[nvm_hist_bucket(now > req->deadline_ns ?
                             now - req->deadline_ns : 0)]++;
     if (now > req->deadline_ns) {
@@ -130,12 +133,12 @@ static bool nvmimic_req_gone(NvmimicTiming *t, NvmimicReq *req,
            !t->req_alive(t->opaque, req);
 }
 
-static void nvmimic_timer_cb(void *opaque)
+void nvmimic_timing_run_due(NvmimicTiming *t, uint32_t early_ns)
 {
-    NvmimicTiming *t = opaque;
     int64_t now = nvmimic_now();
 
-    while (t->heap.len && (int64_t)nvm_heap_top(&t->heap)->key <= now) {
+    while (t->heap.len &&
+           (int64_t)nvm_heap_top(&t->heap)->key <= now + early_ns) {
         NvmHeapItem e = *nvm_heap_top(&t->heap);
         NvmimicReq *req = e.data;
 
@@ -190,10 +193,28 @@ static void nvmimic_timer_cb(void *opaque)
     nvmimic_arm(t);
 }
 
+static void nvmimic_timer_cb(void *opaque)
+{
+    nvmimic_timing_run_due(opaque, 0);
+}
+
+static void nvmimic_rt_run(void *opaque, uint32_t early_ns)
+{
+    nvmimic_timing_run_due(opaque, early_ns);
+}
+
 void nvmimic_timing_set_context(NvmimicTiming *t, AioContext *ctx)
 {
     if (t->timer) {
         timer_free(t->timer);
+    }
+    /*
+     * The thread posts with the BQL, which owns the main loop's requests
+     * only: in an IOThread the timer posts, in the IOThread.
+     */
+    t->rt_here = !ctx || ctx == qemu_get_aio_context();
+    if (t->rt && !t->rt_here) {
+        nvmimic_rt_arm(t->rt, INT64_MAX);
     }
     t->timer = ctx ? aio_timer_new(ctx, QEMU_CLOCK_VIRTUAL, SCALE_NS,
                                    nvmimic_timer_cb, t) :
@@ -217,8 +238,26 @@ void nvmimic_timing_init(NvmimicTiming *t, NvmProfile *profile,
     nvmimic_timing_set_context(t, ctx);
 }
 
+bool nvmimic_timing_start_thread(NvmimicTiming *t, const NvmimicRtOpts *o,
+                                 const char *what, Error **errp)
+{
+    if (!o->enable || nvmimic_time_jumps()) {
+        /* simulated time keeps its exact path: the timer, bit for bit */
+        return nvmimic_rt_opts_check(o, what, errp);
+    }
+    t->rt = nvmimic_rt_start(nvmimic_rt_run, t, o, what, errp);
+    if (!t->rt) {
+        return false;
+    }
+    nvmimic_arm(t);
+    return true;
+}
+
 void nvmimic_timing_destroy(NvmimicTiming *t)
 {
+    if (t->rt) {
+        nvmimic_rt_stop(t->rt);
+    }
     if (t->timer) {
         timer_free(t->timer);
     }
@@ -439,6 +478,7 @@ NvmimicStats *nvmimic_timing_query(NvmimicTiming *t, char *canon_id)
         c->p999_us = st.cls[i].p999_us;
         c->max_us = st.cls[i].max_us;
         c->posted = l->posted;
+        c->early = l->early;
         c->late = l->late;
         c->late_mean_us = l->late ? l->late_sum_ns / 1000.0 / l->late : 0;
         c->late_max_us = l->late_max_ns / 1000.0;
@@ -459,6 +499,21 @@ NvmimicStats *nvmimic_timing_query(NvmimicTiming *t, char *canon_id)
         QAPI_LIST_PREPEND(r->power_state_ns, st.ps_time_ns[i]);
     }
     r->power_exits = st.power_exits;
+    if (t->rt) {
+        NvmimicRtStats rs;
+
+        nvmimic_rt_get_stats(t->rt, &rs);
+        r->realtime = g_new0(NvmimicRealtimeStats, 1);
+        r->realtime->runs = rs.runs;
+        r->realtime->sleeps = rs.sleeps;
+        r->realtime->bql_wait_p50_us = rs.bql_wait_p50_us;
+        r->realtime->bql_wait_p99_us = rs.bql_wait_p99_us;
+        r->realtime->bql_wait_max_us = rs.bql_wait_ns_max / 1000.0;
+        r->realtime->wake_late_p50_us = rs.wake_late_p50_us;
+        r->realtime->wake_late_p99_us = rs.wake_late_p99_us;
+        r->realtime->spin_us = rs.spin_us;
+        r->realtime->spin_ms = rs.spin_ns / 1e6;
+    }
     return r;
 }
 
@@ -522,6 +577,9 @@ void nvmimic_timing_reset_stats(NvmimicTiming *t, int64_t now)
     t->stats_since_ns = now;
     t->first_arrival_ns = -1;
     t->last_deadline_ns = 0;
+    if (t->rt) {
+        nvmimic_rt_reset_stats(t->rt);
+    }
 }
 
 bool nvmimic_timing_apply_state(NvmimicTiming *t, const char *id,

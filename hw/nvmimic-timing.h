@@ -22,6 +22,7 @@
 #include "block/aio.h"
 #include "nvmimic-model.h"
 #include "heap.h"
+#include "nvmimic-rt.h"
 
 typedef enum NvmimicReqState {
     NVMIMIC_REQ_UNTIMED = 0,    /* admin, unknown opcode, or no profile */
@@ -42,6 +43,7 @@ typedef struct NvmimicReq {
 
 typedef struct NvmimicLate {
     uint64_t posted;
+    uint64_t early;             /* posted before the deadline: never */
     uint64_t late;
     uint64_t late_sum_ns;
     uint64_t late_max_ns;
@@ -101,6 +103,12 @@ typedef struct NvmimicTiming {
     int64_t first_arrival_ns;
     int64_t last_deadline_ns;
     unsigned paused;            /* > 0: nothing is held (a drain) */
+    /*
+     * Real time: the timing thread that posts instead of the timer, while
+     * the timer's context is the main loop (rt_here); NULL: the timer.
+     */
+    NvmimicRt *rt;
+    bool rt_here;
     bool thermal;               /* the model's thermal model runs */
 } NvmimicTiming;
 
@@ -127,6 +135,19 @@ void nvmimic_timing_init(NvmimicTiming *t, NvmProfile *profile,
                          uint64_t seed, AioContext *ctx,
                          NvmimicPostFn *post, void *opaque);
 void nvmimic_timing_destroy(NvmimicTiming *t);
+/*
+ * Real time only (not when virtual time jumps): post with a timing thread
+ * (nvmimic-rt.c) instead of the timer, as @o says; @what names the device
+ * or node in errors.  True when no thread was asked for or it started.
+ */
+bool nvmimic_timing_start_thread(NvmimicTiming *t, const NvmimicRtOpts *o,
+                                 const char *what, Error **errp);
+/*
+ * Post every held request whose deadline has come (the timer's callback;
+ * the timing thread calls it with the BQL held).  @early_ns: treat the
+ * clock as that much later (a test's negative control, else 0).
+ */
+void nvmimic_timing_run_due(NvmimicTiming *t, uint32_t early_ns);
 /* Move the timer to @ctx (NULL: the main loop); no request may be held. */
 void nvmimic_timing_set_context(NvmimicTiming *t, AioContext *ctx);
 

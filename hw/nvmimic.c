@@ -210,6 +210,12 @@ bool nvmimic_realize(NvmeCtrl *n, Error **errp)
         n->params.serial = g_strdup(p->serial);
     }
     n->params.mdts = p->mdts;
+    /* real time: completions posted by a thread of their own */
+    if (!nvmimic_timing_start_thread(&s->t, &n->params.nvmimic_rt, "nvme",
+                                     errp)) {
+        nvmimic_exit(n);
+        return false;
+    }
     return true;
 }
 
@@ -243,9 +249,19 @@ void nvmimic_finalize(Object *obj)
 
 /* ---- timing ----------------------------------------------------------- */
 
+/*
+ * Under icount the SQ is processed at the guest instruction that rang.
+ * With the timing thread the doorbell does not wait for the main loop
+ * either: the vCPU thread that took the MMIO write (the BQL held, as
+ * for every MMIO handler) processes the SQ itself, so a command reaches
+ * the model when the guest rang.  ioeventfd=on cannot take this path
+ * with a profile: QEMU's nvme reads a doorbell signalled through an
+ * eventfd from the shadow doorbell buffer only, and the drives have no
+ * Doorbell Buffer Config (docs/realtime.md).
+ */
 bool nvmimic_sync_doorbell(NvmeCtrl *n)
 {
-    return n->nvmimic && nvmimic_time_jumps();
+    return n->nvmimic && (nvmimic_time_jumps() || n->nvmimic->t.rt);
 }
 
 /* Does [slba, slba + nlb) lie inside namespace @nsid? */
@@ -546,7 +562,7 @@ bool nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
     }
     trace_nvmimic_post(nvme_cid(req), req->sq->sqid,
                        nvmimic_now() - req->nvmimic.deadline_ns);
-    if (!nvmimic_time_jumps()) {
+    if (!nvmimic_time_jumps() && !s->t.rt) {
         if (!nvmimic_fault_watching(n)) {
             return false;
         }
@@ -556,7 +572,8 @@ bool nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
     /*
      * Under icount a bottom half would let virtual time warp to the next
      * timer while the vCPU idles before it runs, and qtest may step the
-     * clock before it runs: post synchronously.
+     * clock before it runs: post synchronously.  With the timing thread
+     * a completion already late does not wait for the bottom half either.
      */
     nvmimic_post_now(n, req);
     return true;

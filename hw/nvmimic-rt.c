@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvmimic real-time timing thread (see nvmimic-rt.h and docs/realtime.md).
+ *
+ * Why a thread: in real time a QEMU_CLOCK_VIRTUAL timer in the main loop
+ * posts every completion some 25 us late here, the main loop's wake-up
+ * and whatever it is doing then.  This thread sleeps until a spin window
+ * before the earliest deadline, spins on the clock for the rest, and then
+ * posts.
+ *
+ * How it stays safe: the deadline heap and everything the post touches
+ * (ctrl.c's queues, nvme_post_cqes(), the block layer's coroutines) stay
+ * what they were, owned by the BQL.  The thread reads one number without
+ * a lock, the earliest deadline (next_ns, published with the BQL held by
+ * nvmimic_rt_arm()), and takes the BQL to post: then it is one more
+ * thread that runs device code under the BQL, as a vCPU thread does for
+ * MMIO.  ctrl.c's queues have no lock of their own, and a second lock
+ * for the timing alone would still need the BQL for the interrupt: under
+ * TCG, raising it (cpu_interrupt()) asserts that the BQL is held, and
+ * QEMU's IOThread users (virtio-blk dataplane) raise theirs through an
+ * irqfd that only KVM's in-kernel irqchip takes without the main loop.
+ * So: the BQL, and the cost of waiting for it is measured
+ * (query-nvmimic-stats' realtime member, docs/realtime.md).
+ *
+ * The post itself is nvmimic_post_now(): the device's re-entrancy guard
+ * is engaged, so a CQE or MSI-X message the guest aims at the
+ * controller's own registers is refused, as from the main loop.  A reset
+ * (CC.EN cleared) or a queue deletion forgets held requests with the BQL
+ * held (nvmimic_sq_freed()): the thread, which only touches requests with
+ * the BQL held, never sees them again.  While the VM is stopped nothing is
+ * posted (virtual time stands still, and a stopped VM's memory must not
+ * change under migration): the thread waits for a VM state change.
+ * Unrealize stops the thread with the BQL held: the thread may be waiting
+ * for the BQL then, so it is not joined (that would deadlock); it finds
+ * itself stopped when it gets the BQL, lets it go and ends, and the last
+ * of the two owners frees the state.
+ *
+ * Copyright (c) 2026 the nvmimic authors
+ */
+
+#include "qemu/osdep.h"
+#include <poll.h>
+#include <sys/eventfd.h>
+#ifdef CONFIG_PRCTL_PR_SET_TIMERSLACK
+#include <sys/prctl.h>
+#endif
+#include "qapi/error.h"
+#include "qemu/atomic.h"
+#include "qemu/bitmap.h"
+#include "qemu/error-report.h"
+#include "qemu/main-loop.h"
+#include "qemu/processor.h"
+#include "qemu/rcu.h"
+#include "qemu/thread.h"
+#include "qemu/timer.h"
+#include "system/runstate.h"
+
+#include "nvmimic-model.h"
+#include "nvmimic-rt.h"
+#include "trace.h"
+
+struct NvmimicRt {
+    NvmimicRtRunFn *run;
+    void *opaque;               /* NULL once stopped (BQL) */
+    QemuThread thread;
+    int kick_fd;                /* eventfd: wakes the sleeping thread */
+    VMChangeStateEntry *vmstate;
+    int refs;                   /* the owner and the thread (atomic) */
+    NvmimicRtOpts opts;
+    int64_t spin_ns;
+
+    /* lock-free, between the BQL's side and the thread */
+    int64_t next_ns;            /* earliest deadline, INT64_MAX: none */
+    int64_t sleeping_for;       /* deadline the thread sleeps toward;
+                                 * INT64_MIN: awake (it reads next_ns) */
+    bool stop;
+    bool running;               /* the VM runs */
+
+    /* statistics, written with the BQL held */
+    uint64_t runs, sleeps, spin_total_ns, bql_wait_max_ns;
+    uint64_t bql_hist[NVM_HIST_BUCKETS];
+    uint64_t wake_hist[NVM_HIST_BUCKETS];
+    uint64_t stats_gen;         /* bumped by a reset */
+};
+
+void nvmimic_rt_opts_default(NvmimicRtOpts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->enable = true;
+    o->cpu = -1;
+    o->spin_us = NVMIMIC_RT_SPIN_US_DEFAULT;
+}
+
+bool nvmimic_rt_opts_check(const NvmimicRtOpts *o, const char *what,
+                           Error **errp)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+    if (o->cpu < -1 || (ncpu > 0 && o->cpu >= ncpu)) {
+        error_setg(errp, "%s: timing-cpu=%" PRId32 " is not a host CPU "
+                   "(0..%ld, or -1 for none)", what, o->cpu, ncpu - 1);
+        return false;
+    }
+    if (o->spin_us > NVMIMIC_RT_SPIN_US_MAX) {
+        error_setg(errp, "%s: timing-spin-us=%" PRIu32 " is more than %d",
+                   what, o->spin_us, NVMIMIC_RT_SPIN_US_MAX);
+        return false;
+    }
+    return true;
+}
+
+static void nvmimic_rt_unref(NvmimicRt *rt)
+{
+    if (qatomic_fetch_dec(&rt->refs) == 1) {
+        close(rt->kick_fd);
+        g_free(rt);
+    }
+}
+
+static void nvmimic_rt_kick(NvmimicRt *rt)
+{
+    uint64_t one = 1;
+
+    if (write(rt->kick_fd, &one, sizeof(one)) < 0 && errno != EAGAIN) {
+        /* an eventfd write fails only when its counter would overflow */
+        g_assert_not_reached();
+    }
+}
+
+void nvmimic_rt_arm(NvmimicRt *rt, int64_t next_ns)
+{
+    qatomic_set(&rt->next_ns, next_ns);
+    /*
+     * Pairs with the barrier in nvmimic_rt_sleep(): either the thread sees
+     * the new deadline before it sleeps, or this sees what it sleeps for.
+     */
+    smp_mb();
+    if (next_ns < qatomic_read(&rt->sleeping_for)) {
+        nvmimic_rt_kick(rt);
+    }
+}
+
+static void nvmimic_rt_vm_state(void *opaque, bool running,
+                                RunState state G_GNUC_UNUSED)
+{
+    NvmimicRt *rt = opaque;
+
+    qatomic_set(&rt->running, running);
+    nvmimic_rt_kick(rt);
+}
+
+/* The clock of the deadlines: QEMU_CLOCK_VIRTUAL (a seqlock read). */
+static inline int64_t nvmimic_rt_now(void)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+/*
+ * Sleep toward @target (virtual ns; INT64_MAX: until kicked) for at most
+ * @ns of host time (-1: no limit).  Returns at a kick, a stop, or the time.
+ */
+static void nvmimic_rt_sleep(NvmimicRt *rt, int64_t target, int64_t ns)
+{
+    struct pollfd pfd = { .fd = rt->kick_fd, .events = POLLIN };
+    struct timespec ts = { .tv_sec = ns / NANOSECONDS_PER_SECOND,
+                           .tv_nsec = ns % NANOSECONDS_PER_SECOND };
+    uint64_t v;
+
+    qatomic_set(&rt->sleeping_for, target);
+    smp_mb();
+    if (qatomic_read(&rt->next_ns) < target || qatomic_read(&rt->stop)) {
+        qatomic_set(&rt->sleeping_for, INT64_MIN);
+        return;
+    }
+    if (ppoll(&pfd, 1, ns < 0 ? NULL : &ts, NULL) > 0) {
+        if (read(rt->kick_fd, &v, sizeof(v)) < 0) {
+            /* EAGAIN: another read took it; nothing else can fail */
+        }
+    }
+    qatomic_set(&rt->sleeping_for, INT64_MIN);
+}
+
+/* With the BQL: post what is due, unless stopped; false when stopped. */
+static bool nvmimic_rt_post(NvmimicRt *rt, int64_t due_ns,
+                            const uint64_t *wake_hist, uint64_t *gen,
+                            uint64_t spin_ns)
+{
+    int64_t t0 = get_clock();
+    int64_t waited;
+    unsigned i;
+
+    bql_lock();
+    if (!rt->opaque) {
+        bql_unlock();
+        return false;
+    }
+    waited = get_clock() - t0;
+    if (*gen == rt->stats_gen) {
+        for (i = 0; i < NVM_HIST_BUCKETS; i++) {
+            rt->wake_hist[i] += wake_hist[i];
+        }
+        rt->spin_total_ns += spin_ns;
+    }
+    *gen = rt->stats_gen;
+    rt->runs++;
+    rt->bql_hist[nvm_hist_bucket(waited)]++;
+    rt->bql_wait_max_ns = MAX(rt->bql_wait_max_ns, (uint64_t)waited);
+    /*
+     * A VM that stopped (its virtual clock stopped before the BQL was let
+     * go) posts nothing until it runs again, as a QEMU_CLOCK_VIRTUAL timer.
+     */
+    if (runstate_is_running()) {
+        trace_nvmimic_rt_post(due_ns, waited);
+        rt->run(rt->opaque, rt->opts.early_ns);
+    }
+    bql_unlock();
+    return true;
+}
+
+static void *nvmimic_rt_thread(void *opaque)
+{
+    NvmimicRt *rt = opaque;
+    uint64_t wake_hist[NVM_HIST_BUCKETS] = { 0 };
+    uint64_t gen = 0, spin_ns = 0;
+
+    rcu_register_thread();
+#ifdef CONFIG_PRCTL_PR_SET_TIMERSLACK
+    /* the kernel's default slack is 50 us: none at all */
+    prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
+#endif
+    while (!qatomic_read(&rt->stop)) {
+        int64_t next = qatomic_read(&rt->next_ns);
+        int64_t now, spin_from, spin_start;
+
+        if (next == INT64_MAX || !qatomic_read(&rt->running)) {
+            qatomic_inc(&rt->sleeps);
+            nvmimic_rt_sleep(rt, INT64_MAX, -1);
+            continue;
+        }
+        /* the deadline on this clock, minus what the test asks for */
+        next -= rt->opts.early_ns;
+        now = nvmimic_rt_now();
+        spin_from = next - rt->spin_ns;
+        if (now < spin_from) {
+            int64_t woke;
+
+            qatomic_inc(&rt->sleeps);
+            nvmimic_rt_sleep(rt, next + rt->opts.early_ns, spin_from - now);
+            woke = nvmimic_rt_now();
+            if (woke >= spin_from &&
+                qatomic_read(&rt->next_ns) - rt->opts.early_ns == next) {
+                wake_hist[nvm_hist_bucket(woke - spin_from)]++;
+            }
+            if (woke < spin_from) {
+                continue;       /* kicked, or the VM stopped */
+            }
+        }
+        /* spin: the clock is a vDSO read and a seqlock, ~50-150 ns */
+        now = spin_start = nvmimic_rt_now();
+        while (now < next) {
+            int64_t n2 = qatomic_read(&rt->next_ns) - rt->opts.early_ns;
+
+            if (n2 > next || qatomic_read(&rt->stop) ||
+                !qatomic_read(&rt->running)) {
+                break;          /* posted by another path, or stopping */
+            }
+            next = n2;
+            cpu_relax();
+            now = nvmimic_rt_now();
+        }
+        spin_ns += now - spin_start;
+        if (now < next) {
+            continue;
+        }
+        if (!nvmimic_rt_post(rt, next, wake_hist, &gen, spin_ns)) {
+            break;
+        }
+        memset(wake_hist, 0, sizeof(wake_hist));
+        spin_ns = 0;
+    }
+    rcu_unregister_thread();
+    nvmimic_rt_unref(rt);
+    return NULL;
+}
+
+NvmimicRt *nvmimic_rt_start(NvmimicRtRunFn *run, void *opaque,
+                            const NvmimicRtOpts *o, const char *what,
+                            Error **errp)
+{
+    NvmimicRt *rt;
+    int fd;
+
+    if (!nvmimic_rt_opts_check(o, what, errp)) {
+        return NULL;
+    }
+    fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (fd < 0) {
+        error_setg_errno(errp, errno, "%s: cannot make the timing thread's "
+                         "eventfd", what);
+        return NULL;
+    }
+    assert(opaque);
+    rt = g_new0(NvmimicRt, 1);
+    rt->run = run;
+    rt->opaque = opaque;
+    rt->kick_fd = fd;
+    rt->opts = *o;
+    rt->spin_ns = (int64_t)o->spin_us * SCALE_US;
+    rt->next_ns = INT64_MAX;
+    rt->sleeping_for = INT64_MIN;
+    rt->running = runstate_is_running();
+    rt->refs = 2;
+    rt->vmstate = qemu_add_vm_change_state_handler(nvmimic_rt_vm_state, rt);
+    qemu_thread_create(&rt->thread, "nvmimic-timing", nvmimic_rt_thread, rt,
+                       QEMU_THREAD_DETACHED);
+    if (o->cpu >= 0) {
+        unsigned long *mask = bitmap_new(o->cpu + 1);
+        int ret;
+
+        set_bit(o->cpu, mask);
+        ret = qemu_thread_set_affinity(&rt->thread, mask, o->cpu + 1);
+        g_free(mask);
+        if (ret) {
+            warn_report("%s: cannot pin the timing thread to host CPU %"
+                        PRId32 " (%s); it runs unpinned", what, o->cpu,
+                        strerror(-ret > 0 ? -ret : ret));
+        }
+    }
+    if (o->fifo) {
+        struct sched_param sp = { .sched_priority = 1 };
+        int ret = pthread_setschedparam(rt->thread.thread, SCHED_FIFO, &sp);
+
+        if (ret) {
+            warn_report("%s: timing-fifo=on: SCHED_FIFO refused (%s); the "
+                        "timing thread runs at normal priority", what,
+                        strerror(ret));
+        }
+    }
+    return rt;
+}
+
+void nvmimic_rt_stop(NvmimicRt *rt)
+{
+    assert(bql_locked());
+    qemu_del_vm_change_state_handler(rt->vmstate);
+    rt->opaque = NULL;
+    qatomic_set(&rt->stop, true);
+    nvmimic_rt_kick(rt);
+    nvmimic_rt_unref(rt);
+}
+
+void nvmimic_rt_get_stats(NvmimicRt *rt, NvmimicRtStats *st)
+{
+    memset(st, 0, sizeof(*st));
+    st->runs = rt->runs;
+    st->sleeps = qatomic_read(&rt->sleeps);
+    st->bql_wait_ns_max = rt->bql_wait_max_ns;
+    st->bql_wait_p50_us = nvm_hist_percentile_us(rt->bql_hist, rt->runs, 0.5);
+    st->bql_wait_p99_us = nvm_hist_percentile_us(rt->bql_hist, rt->runs,
+                                                 0.99);
+    st->spin_ns = rt->spin_total_ns;
+    st->spin_us = rt->opts.spin_us;
+    {
+        uint64_t n = 0;
+        unsigned i;
+
+        for (i = 0; i < NVM_HIST_BUCKETS; i++) {
+            n += rt->wake_hist[i];
+        }
+        st->wake_late_p50_us = nvm_hist_percentile_us(rt->wake_hist, n, 0.5);
+        st->wake_late_p99_us = nvm_hist_percentile_us(rt->wake_hist, n,
+                                                      0.99);
+    }
+}
+
+void nvmimic_rt_reset_stats(NvmimicRt *rt)
+{
+    rt->stats_gen++;
+    rt->runs = 0;
+    qatomic_set(&rt->sleeps, 0);
+    rt->spin_total_ns = 0;
+    rt->bql_wait_max_ns = 0;
+    memset(rt->bql_hist, 0, sizeof(rt->bql_hist));
+    memset(rt->wake_hist, 0, sizeof(rt->wake_hist));
+}
