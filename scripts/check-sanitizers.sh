@@ -1,13 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # make check-sanitizers: the device qtest suite and the model's unit tests
-# under AddressSanitizer + UndefinedBehaviorSanitizer.
+# under AddressSanitizer + UndefinedBehaviorSanitizer, and the timing
+# thread's unit test under ThreadSanitizer.
 #
 #   build/qemu-asan/  QEMU with the device, built by
 #                     QEMU_VARIANT=asan scripts/qemu-build.sh (the Makefile
 #                     runs it first)
 #   build/asan/       a second meson build of nvmimic with
 #                     b_sanitize=address,undefined, whose tests run that QEMU
+#   build/tsan/       a third, b_sanitize=thread, of which only
+#                     tests/unit/test-rt is built and run
 #
 # Any sanitizer report fails the test that triggered it: the runtimes halt
 # on the first error (QEMU then dies under the test, which names it), and
@@ -53,5 +56,28 @@ for suite in unit device; do
         rc=1
     fi
 done
+
+# ThreadSanitizer on the timing thread's code: hw/nvmimic-rt.c as it is, in
+# tests/unit/test-rt.c on the pthread versions of QEMU's primitives
+# (tests/unit/rt-shim/).  A TSan build of the whole QEMU is possible
+# (configure --enable-tsan; gcc has the fiber interface its coroutines
+# need) but is a third full QEMU build; docs/realtime.md says why it is
+# not run here.
+TSAN=$B/tsan
+if [ ! -e "$TSAN/build.ninja" ]; then
+    meson setup "$TSAN" "$ROOT" -Db_sanitize=thread -Db_lundef=false \
+        >/dev/null || die "meson setup of $TSAN failed"
+fi
+ninja -C "$TSAN" tests/unit/test-rt || die "the ThreadSanitizer build of test-rt failed"
+if TSAN_OPTIONS=halt_on_error=1:exitcode=66 "$TSAN/tests/unit/test-rt" \
+        >"$TSAN/test-rt.log" 2>&1; then
+    echo "check-sanitizers: the timing thread clean under ThreadSanitizer"
+else
+    echo "check-sanitizers: test-rt under ThreadSanitizer failed" \
+         "($TSAN/test-rt.log):" >&2
+    grep -E 'WARNING: ThreadSanitizer|^not ok|ERROR' "$TSAN/test-rt.log" |
+        head -n 20 >&2
+    rc=1
+fi
 [ $rc = 0 ] && echo "check-sanitizers: suites unit and device clean under ASan+UBSan"
 exit $rc
