@@ -67,8 +67,12 @@ class TinyGuest:
     """QEMU with -icount running tinyguest.elf; QMP on a socket."""
 
     def __init__(self, append, drive_opts='', device_opts='',
-                 profile=MAIN_PROFILE):
+                 profile=MAIN_PROFILE, icount=True, machine='q35',
+                 extra_args=()):
         self.append = append
+        self.icount = icount
+        self.machine = machine
+        self.extra_args = list(extra_args)
         self.profile = Profile(profile)
         self.drive_opts = drive_opts
         self.device_opts = device_opts
@@ -85,8 +89,9 @@ class TinyGuest:
                             'build)' % TINYGUEST)
         qmp_path = os.path.join(self.dir, 'qmp.sock')
         self.cmdline = (
-            [qemu_binary(), '-machine', 'q35', '-accel', 'tcg',
-             '-icount', 'shift=0,sleep=off', '-m', '64M', '-display', 'none',
+            [qemu_binary(), '-machine', self.machine, '-accel', 'tcg']
+            + (['-icount', 'shift=0,sleep=off'] if self.icount else [])
+            + ['-m', '64M', '-display', 'none',
              '-nodefaults', '-no-shutdown', '-S',
              '-qmp', 'unix:%s,server=on,wait=off' % qmp_path,
              '-kernel', TINYGUEST, '-append', self.append,
@@ -96,7 +101,7 @@ class TinyGuest:
              % (self.profile.capacity, self.drive_opts),
              '-device', 'nvme,id=%s,drive=d,addr=04.0,profile=%s%s'
              % (DEV_ID, self.profile.name, self.device_opts)]
-            + FIRMWARE_ARGS)
+            + FIRMWARE_ARGS + self.extra_args)
         with open(self.err_path, 'wb') as err:
             self.proc = subprocess.Popen(self.cmdline, stdin=subprocess.DEVNULL,
                                          stdout=err, stderr=err)

@@ -21,6 +21,21 @@
  *   mode=qd1     n=N commands, one at a time (default)
  *   mode=cqbar   an I/O CQ on the controller's own BAR0, two reads,
  *                then CC and CSTS after 20 ms of virtual time
+ *   mode=qd      n=N reads, depth=D of them outstanding (D at most 15),
+ *                waiting by polling; an io line per command, in the
+ *                order the completions came, with the command's cid:
+ *                  io CID 02 STATUS T_DOORBELL T_SEEN
+ *   mode=reset   depth=D reads submitted, then at once CC.EN cleared
+ *                (their completions are held), then the I/O CQ watched
+ *                for watch=T TSC ticks: "reset-cq SEEN_BEFORE SEEN_AFTER"
+ *                (CQEs in it at the reset and after the wait); then the
+ *                controller is enabled again and n=N reads run at QD1
+ *   mode=eject   depth=D reads submitted, then at once the controller is
+ *                ejected through ACPI PCI hotplug (machine pc: PIIX4 at
+ *                0xae00), then the I/O CQ watched for watch=T TSC ticks:
+ *                "eject-cq SEEN_BEFORE SEEN_AFTER"
+ *   depth=D      outstanding commands (modes qd, reset, eject; default 8)
+ *   watch=T      TSC ticks to watch a CQ after a reset or an eject
  *   n=N          commands in mode=qd1 (default 16, at most 4096)
  *   wait=irq     wait for each completion in HLT, woken by MSI-X (default)
  *   wait=poll    spin on the CQ
@@ -494,6 +509,138 @@ static void mode_qd1(const char *cmdline, uint32_t devfn)
     puts_("\n");
 }
 
+/* A random 4 KiB-aligned read of namespace 1, to DATA_ADDR + 4 KiB * k. */
+static void read_cmd(Sqe *c, uint32_t *x, uint32_t nsze, uint32_t blocks,
+                     uint32_t k)
+{
+    *x = *x * 1103515245u + 12345u;
+    memset(c, 0, sizeof(*c));
+    c->dw0 = 0x02;
+    c->nsid = 1;
+    c->prp1 = DATA_ADDR + 4096 * k;
+    c->cdw10 = ((*x >> 4) % (nsze / blocks)) * blocks;
+    c->cdw12 = blocks - 1;
+}
+
+/* CQEs the guest has not taken yet, in the order the device posted them */
+static uint32_t cq_count_new(Queue *q)
+{
+    uint32_t n = 0, head = q->head, phase = q->phase;
+
+    while (n < QSIZE && (q->cq[head].status & 1) == phase) {
+        n++;
+        head = (head + 1) % QSIZE;
+        if (!head) {
+            phase ^= 1;
+        }
+    }
+    return n;
+}
+
+static void mode_qd(const char *cmdline)
+{
+    uint32_t n = arg_u32(cmdline, "n", 64);
+    uint32_t depth = arg_u32(cmdline, "depth", 8);
+    uint32_t nsze, lb, blocks, sent = 0, done = 0, x = 12345;
+    uint64_t t_db[QSIZE * 2];
+    Sqe c;
+
+    if (!depth || depth >= QSIZE) {
+        fail("depth is not 1..15");
+    }
+    create_io_queues(1, IOCQ_ADDR, 0);
+    lb = lba_bytes(&nsze);
+    blocks = 4096 / lb;
+    while (done < n) {
+        uint64_t t0;
+        uint16_t cid, status;
+
+        /* one doorbell for every command that fits */
+        while (sent < n && sent - done < depth) {
+            read_cmd(&c, &x, nsze, blocks, sent % QSIZE);
+            cid = queue_put(&ioq, &c);
+            sent++;
+            t_db[cid % (QSIZE * 2)] = 0;
+        }
+        t0 = rdtsc();
+        wr32(ioq.sq_db, ioq.tail);
+        for (cid = ioq.cid - (sent - done); cid != ioq.cid; cid++) {
+            if (!t_db[cid % (QSIZE * 2)]) {
+                t_db[cid % (QSIZE * 2)] = t0;
+            }
+        }
+        while (!cqe_ready(&ioq)) {
+        }
+        while (cqe_ready(&ioq)) {
+            uint64_t t1 = rdtsc();
+
+            cid = ioq.cq[ioq.head].cid;
+            status = queue_take(&ioq);
+            done++;
+            puts_("io ");
+            putdec(cid);
+            puts_(" 02 ");
+            puthex(status);
+            puts_(" ");
+            puthex(t_db[cid % (QSIZE * 2)]);
+            puts_(" ");
+            puthex(t1);
+            puts_("\n");
+        }
+    }
+}
+
+/*
+ * Submit @depth reads and ring once; then @stop() the controller at once,
+ * while their completions are held, and watch the I/O CQ.
+ */
+static void held_then(const char *cmdline, const char *what,
+                      void (*stop)(void))
+{
+    uint32_t depth = arg_u32(cmdline, "depth", 8);
+    uint32_t wait = arg_u32(cmdline, "watch", 20000000);
+    uint32_t nsze, lb, blocks, k, x = 777, before;
+    uint64_t t0;
+    Sqe c;
+
+    if (!depth || depth >= QSIZE) {
+        fail("depth is not 1..15");
+    }
+    create_io_queues(1, IOCQ_ADDR, 0);
+    lb = lba_bytes(&nsze);
+    blocks = 4096 / lb;
+    for (k = 0; k < depth; k++) {
+        read_cmd(&c, &x, nsze, blocks, k);
+        queue_put(&ioq, &c);
+    }
+    wr32(ioq.sq_db, ioq.tail);
+    stop();
+    before = cq_count_new(&ioq);
+    t0 = rdtsc();
+    while (rdtsc() - t0 < wait) {
+    }
+    puts_(what);
+    puts_(" ");
+    putdec(before);
+    puts_(" ");
+    putdec(cq_count_new(&ioq));
+    puts_("\n");
+}
+
+static void stop_reset(void)
+{
+    wr32(bar + REG_CC, 0);
+    wait_rdy(0);
+}
+
+static uint32_t nvme_slot;
+
+static void stop_eject(void)
+{
+    outl(0xae10, 0);                    /* the root bus */
+    outl(0xae08, 1u << nvme_slot);      /* eject the slot */
+}
+
 static void mode_cqbar(void)
 {
     Sqe c = { 0 };
@@ -538,9 +685,20 @@ void tg_main(const uint32_t *mbi)
     ctrl_enable();
     queue_init(&ioq, 1, IOSQ_ADDR, IOCQ_ADDR);
     memset((void *)IOCQ_ADDR, 0, 4096);
+    nvme_slot = devfn >> 3;
     if (arg_is(cmdline, "mode", "cqbar")) {
         ioq.cq = (volatile Cqe *)IOCQ_ADDR;     /* never read: it is BAR0 */
         mode_cqbar();
+    } else if (arg_is(cmdline, "mode", "qd")) {
+        mode_qd(cmdline);
+    } else if (arg_is(cmdline, "mode", "reset")) {
+        held_then(cmdline, "reset-cq", stop_reset);
+        ctrl_enable();
+        queue_init(&ioq, 1, IOSQ_ADDR, IOCQ_ADDR);
+        memset((void *)IOCQ_ADDR, 0, 4096);
+        mode_qd1(cmdline, devfn);
+    } else if (arg_is(cmdline, "mode", "eject")) {
+        held_then(cmdline, "eject-cq", stop_eject);
     } else {
         mode_qd1(cmdline, devfn);
     }

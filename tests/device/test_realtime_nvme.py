@@ -1,0 +1,220 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The profiled controller in real time, where a timing thread posts held
+completions (hw/nvmimic-rt.c): what qtest and -icount cannot show, since
+under both the thread is never used.  tinyguest/ runs under TCG without
+-icount; the device's trace events say, on QEMU_CLOCK_VIRTUAL, when each
+command was taken with its deadline (nvmimic_submit) and how far after its
+deadline each completion was posted (nvmimic_post, read from the clock
+just before the CQE is written).
+
+- No completion is posted before its deadline, and completions are posted
+  in deadline order; the device's own count of early posts is 0.  The
+  negative control, x-timing-early-ns (the thread posts that long before
+  each deadline), shows the same check failing.
+- A reset (CC.EN cleared) and an ACPI eject (the device goes away, its
+  thread stops) while completions are held post nothing afterwards; under
+  make check-sanitizers that also checks the thread's lifetime.
+- The thread's options are checked at realize, and it is absent with
+  timing-thread=off and under -icount.
+
+Run one:  python3 tests/device/test_realtime_nvme.py RealtimeNvme.test_NAME
+"""
+
+import os
+import re
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nvmeqtest import QemuError, sanitizer_report  # noqa: E402
+from test_profile_nvme import DEV_ID  # noqa: E402
+from test_icount_nvme import TinyGuest, guest_ios  # noqa: E402
+
+TRACE = ['-trace', 'nvmimic_submit', '-trace', 'nvmimic_post']
+SUBMIT_RE = re.compile(r'nvmimic_submit cid (\d+) sqid (\d+) (\S+) at (-?\d+)'
+                       r' ns: completes at (-?\d+) ns')
+POST_RE = re.compile(r'nvmimic_post cid (\d+) sqid (\d+) posted, (-?\d+) ns '
+                     r'after its deadline')
+
+
+def posts_from_trace(text):
+    """[(cid, sqid, deadline_ns, late_ns)] of the I/O queues' completions,
+    in the order they were posted; deadline_ns from the command's latest
+    nvmimic_submit."""
+    deadline = {}
+    out = []
+    for ln in text.splitlines():
+        m = SUBMIT_RE.search(ln)
+        if m:
+            deadline[(int(m.group(1)), int(m.group(2)))] = int(m.group(5))
+            continue
+        m = POST_RE.search(ln)
+        if m and int(m.group(2)):
+            key = (int(m.group(1)), int(m.group(2)))
+            out.append(key + (deadline.get(key), int(m.group(3))))
+    return out
+
+
+def timing_violations(posts):
+    """What is wrong with @posts: completions posted before their deadline,
+    or out of deadline order.  [] when nothing is."""
+    bad = []
+    last = None
+    for cid, sqid, dl, late in posts:
+        if dl is None:
+            bad.append('cid %d: posted, never submitted' % cid)
+            continue
+        if late < 0:
+            bad.append('cid %d: posted %d ns before its deadline'
+                       % (cid, -late))
+        if last is not None and dl < last[1]:
+            bad.append('cid %d (deadline %d) posted after cid %d (deadline '
+                       '%d)' % (cid, dl, last[0], last[1]))
+        last = (cid, dl)
+    return bad
+
+
+class RealtimeNvme(unittest.TestCase):
+
+    guest = None
+
+    def boot(self, append, device_opts='', icount=False, **kw):
+        self.guest = TinyGuest(append, device_opts=device_opts,
+                               icount=icount, **kw).start()
+        return self.guest
+
+    def tearDown(self):
+        if self.guest:
+            alive = self.guest.proc and self.guest.proc.poll() is None
+            text = self.guest.stop()
+            self.guest = None
+            report = sanitizer_report(text)
+            if report:
+                self.fail('QEMU printed a sanitizer report:\n' + report)
+            if not alive:
+                self.fail('QEMU was no longer running at the end of the test:'
+                          '\n' + text)
+
+    def stats(self):
+        return self.guest.qmp.execute('query-nvmimic-stats', id=DEV_ID)
+
+    def read_class(self, st):
+        return next(c for c in st['classes'] if c['class'] == 'read')
+
+    def run_qd(self, n, device_opts=''):
+        """tinyguest mode=qd: @n reads, 8 outstanding.  Returns the guest's
+        io lines, the posts the trace shows and the statistics."""
+        g = self.boot('mode=qd n=%d depth=8' % n, device_opts,
+                      extra_args=TRACE)
+        ios = guest_ios(g.run())
+        st = self.stats()
+        return ios, posts_from_trace(g.read(g.err_path)), st
+
+    def test_no_completion_is_posted_before_its_deadline(self):
+        n = 600
+        ios, posts, st = self.run_qd(n)
+        self.assertEqual(len(ios), n, 'the guest saw every completion')
+        self.assertEqual([s for _, s, _, _ in ios], [0] * n,
+                         'every read succeeded')
+        self.assertIn('realtime', st, 'the timing thread posted')
+        self.assertGreater(st['realtime']['runs'], 0)
+        rd = self.read_class(st)
+        self.assertEqual(rd['posted'], n)
+        self.assertEqual(len(posts), n, 'one trace line per completion')
+        self.assertEqual(timing_violations(posts), [])
+        self.assertEqual(rd['early'], 0, 'the device counted early posts')
+
+    def test_negative_control_an_early_thread_is_caught(self):
+        """x-timing-early-ns makes the thread post 50 us before each
+        deadline (more than its spin window): the check above must see
+        it, or it could not fail."""
+        n = 200
+        ios, posts, st = self.run_qd(n, ',x-timing-early-ns=50000')
+        self.assertEqual(len(ios), n)
+        bad = timing_violations(posts)
+        early = [b for b in bad if 'before its deadline' in b]
+        self.assertGreater(len(early), n // 2,
+                           'early posts found: %d of %d' % (len(early), n))
+        self.assertGreater(self.read_class(st)['early'], n // 2)
+
+    def test_reset_with_completions_held_posts_nothing_after_it(self):
+        """Eight reads held for their deadlines, then CC.EN cleared at once:
+        none is posted after the reset (20 M TSC ticks watched, some ms),
+        and the controller works again after it is enabled."""
+        g = self.boot('mode=reset depth=8 n=32')
+        lines = g.run()
+        rc = [ln.split() for ln in lines if ln.startswith('reset-cq')]
+        self.assertEqual(len(rc), 1, lines)
+        before, after = int(rc[0][1]), int(rc[0][2])
+        self.assertEqual(after, before, 'a completion was posted after the '
+                         'reset')
+        self.assertLess(before, 8, 'the reads were held at the reset')
+        ios = guest_ios(lines)
+        self.assertEqual([s for _, s, _, _ in ios], [0] * 32,
+                         'reads after the reset succeeded')
+        st = self.stats()
+        self.assertIn('realtime', st)
+        self.assertEqual(self.read_class(st)['early'], 0)
+
+    def test_eject_with_completions_held_posts_nothing_and_stops_the_thread(
+            self):
+        """Eight reads held, then the guest ejects the controller (ACPI PCI
+        hotplug, machine pc): the device is unrealized while its thread may
+        be sleeping, spinning or waiting for the BQL.  Nothing is written to
+        the CQ afterwards, QEMU carries on, and the device is gone."""
+        g = self.boot('mode=eject depth=8', machine='pc')
+        lines = g.run()
+        ec = [ln.split() for ln in lines if ln.startswith('eject-cq')]
+        self.assertEqual(len(ec), 1, lines)
+        self.assertEqual(int(ec[0][2]), int(ec[0][1]),
+                         'a completion was posted after the eject')
+        deadline = time.monotonic() + 10
+        while not any(e['event'] == 'DEVICE_DELETED'
+                      for e in g.qmp.events):
+            self.assertLess(time.monotonic(), deadline, 'no DEVICE_DELETED')
+            g.qmp.execute('query-status')
+            time.sleep(0.01)
+        with self.assertRaises(QemuError) as cm:
+            self.stats()
+        self.assertIn('no nvme device', str(cm.exception))
+        time.sleep(0.2)         # the thread, if still there, would act now
+        self.assertEqual(g.qmp.execute('query-status')['status'], 'running')
+
+    def test_timing_thread_off_and_icount_post_from_the_timer(self):
+        for opts, icount in ((',timing-thread=off', False), ('', True)):
+            with self.subTest(opts=opts, icount=icount):
+                g = self.boot('mode=qd1 wait=poll n=8', opts, icount=icount)
+                self.assertEqual(len(guest_ios(g.run())), 8)
+                st = self.stats()
+                self.assertNotIn('realtime', st)
+                self.assertEqual(self.read_class(st)['posted'], 8)
+                self.tearDown()
+
+    def test_bad_timing_options_are_refused_with_one_clear_line(self):
+        cases = [(',timing-cpu=100000', 'timing-cpu=100000 is not a host '
+                  'CPU'),
+                 (',timing-spin-us=20000', 'timing-spin-us=20000 is more '
+                  'than')]
+        for opts, want in cases:
+            with self.subTest(opts=opts):
+                g = TinyGuest('mode=qd1', device_opts=opts, icount=False)
+                try:
+                    with self.assertRaises(QemuError):
+                        g.start()
+                        g.qmp.execute('query-status')
+                    deadline = time.monotonic() + 30
+                    while g.proc.poll() is None and \
+                            time.monotonic() < deadline:
+                        time.sleep(0.05)
+                    err = g.read(g.err_path)
+                finally:
+                    g.stop()
+                self.assertIn(want, err)
+                self.assertEqual(len([ln for ln in err.splitlines()
+                                      if ln.strip()]), 1, err)
+
+
+if __name__ == '__main__':
+    unittest.main()
