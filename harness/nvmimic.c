@@ -33,6 +33,7 @@ static const NvmCommand *const commands[] = {
     &nvm_cmd_validate,
     &nvm_cmd_profile_keys,
     &nvm_cmd_jobfile,
+    &nvm_cmd_doctor,
 };
 
 NvmProfile *cli_load_profile(const NvmCommand *cmd, const Opts *o)

@@ -44,6 +44,9 @@
 #                     nvmimic-set-state with the arguments J, a JSON object such as
 #                     '{"fill-pct": 100}' (QEMU starts paused with -S until then)
 #
+# run-guest.sh --probe-kvm QEMU GUEST_DIR: only the KVM probe below; prints "kvm: ok"
+# (exit 0) or "kvm: REASON" (exit 1).  nvmimic doctor runs it.
+#
 # Exit status: 0 the job ran and exited 0; 1 the job ran and failed (its status is in
 # RESULTS_DIR/rc); 2 the guest did not deliver results (timeout, crash, QEMU error).
 #
@@ -63,7 +66,7 @@ me=run-guest
 die() { echo "$me: $*" >&2; exit 2; }
 
 icount=0 icount_shift=0 fwjob=0 accel=${NVMIMIC_ACCEL:-auto} mem=512M smp=1 append_extra= results_size=256M verbose=0
-stats_dev= stats_state=
+stats_dev= stats_state= probe_only=0
 while [ $# -gt 0 ]; do
     case $1 in
         --icount) icount=1; shift ;;
@@ -78,11 +81,16 @@ while [ $# -gt 0 ]; do
         --verbose) verbose=1; shift ;;
         --device-stats) stats_dev=${2:?--device-stats needs a device id}; shift 2 ;;
         --device-state) stats_state=${2:?--device-state needs a JSON object}; shift 2 ;;
+        --probe-kvm) probe_only=1; shift ;;
         --) shift; break ;;
         -*) die "unknown option $1" ;;
         *) break ;;
     esac
 done
+if [ "$probe_only" = 1 ]; then
+    [ $# -eq 2 ] || die "usage: run-guest.sh --probe-kvm QEMU GUEST_DIR"
+    set -- "$1" "$2" . . 0
+fi
 [ $# -ge 5 ] || die "usage: run-guest.sh [--icount] [--accel auto|kvm|tcg] QEMU GUEST_DIR JOB_DIR RESULTS_DIR TIMEOUT_S [QEMU_ARGS...]"
 qemu=$1 guest=$2 job=$3 results=$4 timeout_s=$5
 shift 5
@@ -90,17 +98,19 @@ case $timeout_s in ''|*[!0-9]*) die "TIMEOUT_S must be a whole number of seconds
 [ -x "$qemu" ] || die "QEMU binary '$qemu' not found or not executable (build it with 'make')"
 [ -f "$guest/vmlinuz" ] && [ -f "$guest/initramfs.cpio.gz" ] ||
     die "no guest in '$guest' (vmlinuz, initramfs.cpio.gz): build it with vm-images/build-guest.sh"
-[ -d "$job" ] || die "job directory '$job' not found"
-[ -f "$job/run.sh" ] || [ -f "$job/job.fio" ] || die "job directory '$job' has neither run.sh nor job.fio"
+[ "$probe_only" = 1 ] || [ -d "$job" ] || die "job directory '$job' not found"
+[ "$probe_only" = 1 ] || [ -f "$job/run.sh" ] || [ -f "$job/job.fio" ] || die "job directory '$job' has neither run.sh nor job.fio"
 case $accel in auto|kvm|tcg) ;; *) die "--accel must be auto, kvm or tcg, not '$accel'" ;; esac
 
-mkdir -p "$results"
-results=$(cd "$results" && pwd)
 guest=$(cd "$guest" && pwd)
-console=$results/console.log
-# Nothing from an earlier run may pass for this run's results.
-(cd "$results" && rm -f console.log qemu.log accel wall-s rc job.log dmesg.txt boot-to-job-s fio.json \
-    device-stats.json)
+if [ "$probe_only" = 0 ]; then
+    mkdir -p "$results"
+    results=$(cd "$results" && pwd)
+    console=$results/console.log
+    # Nothing from an earlier run may pass for this run's results.
+    (cd "$results" && rm -f console.log qemu.log accel wall-s rc job.log dmesg.txt boot-to-job-s fio.json \
+        device-stats.json)
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/nvmimic-guest.XXXXXX")
 qpid= spid=
@@ -151,6 +161,11 @@ kvm_probe() {
     return 1
 }
 
+if [ "$probe_only" = 1 ]; then
+    if kvm_probe; then echo "kvm: ok"; exit 0; fi
+    echo "kvm: $kvm_reason"
+    exit 1
+fi
 if [ "$icount" = 1 ]; then
     [ "$accel" != kvm ] || die "--icount needs TCG, not KVM"
     accel=tcg

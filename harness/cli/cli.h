@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The small commands of nvmimic and the options they share: profiles, sim,
- * trace2iolog, calibrate, profile-keys, profile show, jobfile show (the
- * files of cli/).
+ * trace2iolog, calibrate, profile-keys, profile show, jobfile show,
+ * doctor (the files of cli/).
  */
 #ifndef NVMIMIC_CLI_H
 #define NVMIMIC_CLI_H
@@ -41,6 +41,7 @@ NvmProfile *cli_load_profile(const NvmCommand *cmd, const Opts *o);
 /* The commands (nvmimic.c's table). */
 extern const NvmCommand nvm_cmd_profiles, nvm_cmd_sim, nvm_cmd_trace2iolog,
                         nvm_cmd_calibrate, nvm_cmd_profile_keys,
-                        nvm_cmd_profile, nvm_cmd_jobfile;
+                        nvm_cmd_profile, nvm_cmd_jobfile,
+                        nvm_cmd_doctor;
 
 #endif
