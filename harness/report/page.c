@@ -230,6 +230,32 @@ static char *loadgens(const NvmResults *r)
     return g_string_free(s, !seen->len);
 }
 
+/*
+ * Real time: how late the device posted the point's completions, and a
+ * badge when that is more than 10 % of its latency (docs/realtime.md).
+ */
+static void h_late(GString *s, const NvmResults *r, const NvmResPoint *p)
+{
+    if (g_strcmp0(r->run_mode, "realtime") || isnan(p->host_late_p99_us)) {
+        return;
+    }
+    if (p->timing_limited > 0) {
+        g_string_append(s, " <span class=\"badge lim\" title=\"the device "
+                           "posted completions late by more than 10 % of "
+                           "its mean latency (p99)\">timing-limited</span>");
+    }
+    g_string_append(s, " <span class=\"note\">late ");
+    if (!isnan(p->host_late_p50_us)) {
+        rep_h_num(s, p->host_late_p50_us, 1);
+        g_string_append(s, "/");
+    }
+    rep_h_num(s, p->host_late_p99_us, 1);
+    g_string_append(s, "/");
+    rep_h_num(s, p->host_late_max_us, 0);
+    g_string_append_printf(s, " µs (%smax)</span>",
+                           isnan(p->host_late_p50_us) ? "p99/" : "p50/p99/");
+}
+
 static void h_work(GString *s, const NvmResults *r, const NvmResWork *w)
 {
     g_autofree char *sub = rep_work_subtitle(w);
@@ -360,6 +386,7 @@ static void h_work(GString *s, const NvmResults *r, const NvmResWork *w)
             g_string_append_printf(s, "%.0f %% below target",
                                    p->shortfall_pct);
         }
+        h_late(s, r, p);
         g_string_append(s, "</td></tr>\n");
     }
     if (!w->curve->len) {

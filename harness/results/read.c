@@ -119,6 +119,8 @@ void nvm_res_point_init(NvmResPoint *p)
         .target_iops = NAN,
         .fig = NVM_FIG_NONE, .host = NVM_FIG_NONE, .host_interval_s = NAN,
         .host_late = NAN, .host_limited = -1, .shortfall_pct = NAN,
+        .host_late_p50_us = NAN, .host_late_p99_us = NAN,
+        .host_late_max_us = NAN, .timing_limited = -1,
         .sim_lat_us = NAN, .trace_lat_us = NAN, .wall_s = NAN,
         .rd = NVM_FIG_NONE, .wr = NVM_FIG_NONE,
     };
@@ -137,6 +139,10 @@ static void point_read(JsonObject *o, NvmResPoint *p)
     p->host = fig_read(o, "host_");
     p->host_interval_s = jnum(o, "host_interval_s");
     p->host_late = jnum(o, "host_late");
+    p->host_late_p50_us = jnum(o, "host_late_p50_us");
+    p->host_late_p99_us = jnum(o, "host_late_p99_us");
+    p->host_late_max_us = jnum(o, "host_late_max_us");
+    p->timing_limited = jbool(o, "timing_limited");
     p->shortfall_pct = jnum(o, "shortfall_pct");
     p->host_limited = jbool(o, "host_limited");
     by = jstr(o, "host_limited_by");

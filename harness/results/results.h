@@ -36,6 +36,9 @@ typedef struct NvmResPoint {
     NvmFig host;
     double host_interval_s;
     double host_late;           /* completions posted late; NAN unknown */
+    /* posted minus scheduled time of the device's completions, us */
+    double host_late_p50_us, host_late_p99_us, host_late_max_us;
+    int timing_limited;         /* -1 unknown */
     int host_limited;           /* -1 unknown */
     const char *host_limited_by;    /* interned: "rate", ...; NULL */
     double shortfall_pct;

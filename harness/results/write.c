@@ -122,6 +122,10 @@ static void guest_point(JsonBuilder *b, const NvmResPoint *p, bool curve)
     num(b, "host_p999_us", p->host.p999_us, 2);
     num(b, "host_interval_s", p->host_interval_s, 2);
     whole(b, "host_late", isnan(p->host_late) ? 0 : (gint64)p->host_late);
+    num(b, "host_late_p50_us", p->host_late_p50_us, 2);
+    num(b, "host_late_p99_us", p->host_late_p99_us, 2);
+    num(b, "host_late_max_us", p->host_late_max_us, 2);
+    boolean(b, "timing_limited", p->timing_limited > 0);
     boolean(b, "host_limited", p->host_limited > 0);
     str(b, "host_limited_by", p->host_limited_by);
     num(b, "shortfall_pct", p->shortfall_pct, 2);

@@ -327,6 +327,7 @@ static bool point_done(Run *r, PlanStep *st, JsonNode *stats,
 
     pt->have_host = run_parse_stats(stats, write, wl->mix != NULL, &pt->host,
                                     &pt->host_late, &pt->host_interval_s);
+    run_parse_late(stats, write, wl->mix != NULL, &pt->late);
     if (!run_parse_fio(json, wl->mix ? "mixed" : write ? "write" : "read",
                        &pt->guest, errp)) {
         return false;
@@ -556,6 +557,7 @@ static bool curve_done(Run *r, PlanStep *st, JsonNode *stats0,
         pt->have_host = run_parse_stats(stats, write, mixed, &pt->host,
                                         &pt->host_late,
                                         &pt->host_interval_s);
+        run_parse_late(stats, write, mixed, &pt->late);
         if (k) {
             pt->target_iops = nvm_curve_rate(wl->peak.guest.iops,
                                              pt->target_pct);

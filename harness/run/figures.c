@@ -144,6 +144,26 @@ bool run_parse_stats(JsonNode *n, bool write, bool mixed, NvmFig *f,
     return true;
 }
 
+void run_parse_late(JsonNode *n, bool write, bool mixed, Late *lt)
+{
+    *lt = (Late){ NAN, NAN, NAN };
+    for (int d = 0; d < 2; d++) {
+        JsonObject *c = (mixed || d == write) ?
+                        run_stats_class(n, d ? "write" : "read") : NULL;
+
+        if (!c || !(run_obj_double(c, "posted") > 0)) {
+            continue;
+        }
+        if (!mixed) {
+            lt->p50_us = run_obj_double(c, "late-p50-us");
+        }
+        /* fmax: NAN (none yet) gives way; the mix's p99 is at most the
+         * larger of its classes' */
+        lt->p99_us = fmax(lt->p99_us, run_obj_double(c, "late-p99-us"));
+        lt->max_us = fmax(lt->max_us, run_obj_double(c, "late-max-us"));
+    }
+}
+
 /* Latency of the model's curve at @iops (linear between its points). */
 static double sim_lat_at(const NvmCornerResult *s, double iops)
 {
@@ -222,6 +242,9 @@ void run_judge_point(const Wl *wl, Point *pt)
         pt->limit = NULL;
     }
     pt->host_limited = pt->limit != NULL;
+    /* no lateness from the device (NAN) compares false: not limited */
+    pt->timing_limited = pt->have_host && pt->host.lat_us > 0 &&
+                         pt->late.p99_us > LATE_FRAC * pt->host.lat_us;
     pt->trace_lat_us = NAN;
     if (wl->matched) {
         /* the model at the same point of the same schedule */

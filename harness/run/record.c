@@ -20,6 +20,10 @@ static void point_to(const Point *pt, NvmResPoint *p)
     if (pt->have_host) {
         p->host = pt->host;
         p->host_interval_s = pt->host_interval_s;
+        p->host_late_p50_us = pt->late.p50_us;
+        p->host_late_p99_us = pt->late.p99_us;
+        p->host_late_max_us = pt->late.max_us;
+        p->timing_limited = pt->timing_limited;
     }
     p->host_late = (double)pt->host_late;
     p->host_limited = pt->host_limited;

@@ -35,6 +35,16 @@
  * is queueing the I/Os, so the latency is not the drive's. */
 #define GUEST_US 50.0
 #define GUEST_FRAC 0.5
+/* A point is timing-limited when the device posted its completions this
+ * late (p99 of posted minus scheduled time) against its mean latency:
+ * the latency the guest saw is partly the host's scheduling. */
+#define LATE_FRAC 0.10
+
+/* How late the device posted completions, posted minus scheduled time in
+ * us (NAN: unknown; a mix: no p50, the larger class's p99 and max). */
+typedef struct Late {
+    double p50_us, p99_us, max_us;
+} Late;
 
 /* the suites, in the order of nvm_run_suites[] (run.h) */
 enum { S_FC, S_VDI, S_SQL, S_RENDER, S_SEQ, S_N };
@@ -116,6 +126,8 @@ typedef struct Point {
     double host_interval_s;
     bool host_limited;
     const char *limit;          /* why host-limited: "rate", "guest-latency" */
+    Late late;                  /* the device's, over the host window */
+    bool timing_limited;        /* late.p99_us > LATE_FRAC host.lat_us */
     double shortfall_pct;
     double sim_lat_us;          /* NAN: outside the model's curve */
     /* --device-trace: the model fed the drive's own trace over the same
@@ -392,6 +404,8 @@ bool run_parse_fio_job(const char *text, unsigned k, const char *dd_name,
 JsonObject *run_stats_class(JsonNode *n, const char *name);
 bool run_parse_stats(JsonNode *n, bool write, bool mixed, NvmFig *f,
                      uint64_t *late, double *interval_s);
+/* The device's lateness in the same statistics (the same classes). */
+void run_parse_late(JsonNode *n, bool write, bool mixed, Late *lt);
 void run_judge_point(const Wl *wl, Point *pt);
 JsonNode *run_parse_json(const char *text, const char *what, GError **errp);
 double run_dev_lat(JsonNode *n, const char *cls, const char *field);
