@@ -67,7 +67,8 @@ struct NvmimicRt {
     VMChangeStateEntry *vmstate;
     int refs;                   /* the owner and the thread (atomic) */
     NvmimicRtOpts opts;
-    int64_t spin_ns;
+    int64_t spin_max_ns;        /* timing-spin-us */
+    int64_t spin_ns;            /* the window now (the thread's; atomic) */
 
     /* lock-free, between the BQL's side and the thread */
     int64_t next_ns;            /* earliest deadline, INT64_MAX: none */
@@ -217,11 +218,50 @@ static bool nvmimic_rt_post(NvmimicRt *rt, int64_t due_ns,
     return true;
 }
 
+/*
+ * The spin window follows the host: how late a sleep wakes is the host's
+ * (its scheduler, its timer interrupt, a hypervisor's timer slack: 50 us
+ * on the development host), so the window is the 99th percentile of the
+ * last NVMIMIC_RT_WAKES wake-ups past their target, plus a margin, at most
+ * timing-spin-us.  A host whose sleeps wake on time spins a few us.
+ */
+#define NVMIMIC_RT_WAKES 256
+#define NVMIMIC_RT_MARGIN_NS 2000
+
+typedef struct NvmimicRtWakes {
+    int64_t late[NVMIMIC_RT_WAKES];     /* a ring */
+    unsigned n;
+} NvmimicRtWakes;
+
+static int nvmimic_rt_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+static void nvmimic_rt_wake(NvmimicRt *rt, NvmimicRtWakes *w, int64_t late)
+{
+    int64_t sorted[NVMIMIC_RT_WAKES];
+    unsigned k = MIN(w->n + 1, NVMIMIC_RT_WAKES);
+
+    w->late[w->n++ % NVMIMIC_RT_WAKES] = late;
+    if (w->n % 32) {
+        return;
+    }
+    memcpy(sorted, w->late, k * sizeof(sorted[0]));
+    qsort(sorted, k, sizeof(sorted[0]), nvmimic_rt_cmp);
+    qatomic_set(&rt->spin_ns,
+                MIN(rt->spin_max_ns,
+                    sorted[(k * 99 - 1) / 100] + NVMIMIC_RT_MARGIN_NS));
+}
+
 static void *nvmimic_rt_thread(void *opaque)
 {
     NvmimicRt *rt = opaque;
     uint64_t wake_hist[NVM_HIST_BUCKETS] = { 0 };
     uint64_t gen = 0, spin_ns = 0;
+    NvmimicRtWakes wakes = { .n = 0 };
 
     rcu_register_thread();
 #ifdef CONFIG_PRCTL_PR_SET_TIMERSLACK
@@ -240,7 +280,7 @@ static void *nvmimic_rt_thread(void *opaque)
         /* the deadline on this clock, minus what the test asks for */
         next -= rt->opts.early_ns;
         now = nvmimic_rt_now();
-        spin_from = next - rt->spin_ns;
+        spin_from = next - qatomic_read(&rt->spin_ns);
         if (now < spin_from) {
             int64_t woke;
 
@@ -249,7 +289,9 @@ static void *nvmimic_rt_thread(void *opaque)
             woke = nvmimic_rt_now();
             if (woke >= spin_from &&
                 qatomic_read(&rt->next_ns) - rt->opts.early_ns == next) {
+                /* woke by its timeout, past its target */
                 wake_hist[nvm_hist_bucket(woke - spin_from)]++;
+                nvmimic_rt_wake(rt, &wakes, woke - spin_from);
             }
             if (woke < spin_from) {
                 continue;       /* kicked, or the VM stopped */
@@ -305,7 +347,9 @@ NvmimicRt *nvmimic_rt_start(NvmimicRtRunFn *run, void *opaque,
     rt->opaque = opaque;
     rt->kick_fd = fd;
     rt->opts = *o;
-    rt->spin_ns = (int64_t)o->spin_us * SCALE_US;
+    rt->spin_max_ns = (int64_t)o->spin_us * SCALE_US;
+    /* from the largest window, until the host's wake-ups are known */
+    rt->spin_ns = rt->spin_max_ns;
     rt->next_ns = INT64_MAX;
     rt->sleeping_for = INT64_MIN;
     rt->running = runstate_is_running();
@@ -359,7 +403,7 @@ void nvmimic_rt_get_stats(NvmimicRt *rt, NvmimicRtStats *st)
     st->bql_wait_p99_us = nvm_hist_percentile_us(rt->bql_hist, rt->runs,
                                                  0.99);
     st->spin_ns = rt->spin_total_ns;
-    st->spin_us = rt->opts.spin_us;
+    st->spin_us = qatomic_read(&rt->spin_ns) / SCALE_US;
     {
         uint64_t n = 0;
         unsigned i;

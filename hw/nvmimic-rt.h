@@ -22,7 +22,7 @@ typedef void NvmimicRtRunFn(void *opaque, uint32_t early_ns);
 typedef struct NvmimicRtOpts {
     bool enable;                /* timing-thread=on */
     int32_t cpu;                /* timing-cpu: a host CPU to pin to, -1 none */
-    uint32_t spin_us;           /* timing-spin-us: at most this spin */
+    uint32_t spin_us;           /* timing-spin-us: spin at most this long */
     bool fifo;                  /* timing-fifo: SCHED_FIFO if permitted */
     /*
      * x-timing-early-ns: post this long BEFORE each deadline.  Only for
@@ -32,7 +32,7 @@ typedef struct NvmimicRtOpts {
 } NvmimicRtOpts;
 
 /* The defaults: a 2-core host, one vCPU (docs/realtime.md). */
-#define NVMIMIC_RT_SPIN_US_DEFAULT 20
+#define NVMIMIC_RT_SPIN_US_DEFAULT 200
 #define NVMIMIC_RT_SPIN_US_MAX 10000
 
 /* The options' defaults, for a user that has no properties to set. */
@@ -66,7 +66,7 @@ typedef struct NvmimicRtStats {
     /* how far past its target the thread woke from a sleep */
     double wake_late_p50_us, wake_late_p99_us;
     uint64_t spin_ns;           /* time spent spinning */
-    uint32_t spin_us;           /* the spin window now */
+    uint32_t spin_us;           /* the spin window now (it adapts) */
 } NvmimicRtStats;
 
 void nvmimic_rt_get_stats(NvmimicRt *rt, NvmimicRtStats *st);
