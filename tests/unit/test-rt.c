@@ -230,10 +230,10 @@ static void sleep_us(unsigned us)
 }
 
 /*
- * Deadlines 20-300 us out, pushed in bursts of 1-4 with 0-150 us between,
- * for @ms milliseconds; then wait for the thread to run them all.
+ * Deadlines @lo_us to @hi_us out, pushed in bursts of 1-4 with 0-150 us
+ * between, for @ms milliseconds; then wait for the thread to run them all.
  */
-static void load(Dev *d, GRand *r, unsigned ms)
+static void load(Dev *d, GRand *r, unsigned ms, int32_t lo_us, int32_t hi_us)
 {
     int64_t end = get_clock() + ms * 1000000LL, until;
 
@@ -241,7 +241,7 @@ static void load(Dev *d, GRand *r, unsigned ms)
         bql_lock();
         for (int k = g_rand_int_range(r, 1, 5); k > 0; k--) {
             dev_push(d, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                        g_rand_int_range(r, 20000, 300000));
+                        g_rand_int_range(r, lo_us * 1000, hi_us * 1000));
         }
         bql_unlock();
         sleep_us(g_rand_int_range(r, 0, 150));
@@ -274,7 +274,7 @@ static void test_never_early_and_every_deadline_runs(void)
     Dev d;
 
     dev_start(&d, NVMIMIC_RT_SPIN_US_DEFAULT, 0);
-    load(&d, r, 300);
+    load(&d, r, 300, 20, 300);
     g_assert_cmpuint(d.posted, ==, d.pushed);
     g_assert_cmpuint(d.early, ==, 0);
     g_array_sort(d.late, cmp_i64);
@@ -289,8 +289,10 @@ static void test_never_early_and_every_deadline_runs(void)
 
 /*
  * The negative control: a thread told to run deadlines a second early runs
- * each as soon as it wakes, 20-300 us before it is due; the same check
- * sees it (unless the host delayed the thread past most deadlines).
+ * each as soon as it wakes; the same check sees it.  The deadlines lie
+ * 2-20 ms out, so that a host loaded by others (and ThreadSanitizer's
+ * slowdown) does not delay the thread past most of them: with 20-300 us
+ * it caught only 44 of 340 on the loaded development host.
  */
 static void test_early_option_is_caught(void)
 {
@@ -298,9 +300,9 @@ static void test_early_option_is_caught(void)
     Dev d;
 
     dev_start(&d, 20, 1000000000);
-    load(&d, r, 100);
+    load(&d, r, 100, 2000, 20000);
     g_assert_cmpuint(d.posted, ==, d.pushed);
-    g_assert_cmpuint(d.early, >, d.posted / 4);
+    g_assert_cmpuint(d.early, >, d.posted / 2);
     dev_stop(&d);
     g_rand_free(r);
 }
