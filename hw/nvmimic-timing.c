@@ -177,6 +177,23 @@ void nvmimic_timing_run_due(NvmimicTiming *t, uint32_t early_ns)
                 continue;
             }
         }
+        if (req->state == NVMIMIC_REQ_INFLIGHT && t->rt && t->rt_here) {
+            /*
+             * Real time, from the timing thread: the transfer may be done
+             * with its completion not yet run, waiting for the main loop
+             * to wake (a bottom half, an eventfd).  With the BQL held this
+             * thread may run the main loop's ready handlers itself, as a
+             * vCPU thread does in a drain; a transfer done then posts
+             * @req at once (nvmimic_timing_complete()).  A queue deletion
+             * run there may free @req (req_alive).
+             */
+            uint64_t frees = t->frees;
+
+            aio_poll(qemu_get_aio_context(), false);
+            if (nvmimic_req_gone(t, req, frees) || !heap_entry_live(&e)) {
+                continue;
+            }
+        }
         if (req->state == NVMIMIC_REQ_INFLIGHT) {
             /* real time: the host has not finished the data transfer yet */
             if (t->overdue_cb) {
