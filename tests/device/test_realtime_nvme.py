@@ -32,43 +32,57 @@ from nvmeqtest import QemuError, sanitizer_report  # noqa: E402
 from test_profile_nvme import DEV_ID  # noqa: E402
 from test_icount_nvme import TinyGuest, guest_ios  # noqa: E402
 
-TRACE = ['-trace', 'nvmimic_submit', '-trace', 'nvmimic_post']
+TRACE = ['-trace', 'nvmimic_submit', '-trace', 'nvmimic_post', '-trace',
+         'nvmimic_hold']
 SUBMIT_RE = re.compile(r'nvmimic_submit cid (\d+) sqid (\d+) (\S+) at (-?\d+)'
                        r' ns: completes at (-?\d+) ns')
+HOLD_RE = re.compile(r'nvmimic_hold cid (\d+) sqid (\d+) ')
 POST_RE = re.compile(r'nvmimic_post cid (\d+) sqid (\d+) posted, (-?\d+) ns '
                      r'after its deadline')
 
 
 def posts_from_trace(text):
-    """[(cid, sqid, deadline_ns, late_ns)] of the I/O queues' completions,
-    in the order they were posted; deadline_ns from the command's latest
-    nvmimic_submit."""
-    deadline = {}
+    """[(cid, sqid, deadline_ns, late_ns, held)] of the I/O queues'
+    completions, in the order they were posted; deadline_ns from the
+    command's latest nvmimic_submit, held: its data was done before its
+    deadline and the completion waited for it (nvmimic_hold)."""
+    deadline, held = {}, set()
     out = []
     for ln in text.splitlines():
         m = SUBMIT_RE.search(ln)
         if m:
-            deadline[(int(m.group(1)), int(m.group(2)))] = int(m.group(5))
+            key = (int(m.group(1)), int(m.group(2)))
+            deadline[key] = int(m.group(5))
+            held.discard(key)
+            continue
+        m = HOLD_RE.search(ln)
+        if m:
+            held.add((int(m.group(1)), int(m.group(2))))
             continue
         m = POST_RE.search(ln)
         if m and int(m.group(2)):
             key = (int(m.group(1)), int(m.group(2)))
-            out.append(key + (deadline.get(key), int(m.group(3))))
+            out.append(key + (deadline.get(key), int(m.group(3)),
+                              key in held))
     return out
 
 
 def timing_violations(posts):
     """What is wrong with @posts: completions posted before their deadline,
-    or out of deadline order.  [] when nothing is."""
+    or held completions posted out of deadline order.  (A completion whose
+    data came after its deadline is posted when the data comes, late, in
+    the host's order.)  [] when nothing is."""
     bad = []
     last = None
-    for cid, sqid, dl, late in posts:
+    for cid, sqid, dl, late, held in posts:
         if dl is None:
             bad.append('cid %d: posted, never submitted' % cid)
             continue
         if late < 0:
             bad.append('cid %d: posted %d ns before its deadline'
                        % (cid, -late))
+        if not held:
+            continue
         if last is not None and dl < last[1]:
             bad.append('cid %d (deadline %d) posted after cid %d (deadline '
                        '%d)' % (cid, dl, last[0], last[1]))
@@ -103,11 +117,11 @@ class RealtimeNvme(unittest.TestCase):
     def read_class(self, st):
         return next(c for c in st['classes'] if c['class'] == 'read')
 
-    def run_qd(self, n, device_opts=''):
+    def run_qd(self, n, device_opts='', guest_opts=''):
         """tinyguest mode=qd: @n reads, 8 outstanding.  Returns the guest's
         io lines, the posts the trace shows and the statistics."""
-        g = self.boot('mode=qd n=%d depth=8' % n, device_opts,
-                      extra_args=TRACE)
+        g = self.boot('mode=qd n=%d depth=8%s' % (n, guest_opts),
+                      device_opts, extra_args=TRACE)
         ios = guest_ios(g.run())
         st = self.stats()
         return ios, posts_from_trace(g.read(g.err_path)), st
@@ -123,15 +137,24 @@ class RealtimeNvme(unittest.TestCase):
         rd = self.read_class(st)
         self.assertEqual(rd['posted'], n)
         self.assertEqual(len(posts), n, 'one trace line per completion')
+        self.assertGreater(len([p for p in posts if p[4]]), 0,
+                           'some completions were held for their deadline')
         self.assertEqual(timing_violations(posts), [])
         self.assertEqual(rd['early'], 0, 'the device counted early posts')
 
     def test_negative_control_an_early_thread_is_caught(self):
-        """x-timing-early-ns makes the thread post 50 us before each
-        deadline (more than its spin window): the check above must see
-        it, or it could not fail."""
-        n = 200
-        ios, posts, st = self.run_qd(n, ',x-timing-early-ns=50000')
+        """x-timing-early-ns=1000000000 makes the thread take every
+        deadline as a second earlier: it posts each completion as soon as
+        its data is done.  The check above must see it, or it could not
+        fail.  The reads go in rounds of 8 with 600 M TSC ticks of idling
+        between them (some 290 ms on the 2.1 GHz development host): APST
+        takes the P5 to PS3 after 100 ms idle, so each round waits for its
+        2.5 ms exit latency and every read's deadline lies milliseconds
+        after its data is done, even on a host so loaded that the data of
+        a read without that wait comes after its 25-90 us deadline."""
+        n = 40
+        ios, posts, st = self.run_qd(n, ',x-timing-early-ns=1000000000',
+                                     ' idle=600000000')
         self.assertEqual(len(ios), n)
         bad = timing_violations(posts)
         early = [b for b in bad if 'before its deadline' in b]

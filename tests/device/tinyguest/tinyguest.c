@@ -25,6 +25,9 @@
  *                waiting by polling; an io line per command, in the
  *                order the completions came, with the command's cid:
  *                  io CID 02 STATUS T_DOORBELL T_SEEN
+ *                with idle=T: rounds of D reads, and T TSC ticks of
+ *                idling after each round is done (time for APST to
+ *                take the drive into a non-operational power state)
  *   mode=reset   depth=D reads submitted, then at once CC.EN cleared
  *                (their completions are held), then the I/O CQ watched
  *                for watch=T TSC ticks: "reset-cq SEEN_BEFORE SEEN_AFTER"
@@ -541,6 +544,7 @@ static void mode_qd(const char *cmdline)
 {
     uint32_t n = arg_u32(cmdline, "n", 64);
     uint32_t depth = arg_u32(cmdline, "depth", 8);
+    uint32_t idle = arg_u32(cmdline, "idle", 0);
     uint32_t nsze, lb, blocks, sent = 0, done = 0, x = 12345;
     uint64_t t_db[QSIZE * 2];
     Sqe c;
@@ -555,18 +559,26 @@ static void mode_qd(const char *cmdline)
         uint64_t t0;
         uint16_t cid, status;
 
-        /* one doorbell for every command that fits */
-        while (sent < n && sent - done < depth) {
-            read_cmd(&c, &x, nsze, blocks, sent % QSIZE);
-            cid = queue_put(&ioq, &c);
-            sent++;
-            t_db[cid % (QSIZE * 2)] = 0;
+        if (idle && sent == done && sent) {
+            /* rounds: all of the last one done; idle, then the next */
+            t0 = rdtsc();
+            while (rdtsc() - t0 < idle) {
+            }
         }
-        t0 = rdtsc();
-        wr32(ioq.sq_db, ioq.tail);
-        for (cid = ioq.cid - (sent - done); cid != ioq.cid; cid++) {
-            if (!t_db[cid % (QSIZE * 2)]) {
-                t_db[cid % (QSIZE * 2)] = t0;
+        if (!idle || sent == done) {
+            /* one doorbell for every command that fits */
+            while (sent < n && sent - done < depth) {
+                read_cmd(&c, &x, nsze, blocks, sent % QSIZE);
+                cid = queue_put(&ioq, &c);
+                sent++;
+                t_db[cid % (QSIZE * 2)] = 0;
+            }
+            t0 = rdtsc();
+            wr32(ioq.sq_db, ioq.tail);
+            for (cid = ioq.cid - (sent - done); cid != ioq.cid; cid++) {
+                if (!t_db[cid % (QSIZE * 2)]) {
+                    t_db[cid % (QSIZE * 2)] = t0;
+                }
             }
         }
         while (!cqe_ready(&ioq)) {
