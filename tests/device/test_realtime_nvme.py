@@ -165,15 +165,23 @@ class RealtimeNvme(unittest.TestCase):
     def test_reset_with_completions_held_posts_nothing_after_it(self):
         """Eight reads held for their deadlines, then CC.EN cleared at once:
         none is posted after the reset (20 M TSC ticks watched, some ms),
-        and the controller works again after it is enabled."""
-        g = self.boot('mode=reset depth=8 n=32')
-        lines = g.run()
-        rc = [ln.split() for ln in lines if ln.startswith('reset-cq')]
-        self.assertEqual(len(rc), 1, lines)
-        before, after = int(rc[0][1]), int(rc[0][2])
-        self.assertEqual(after, before, 'a completion was posted after the '
-                         'reset')
-        self.assertLess(before, 8, 'the reads were held at the reset')
+        and the controller works again after it is enabled.  A host loaded
+        by others can stop the vCPU past all eight deadlines before it
+        clears CC.EN (seen once, at load 16 on 2 cores): nothing was held
+        then, so the guest boots again, three times at most."""
+        for attempt in range(3):
+            g = self.boot('mode=reset depth=8 n=32')
+            lines = g.run()
+            rc = [ln.split() for ln in lines if ln.startswith('reset-cq')]
+            self.assertEqual(len(rc), 1, lines)
+            before, after = int(rc[0][1]), int(rc[0][2])
+            self.assertEqual(after, before, 'a completion was posted after '
+                             'the reset')
+            if before < 8:
+                break
+            self.tearDown()
+        self.assertLess(before, 8, 'the reads were held at the reset (in '
+                        'none of 3 boots)')
         ios = guest_ios(lines)
         self.assertEqual([s for _, s, _, _ in ios], [0] * 32,
                          'reads after the reset succeeded')
