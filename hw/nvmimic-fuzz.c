@@ -13,12 +13,14 @@
  * past its end): set the controller up, submit admin and I/O commands
  * built from the input (data pointers inside the fuzzer's RAM window),
  * write registers and guest memory, step the virtual clock, consume the
- * completion queues, send nvmimic's vendor mark, and run nvmimic's QMP
+ * completion queues, send nvmimic's vendor mark, inject faults (power cut,
+ * media errors, latency, stalls, a hang; at marks, after delays, cleared),
+ * and run nvmimic's QMP
  * commands through QEMU's own dispatcher, with values chosen to hit their
  * bounds, or with argument objects taken from the input as JSON.  Every
  * QMP answer must be a return or an error; anything else aborts.  Each
- * input starts from an erased drive with empty statistics and no trace,
- * and ends with a system reset.
+ * input starts from an erased drive with empty statistics, no trace and
+ * no fault, and ends with a system reset.
  *
  * Copyright (c) 2026 the nvmimic authors
  */
@@ -281,12 +283,84 @@ static void set_state(NvmFuzz *f)
     g_string_free(a, true);
 }
 
+/*
+ * nvmimic-fault with operands from the input: each kind, at a mark or
+ * after a delay or at once, with LBA ranges, classes and durations at and
+ * beyond their bounds.  A power cut stays the drive's own (machine: false):
+ * the whole machine's would end the fuzzing process.
+ */
+static void fault(NvmFuzz *f)
+{
+    static const char *const classes[] = {
+        "read", "write", "flush", "discard", "write-zeroes", "all",
+    };
+    static const char *const kinds[] = {
+        "power-cut", "media-error", "latency", "stall", "hang", "clear",
+    };
+    uint8_t k = take8(f), when = take8(f);
+    const char *kind = kinds[k % G_N_ELEMENTS(kinds)];
+    const char *cls = classes[(k >> 3) % G_N_ELEMENTS(classes)];
+    GString *a = g_string_new(NULL);
+
+    g_string_append_printf(a, "{'execute': 'nvmimic-fault', 'arguments': "
+                           "{'id': '%s', 'kind': '%s'", NVM_FUZZ_ID, kind);
+    if (when & 1) {
+        g_string_append_printf(a, ", 'at-mark': %u", take8(f) % 9);
+    }
+    if (when & 2) {
+        g_string_append_printf(a, ", 'delay-ns': %" PRIu64,
+                               when & 4 ? take64(f) : take32(f));
+    }
+    switch (k % G_N_ELEMENTS(kinds)) {
+    case 0:
+        g_string_append_printf(a, ", 'machine': false, 'volatile': %s",
+                               when & 8 ? "true" : "false");
+        break;
+    case 1:
+        g_string_append_printf(a, ", 'error': '%s', 'nsid': %u, "
+                               "'slba': %" PRIu64 ", 'nlb': %" PRIu64,
+                               when & 8 ? "write-fault" : "unrecovered-read",
+                               when & 16 ? take32(f) : 1,
+                               when & 32 ? take64(f) : take32(f),
+                               when & 64 ? take64(f) : take16(f));
+        break;
+    case 2:
+        g_string_append_printf(a, ", 'class': '%s', 'delay-us': %" PRIu64,
+                               cls, when & 8 ? take64(f) : take32(f));
+        if (when & 16) {
+            g_string_append_printf(a, ", 'count': %u", take32(f));
+        }
+        break;
+    case 3:
+        g_string_append_printf(a, ", 'class': '%s'", cls);
+        if (when & 8) {
+            g_string_append_printf(a, ", 'duration-us': %" PRIu64,
+                                   when & 16 ? take64(f) : take32(f));
+        }
+        break;
+    case 5:
+        if (when & 8) {
+            g_string_append_printf(a, ", 'kinds': ['%s']",
+                                   kinds[take8(f) % G_N_ELEMENTS(kinds)]);
+        }
+        break;
+    }
+    g_string_append(a, "}}");
+    nvm_fuzz_qmp(a->str);
+    g_string_free(a, true);
+    if (when & 128) {
+        nvm_fuzz_qmpf("{'execute': 'query-nvmimic-faults', "
+                      "'arguments': {'id': '%s'}}", NVM_FUZZ_ID);
+    }
+}
+
 /* One of nvmimic's QMP commands with an argument object from the input. */
 static void qmp_raw(NvmFuzz *f)
 {
     static const char *const cmds[] = {
         "nvmimic-set-state", "query-nvmimic-stats", "query-nvmimic-marks",
         "nvmimic-trace-start", "nvmimic-trace-stop", "nvmimic-fault",
+        "query-nvmimic-faults",
     };
     const char *cmd = cmds[take8(f) % G_N_ELEMENTS(cmds)];
     size_t n = MIN(take16(f) % NVM_FUZZ_JSON_MAX, f->len - f->pos);
@@ -308,7 +382,7 @@ static void op(NvmFuzz *f, uint8_t code)
     uint8_t sqe[64];
     uint32_t cdw[6] = { 0 };
 
-    switch (code % 13) {
+    switch (code % 14) {
     case 0:
         enable(f);
         break;
@@ -377,6 +451,9 @@ static void op(NvmFuzz *f, uint8_t code)
     case 12:
         qmp_raw(f);
         break;
+    case 13:
+        fault(f);
+        break;
     }
 }
 
@@ -387,6 +464,8 @@ static void nvm_fuzz(QTestState *s, const unsigned char *data, size_t size)
     /* every input from the same drive: erased, no statistics, no trace */
     nvm_fuzz_qmpf("{'execute': 'nvmimic-trace-stop', "
                   "'arguments': {'id': '%s'}}", NVM_FUZZ_ID);
+    nvm_fuzz_qmpf("{'execute': 'nvmimic-fault', 'arguments': "
+                  "{'id': '%s', 'kind': 'clear'}}", NVM_FUZZ_ID);
     nvm_fuzz_qmpf("{'execute': 'nvmimic-set-state', 'arguments': "
                   "{'id': '%s', 'secure-erase': true, 'reset-stats': true}}",
                   NVM_FUZZ_ID);

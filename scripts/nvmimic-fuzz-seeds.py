@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Seed inputs for nvmimic-fuzz (hw/nvmimic-fuzz.c), QEMU's fuzzing build.
 
-An input is a program: an opcode byte (taken modulo 13), then its operands.
+An input is a program: an opcode byte (taken modulo 14), then its operands.
 These seeds walk the paths nvmimic adds to the controller, so that the
 fuzzer starts from them:
 
@@ -12,6 +12,8 @@ fuzzer starts from them:
   states    nvmimic-set-state at and beyond its bounds
   raw       nvmimic's QMP commands with odd argument objects
   reset     CC.EN cleared and Delete SQ while completions are held
+  faults    media errors, latency, a stall at a mark, a power cut after a
+            delay, the fault list, a clear
 
 usage: nvmimic-fuzz-seeds.py OUTDIR
 """
@@ -21,7 +23,7 @@ import struct
 import sys
 
 (ENABLE, ADMIN, IO, _IO2, MMIO, MEM, STEP, DRAIN, MARK, STATE, QUERY, TRACE,
- RAW) = range(13)
+ RAW, FAULT) = range(14)
 
 
 def cmd(kind, opc, cdw=(0, 0, 0, 0, 0, 0), page=0, nsid=None, cid=1):
@@ -59,6 +61,14 @@ def state(which, how=0, *vals, at=None):
     return out
 
 
+def fault(kind, when=0, *vals):
+    """kind: 0 power-cut, 1 media-error, 2 latency, 3 stall, 4 hang, 5 clear,
+    plus 8 * the command class (read, write, flush, discard, write-zeroes,
+    all); when: 1 at a mark, 2 after a delay, 128 then query the faults;
+    the other bits pick each kind's operands (hw/nvmimic-fuzz.c fault())."""
+    return bytes([FAULT, kind, when]) + b"".join(vals)
+
+
 def raw(idx, obj):
     js = json.dumps(obj).encode()
     return bytes([RAW, idx]) + struct.pack("<H", len(js)) + js
@@ -90,6 +100,14 @@ SEEDS = {
     bytes([MMIO]) + struct.pack("<HI", 0x14, 0) + step() +
     bytes([ENABLE]) + rw(0x02, 0, 8) +
     cmd(ADMIN, 0x00, (1, 0, 0, 0, 0, 0)) + step() + step() + bytes([DRAIN]),
+    "faults": bytes([ENABLE]) +
+    fault(1, 0, struct.pack("<IH", 0, 8)) + rw(0x02, 0, 1) + step() +
+    fault(2 + 8 * 1, 0, struct.pack("<I", 500)) + rw(0x01, 64, 8) + step() +
+    fault(3, 1 | 8, bytes([3]), struct.pack("<I", 1000)) + mark(3) +
+    rw(0x02, 64, 8) + step() + step() +
+    fault(0, 2 | 8 | 128, struct.pack("<I", 1000)) + rw(0x01, 128, 8) +
+    step() + step() + bytes([DRAIN]) + fault(5, 128) + bytes([ENABLE]) +
+    rw(0x02, 128, 8) + step(),
 }
 
 
