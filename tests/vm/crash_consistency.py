@@ -179,7 +179,8 @@ def make_fs(path, capacity):
     with open(path, 'wb') as f:
         f.truncate(FS_BYTES)
     subprocess.run(['mkfs.ext4', '-q', '-F', '-E',
-                    'nodiscard,lazy_itable_init=0,lazy_journal_init=0',
+                    'nodiscard,lazy_itable_init=0,lazy_journal_init=0,'
+                    'hash_seed=5e1f3a2b-7c4d-4e8f-9a01-b2c3d4e5f607',
                     '-U', '8a6b1f7e-2c1d-4d8e-9a57-3f6f0e2b9c11',
                     '-T', 'default', path], check=True,
                    env=dict(os.environ, E2FSPROGS_FAKE_TIME='1735689600'))
