@@ -40,12 +40,15 @@ import os
 import random
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tarfile
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..', 'vm-images'))
+import nvmimic_qmp  # noqa: E402  (nvmimic's one Python QMP client)
 
 MB = 1 << 20
 FS_BYTES = 256 * MB             # the filesystem: the start of the drive
@@ -93,34 +96,6 @@ def die(msg):
     sys.exit(1)
 
 
-class Qmp:
-    def __init__(self, path, deadline):
-        while True:
-            try:
-                self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                self.s.connect(path)
-                break
-            except OSError:
-                self.s.close()
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
-        self.f = self.s.makefile('rw')
-        json.loads(self.f.readline())
-        self.cmd('qmp_capabilities')
-
-    def cmd(self, name, **args):
-        self.f.write(json.dumps({'execute': name, 'arguments': args}) + '\n')
-        self.f.flush()
-        while True:
-            r = json.loads(self.f.readline())
-            if 'event' in r:
-                continue
-            if 'error' in r:
-                raise RuntimeError('%s: %s' % (name, r['error']['desc']))
-            return r['return']
-
-
 def job_tar(path, script):
     with tarfile.open(path, 'w') as t:
         data = script.encode()
@@ -157,11 +132,12 @@ def boot(a, work, name, disks, script, faults, timeout_s=900):
         p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=err,
                              stderr=err)
     try:
-        q = Qmp(qmp, time.monotonic() + 60)
+        q = nvmimic_qmp.QMP.connect(qmp, timeout_s=60,
+                                    alive=lambda: p.poll() is None)
         for f in faults:
-            q.cmd('nvmimic-fault', id='nvm0', **f)
-        q.cmd('cont')
-        q.s.close()
+            q.execute('nvmimic-fault', id='nvm0', **f)
+        q.execute('cont')
+        q.close()
         rc = p.wait(timeout=timeout_s)
     except BaseException:
         p.kill()
