@@ -17,6 +17,8 @@
 #include "block/graph-lock.h"
 #include "system/cpu-timers.h"
 #include "system/qtest.h"
+#include "system/system.h"
+#include "hw/qdev-core.h"
 
 #include "nvmimic-timing.h"
 
@@ -255,9 +257,40 @@ void nvmimic_timing_init(NvmimicTiming *t, NvmProfile *profile,
     nvmimic_timing_set_context(t, ctx);
 }
 
+static void nvmimic_timing_machine_ready(Notifier *n, void *data)
+{
+    NvmimicTiming *t = container_of(n, NvmimicTiming, rt_init);
+    Error *err = NULL;
+
+    qemu_remove_machine_init_done_notifier(&t->rt_init);
+    t->rt_pending = false;
+    if (!nvmimic_timing_start_thread(t, &t->rt_opts, t->rt_what, &err)) {
+        /* the options were checked at open; the timer posts instead */
+        error_report_err(err);
+    }
+}
+
 bool nvmimic_timing_start_thread(NvmimicTiming *t, const NvmimicRtOpts *o,
                                  const char *what, Error **errp)
 {
+    if (!phase_check(PHASE_ACCEL_CREATED)) {
+        /*
+         * A -blockdev of the command line is opened before the
+         * accelerator, -icount and qtest are set up, when
+         * nvmimic_time_jumps() cannot tell yet: under icount a thread
+         * started now posted every completion late, in real time.  Decide
+         * when the machine is ready.
+         */
+        if (!nvmimic_rt_opts_check(o, what, errp)) {
+            return false;
+        }
+        t->rt_opts = *o;
+        t->rt_what = what;
+        t->rt_init.notify = nvmimic_timing_machine_ready;
+        t->rt_pending = true;
+        qemu_add_machine_init_done_notifier(&t->rt_init);
+        return true;
+    }
     if (!o->enable || nvmimic_time_jumps()) {
         /* simulated time keeps its exact path: the timer, bit for bit */
         return nvmimic_rt_opts_check(o, what, errp);
@@ -272,6 +305,9 @@ bool nvmimic_timing_start_thread(NvmimicTiming *t, const NvmimicRtOpts *o,
 
 void nvmimic_timing_destroy(NvmimicTiming *t)
 {
+    if (t->rt_pending) {
+        qemu_remove_machine_init_done_notifier(&t->rt_init);
+    }
     if (t->rt) {
         nvmimic_rt_stop(t->rt);
     }

@@ -20,6 +20,7 @@
 #define HW_NVME_NVMIMIC_TIMING_H
 
 #include "block/aio.h"
+#include "qemu/notify.h"
 #include "nvmimic-model.h"
 #include "heap.h"
 #include "nvmimic-rt.h"
@@ -109,6 +110,15 @@ typedef struct NvmimicTiming {
      */
     NvmimicRt *rt;
     bool rt_here;
+    /*
+     * A thread asked for before the accelerator exists (a -blockdev of
+     * the command line opens before -accel and -icount are set up): the
+     * choice waits for machine init done (rt_pending, rt_init).
+     */
+    NvmimicRtOpts rt_opts;
+    const char *rt_what;
+    Notifier rt_init;
+    bool rt_pending;
     bool thermal;               /* the model's thermal model runs */
 } NvmimicTiming;
 
