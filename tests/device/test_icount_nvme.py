@@ -177,7 +177,10 @@ def guest_ios(lines):
     return out
 
 
-class IcountNvme(unittest.TestCase):
+class TinyGuestCase(unittest.TestCase):
+    """A test that boots at most one TinyGuest (self.boot()); tearDown
+    stops it and fails the test on a sanitizer report or a QEMU that died
+    before the end.  Shared with test_realtime_nvme.py."""
 
     guest = None
 
@@ -197,6 +200,8 @@ class IcountNvme(unittest.TestCase):
                 self.fail('QEMU was no longer running at the end of the test:'
                           '\n' + text)
 
+
+class IcountNvme(TinyGuestCase):
     def stats_class(self, name):
         st = self.guest.qmp.execute('query-nvmimic-stats', id=DEV_ID)
         for c in st['classes']:

@@ -28,9 +28,9 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nvmeqtest import QemuError, sanitizer_report  # noqa: E402
+from nvmeqtest import QemuError  # noqa: E402
 from test_profile_nvme import DEV_ID  # noqa: E402
-from test_icount_nvme import TinyGuest, guest_ios  # noqa: E402
+from test_icount_nvme import TinyGuest, TinyGuestCase, guest_ios  # noqa: E402
 
 TRACE = ['-trace', 'nvmimic_submit', '-trace', 'nvmimic_post', '-trace',
          'nvmimic_hold']
@@ -90,26 +90,11 @@ def timing_violations(posts):
     return bad
 
 
-class RealtimeNvme(unittest.TestCase):
-
-    guest = None
+class RealtimeNvme(TinyGuestCase):
 
     def boot(self, append, device_opts='', icount=False, **kw):
-        self.guest = TinyGuest(append, device_opts=device_opts,
-                               icount=icount, **kw).start()
-        return self.guest
-
-    def tearDown(self):
-        if self.guest:
-            alive = self.guest.proc and self.guest.proc.poll() is None
-            text = self.guest.stop()
-            self.guest = None
-            report = sanitizer_report(text)
-            if report:
-                self.fail('QEMU printed a sanitizer report:\n' + report)
-            if not alive:
-                self.fail('QEMU was no longer running at the end of the test:'
-                          '\n' + text)
+        return super().boot(append, device_opts=device_opts, icount=icount,
+                            **kw)
 
     def stats(self):
         return self.guest.qmp.execute('query-nvmimic-stats', id=DEV_ID)
