@@ -75,6 +75,27 @@ vdi = [w for w in r["workloads"] if w["suite"] == "vdi"]
 check([w["name"] for w in vdi] ==
       ["vdi-boot", "vdi-initial-login", "vdi-monday-login"],
       f"vdi workloads {[w['name'] for w in vdi]}")
+
+
+def sim_vdi_seeds(count):
+    """nvmimic sim's VDI peaks over the run's window for seeds seed..
+    seed+count-1, each {workload: its results}."""
+    out = []
+    for k in range(count):
+        p = subprocess.run([nvmimic, "sim", "--profile", r["profile"],
+                            "--suite", "vdi", "--duration-s",
+                            str(r["sim_duration_s"]), "--seed",
+                            str(r["seed"] + k), "--format", "json"],
+                           capture_output=True, text=True, timeout=300)
+        if p.returncode:
+            sys.exit(f"check_suites: FAIL nvmimic sim --suite vdi --seed "
+                     f"{r['seed'] + k}: {p.stderr.strip()}")
+        out.append({w["name"]: w for w in json.loads(p.stdout)["workloads"]})
+    return out
+
+
+seeds = sim_vdi_seeds(16) if vdi else []
+
 for w in vdi:
     n = w["name"]
     check(w["mix"]["jobfile"] == n + ".fio" and 0 < w["mix"]["read_pct"] < 100,
@@ -86,15 +107,29 @@ for w in vdi:
     pts = [w["peak"]] + w["curve"]
     check([p.get("target_pct") for p in w["curve"]] == [50, 100],
           f"{n}: curve points {[p.get('target_pct') for p in w['curve']]}")
-    # the closed-loop peak, 0.5-1 s in the guest against the model's own
-    # 3 s from the same state: the same drive, within 10 % (a P2 2 TB's
-    # three mixes were within 1.2 % in IOPS and latency); a wrong rate
-    # split, mix or outstanding count is far off
+    # the closed-loop peak against the model's over the same window from
+    # the same state (the review state, set before each workload).  The
+    # guest's I/O stream is not the model's own generator's, so its window
+    # is one more draw of the drive's process: a P2 2 TB's
+    # vdi-monday-login peak over 0.5 s was 5,164-6,066 IOPS for model seeds
+    # 1-6, and 5,088 and 5,975 IOPS in two guest runs.  The bound is 4
+    # standard deviations of that draw, from the model's own seeds; a wrong
+    # rate split, mix or outstanding count lies further off.
     sim = w["sim"]["peak"]
     for what, k in (("IOPS", "iops"), ("latency", "lat_us")):
-        gp = w["peak"][k] / max(sim[k], 1e-9)
-        margin(n, f"guest peak {what} / model peak {what}", gp, "0.9..1.1",
-               abs(gp - 1) <= 0.10)
+        vals = [s[n]["peak"][k] for s in seeds]
+        mean = sum(vals) / len(vals)
+        sd = (sum((v - mean) ** 2 for v in vals) / (len(vals) - 1)) ** 0.5
+        tol = max(0.03, 4 * sd / mean * (1 + 1 / len(vals)) ** 0.5)
+        gp = w["peak"][k] / max(mean, 1e-9)
+        margin(n, f"guest peak {what} / model peak {what} (mean of "
+               f"{len(vals)} seeds, cv {sd / mean:.3f})", gp,
+               f"1 +- {tol:.3f}", abs(gp - 1) <= tol)
+    # the run's own model figure is seed 1 of the same draw
+    check(abs(sim["iops"] - seeds[0][n]["peak"]["iops"]) <= 1e-6 *
+          sim["iops"] + 0.5,
+          f"{n}: results' model peak {sim['iops']} is not nvmimic sim's "
+          f"seed {r['seed']} ({seeds[0][n]['peak']['iops']})")
     for p in pts:
         tag = f"{n} {p.get('target_pct', 'peak')}"
         check(p["iops"] > 0 and p["host_iops"] > 0, f"{tag}: no I/O")
