@@ -2,19 +2,23 @@
 /*
  * Calibration: every profile's simulated four-corners peaks against the
  * reviews' four-corners.tsv (parsed, not copied).  The profiles are
- * physical parts with at most 4 free parameters per drive family, fitted
- * jointly by `nvmimic fit`; not every row comes within the issue's 10 %
- * (profiles/README.md lists them).  Bounds: every row within 25 %, and at
- * least MIN_WITHIN of the 20 within 10 %, as the shipped fit achieves.
+ * physical parts with a few free parameters per drive family, fitted
+ * jointly by `nvmimic fit`; not every row comes within the issue's 10 %.
+ * What this test holds is the structural bound: every row's IOPS within
+ * 25 % of the review's, and its latency too where the review's row is
+ * self-consistent (Little's law agrees with its own latency; the others'
+ * latencies were lost in translation or measured at another outstanding
+ * count).  Which rows are within 10 %, and every figure, are held exactly
+ * by check_calibration_table.py: profiles/README.md's table is what
+ * `nvmimic calibrate` writes from today's code.
  */
-#define MIN_WITHIN 14
+#define BOUND 0.25
 #include <math.h>
 #include <string.h>
 
 #include "sim.h"
 
 static GArray *rows;
-static unsigned within, total;
 
 static void check_drive(gconstpointer data)
 {
@@ -48,10 +52,9 @@ static void check_drive(gconstpointer data)
                            r->workload, res[w].peak.fig.iops, r->peak_iops,
                            100 * ierr, res[w].peak.fig.lat_us, r->lat_us,
                            100 * lerr, r->consistent ? "" : " (lat n/a)");
-            total++;
-            within += fabs(ierr) <= 0.10;
-            if (fabs(ierr) > 0.25) {
-                g_test_message("  OUT OF BOUNDS (25 %%)");
+            if (fabs(ierr) > BOUND ||
+                (r->consistent && fabs(lerr) > BOUND)) {
+                g_test_message("  OUT OF BOUNDS (%.0f %%)", 100 * BOUND);
                 bad++;
             }
         }
@@ -85,12 +88,6 @@ int main(int argc, char **argv)
         }
     }
     rc = g_test_run();
-    g_test_message("%u of %u rows within 10 %%", within, total);
-    if (!rc && total == rows->len && within < MIN_WITHIN) {
-        g_printerr("only %u of %u rows within 10 %% (at least %d)\n",
-                   within, total, MIN_WITHIN);
-        rc = 1;
-    }
     g_ptr_array_free(drives, TRUE);
     nvm_reviews_free(rows);
     return rc;
