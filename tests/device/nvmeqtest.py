@@ -32,6 +32,7 @@ reads before time is stepped.
 import base64
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -208,6 +209,26 @@ class QTest:
 # --------------------------------------------------------------------------
 # The QEMU process.
 
+def _descendants(pid):
+    """Every process under @pid (children first found, then theirs)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            tasks = os.listdir('/proc/%d/task' % p)
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                with open('/proc/%d/task/%s/children' % (p, t)) as f:
+                    kids = [int(k) for k in f.read().split()]
+            except OSError:
+                continue
+            out += kids
+            todo += kids
+    return out
+
+
 class Machine:
     """A q35 QEMU under qtest.  Use as a context manager, or start()/stop()."""
 
@@ -318,6 +339,19 @@ class Machine:
         return '\n  QEMU %s; command line: %s\n  QEMU stderr:\n%s' % (
             state, ' '.join(self.cmdline), self.stderr() or '  (empty)')
 
+    def kill(self):
+        """SIGKILL QEMU and every process under the one started (a wrapper
+        such as strace -f would otherwise leave its QEMU running, detached,
+        when only the wrapper is killed); idempotent."""
+        if not self.proc or self.proc.poll() is not None:
+            return
+        tree = _descendants(self.proc.pid)
+        for pid in [self.proc.pid] + tree:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
     def stop(self):
         """Kill QEMU and return its stderr; idempotent."""
         for conn in (self.qtest and self.qtest.ls, self.qmp and self.qmp.ls):
@@ -326,8 +360,7 @@ class Machine:
         self.qtest = self.qmp = None
         text = ''
         if self.proc:
-            if self.proc.poll() is None:
-                self.proc.kill()
+            self.kill()
             try:
                 self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:

@@ -114,7 +114,7 @@ class DurableNvme(ProfileTest):
 
     def kill(self):
         """SIGKILL QEMU: nothing it holds in memory reaches the file."""
-        self.machine.proc.kill()
+        self.machine.kill()
         self.machine.stop()
         self.machine = None
 

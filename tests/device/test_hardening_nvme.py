@@ -215,7 +215,7 @@ class HardeningNvme(ProfileTest):
                 self.assertStatus(ctrl.execute(ctrl.flush_cmd()),
                                   SC_SUCCESS, 'flush')
         wb = self.writeback()
-        self.machine.proc.kill()
+        self.machine.kill()
         self.machine.stop()
         self.machine = None
         return wb
