@@ -29,6 +29,25 @@ fuzz_cpu_s() {  # file
     fuzz_user_sys "$1" | awk '{ printf "%.1f\n", $1 + $2 }'
 }
 
+# libFuzzer's figures in LOG: executions (summed over the runs a restarted
+# fuzzer appended), and the coverage and features of its last status line
+fuzz_log_figures() {  # log -> "execs cov ft"
+    _fx_execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$1" |
+                awk '{ n += $1 } END { print n + 0 }')
+    _fx_last=$(grep -E '^#[0-9]+.*cov: ' "$1" | tail -n 1)
+    _fx_cov=$(echo "$_fx_last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
+    _fx_ft=$(echo "$_fx_last" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
+    echo "$_fx_execs ${_fx_cov:-0} ${_fx_ft:-0}"
+}
+
+# the files of DIR not named in BEFORE (one name per line): a run's new
+# reproducers
+fuzz_new_files() {  # before dir
+    ls "$2" | sort | while read -r f; do
+        echo "$1" | grep -qx "$f" || echo "$f"
+    done
+}
+
 fuzz_commit() {
     c=$(git -C "$ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
     if [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ]; then

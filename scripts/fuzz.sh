@@ -149,13 +149,11 @@ run_target() {  # name
     rc=$?
     end=$(date +%s)
     secs=$(( end - start ))
-    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-    last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -n 1)
-    cov=$(echo "$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
-    ft=$(echo "$last" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
+    read -r execs cov ft <<EOF
+$(fuzz_log_figures "$log")
+EOF
     corp=$(ls "$FUZZ/corpus/$t" | wc -l)
-    new=$(ls "$FUZZ/crashes" | sort | while read -r f; do
-        echo "$before" | grep -qx "$f" || echo "$f"; done)
+    new=$(fuzz_new_files "$before" "$FUZZ/crashes")
     ncrash=$(echo "$new" | grep -c . || true)
     cpu=$(fuzz_cpu_s "$timef")
     echo "fuzz-$t: ${secs} s, CPU ${cpu} s, ${execs:-?} execs, cov ${cov:-?}, ft ${ft:-?}, corpus $corp, crashes $ncrash"

@@ -185,13 +185,10 @@ for c in $CONFIGS; do
     done
     end=$(date +%s)
     secs=$(( end - start ))
-    execs_total=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" |
-                  awk '{ n += $1 } END { print n + 0 }')
-    lastline=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -n 1)
-    cov=$(echo "$lastline" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
-    ft=$(echo "$lastline" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
-    new=$(ls "$FUZZ/crashes" | while read -r f; do
-        echo "$before" | grep -qx "$f" || echo "$f"; done)
+    read -r execs_total cov ft <<EOF
+$(fuzz_log_figures "$log")
+EOF
+    new=$(fuzz_new_files "$before" "$FUZZ/crashes")
     ncrash=$(echo "$new" | grep -c . || true)
     echo "qemu-fuzz-$c: ${secs} s, CPU $(fuzz_cpu_s "$timef") s, $execs_total execs, cov ${cov:-?}, ft ${ft:-?}, corpus $(ls "$corpus" | wc -l), crashes and hangs $ncrash"
     fuzz_stats_row "$FUZZ/stats.tsv" "$start" "$end" "qemu-$c" "$timef" \
