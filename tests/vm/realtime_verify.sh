@@ -88,10 +88,13 @@ bash "$root/vm-images/run-guest.sh" --accel tcg "$qemu" "$guest" "$work/job" \
     >"$work/run.log" 2>&1 &
 gpid=$!
 
-python3 - "$work" "$profile" <<'PY' || { cat "$work/run.log"; fail "the host side failed"; }
-import json, os, socket, sys, time
+python3 - "$work" "$profile" "$root/vm-images" <<'PY' || { cat "$work/run.log"; fail "the host side failed"; }
+import os, sys, time
 
 work, profile = sys.argv[1], sys.argv[2]
+sys.path.insert(0, sys.argv[3])
+import nvmimic_qmp  # noqa: E402  (nvmimic's one Python QMP client)
+
 console = os.path.join(work, "results", "console.log")
 
 
@@ -112,26 +115,13 @@ def console_has(text):
 
 
 wait_for(lambda: os.path.exists(os.path.join(work, "qmp.sock")), "QMP", 60)
-s = socket.socket(socket.AF_UNIX)
-s.connect(os.path.join(work, "qmp.sock"))
-f = s.makefile("rwb", buffering=0)
-events = []
+q = nvmimic_qmp.QMP.connect(os.path.join(work, "qmp.sock"), timeout_s=60)
 
 
 def qmp(cmd, **args):
-    f.write(json.dumps({"execute": cmd, "arguments": args}).encode() + b"\n")
-    while True:
-        r = json.loads(f.readline())
-        if "event" in r:
-            events.append(r["event"])
-            continue
-        if "error" in r:
-            raise RuntimeError(f"{cmd}: {r['error']['desc']}")
-        return r.get("return")
+    return q.execute(cmd, **args)
 
 
-json.loads(f.readline())
-qmp("qmp_capabilities")
 wait_for(lambda: console_has("nvmimic-test: unplug-now"), "the guest's "
          "unplug cue", 600)
 st = qmp("query-nvmimic-stats", id="nvm0")
@@ -139,8 +129,7 @@ print("before the unplug: read/write posted",
       [(c["class"], c["posted"], c["early"]) for c in st["classes"]
        if c["posted"]], "realtime" in st)
 qmp("device_del", id="nvm0")
-wait_for(lambda: qmp("query-status") is not None and
-         "DEVICE_DELETED" in events, "DEVICE_DELETED", 120)
+q.wait_event("DEVICE_DELETED", timeout_s=120)
 qmp("device_add", driver="nvme", id="nvm0", drive="nvmdisk", bus="rp0",
     profile=profile)
 st = qmp("query-nvmimic-stats", id="nvm0")
