@@ -207,7 +207,7 @@ static uint16_t nvmimic_get_log(NvmeCtrl *n, NvmeRequest *req)
 
     switch (lid) {
     case NVME_LOG_ERROR_INFO:
-        /* what media-error faults logged (nvmimic-fault.c) */
+        /* what media-error faults logged (nvmimic-fault-cmd.c) */
         size = nvmimic_fault_error_log(n, log, sizeof(log));
         break;
     case NVME_LOG_FW_SLOT_INFO:

@@ -2,7 +2,7 @@
 /*
  * nvmimic power cut: an undo journal of the writes a drive has not made
  * durable yet, and the cut that undoes them (nvmimic-powercut.c).  Only
- * nvmimic-fault.c uses it.
+ * nvmimic-fault.c and nvmimic-fault-cmd.c use it.
  */
 #ifndef HW_NVME_NVMIMIC_POWERCUT_H
 #define HW_NVME_NVMIMIC_POWERCUT_H

@@ -52,7 +52,7 @@ static void nvmimic_post_cq(NvmeRequest *req, bool now)
     }
 }
 
-/* ... unless a fault holds it (nvmimic-fault.c), which posts it later. */
+/* ... unless a fault holds it (nvmimic-fault-cmd.c), which posts it later. */
 static void nvmimic_post(NvmeRequest *req, bool now)
 {
     NvmeCtrl *n = req->sq->ctrl;
