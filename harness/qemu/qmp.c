@@ -2,6 +2,8 @@
 /*
  * Synchronous QMP client: one command in flight, events skipped.
  */
+#include <math.h>
+
 #include "guestctl.h"
 #include "qmp.h"
 
@@ -114,4 +116,25 @@ JsonNode *nvm_qmp_exec(NvmQmp *q, const char *cmd, const char *args,
     ret = ret ? json_node_copy(ret) : json_node_new(JSON_NODE_NULL);
     json_node_unref(r);
     return ret;
+}
+
+double nvm_json_double(JsonObject *o, const char *name)
+{
+    JsonNode *n = o ? json_object_get_member(o, name) : NULL;
+
+    return n && JSON_NODE_HOLDS_VALUE(n) ? json_node_get_double(n) : NAN;
+}
+
+NvmFig nvm_qmp_class_fig(JsonObject *cls, double interval_ns)
+{
+    bool t = interval_ns > 0;
+
+    return (NvmFig){
+        .iops = t ? nvm_json_double(cls, "count") * 1e9 / interval_ns : 0,
+        .mbps = t ? nvm_json_double(cls, "bytes") * 1e3 / interval_ns : 0,
+        .lat_us = nvm_json_double(cls, "mean-us"),
+        .p50_us = nvm_json_double(cls, "p50-us"),
+        .p99_us = nvm_json_double(cls, "p99-us"),
+        .p999_us = nvm_json_double(cls, "p999-us"),
+    };
 }

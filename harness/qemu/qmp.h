@@ -8,6 +8,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "fig.h"
+
 typedef struct NvmQmp NvmQmp;
 
 /* Connect, read the greeting and leave capabilities negotiation. */
@@ -18,5 +20,16 @@ void nvm_qmp_close(NvmQmp *q);
  * member (json_node_unref it) or NULL with the error QEMU gave. */
 JsonNode *nvm_qmp_exec(NvmQmp *q, const char *cmd, const char *args,
                        int timeout_ms, GError **errp);
+
+/* @o's member @name as a number (a QMP answer's, or fio's JSON); NAN when
+ * @o or the member is missing or is not a value (null). */
+double nvm_json_double(JsonObject *o, const char *name);
+
+/*
+ * One class of query-nvmimic-stats' answer ("read", "write", ...) as
+ * figures: IOPS and MB/s over @interval_ns (0 when it is not positive),
+ * the mean and percentile latencies as the device measured them.
+ */
+NvmFig nvm_qmp_class_fig(JsonObject *cls, double interval_ns);
 
 #endif

@@ -26,6 +26,7 @@
 #include "paths.h"
 #include "cmdline.h"
 #include "from-sim.h"
+#include "qmp.h"
 #include "qnvme.h"
 #include "qtest.h"
 #include "qtestgen.h"
@@ -214,10 +215,7 @@ static void h_stats(void *opaque, uint64_t t_ns, const NvmStats *st)
         const char *name = json_object_get_string_member(k, "class");
         const NvmClassStats *m = NULL;
         uint64_t count, bytes;
-        double f[4], mf[4];
-        static const char *const keys[4] = {
-            "mean-us", "p50-us", "p99-us", "p999-us",
-        };
+        NvmFig f, mf;
 
         for (unsigned c = 0; c < NVM_CLASS_COUNT; c++) {
             if (!g_strcmp0(name, class_names[c])) {
@@ -229,22 +227,18 @@ static void h_stats(void *opaque, uint64_t t_ns, const NvmStats *st)
         }
         count = json_object_get_int_member(k, "count");
         bytes = json_object_get_int_member(k, "bytes");
-        mf[0] = m->mean_us;
-        mf[1] = m->p50_us;
-        mf[2] = m->p99_us;
-        mf[3] = m->p999_us;
-        for (unsigned j = 0; j < 4; j++) {
-            f[j] = json_object_get_double_member(k, keys[j]);
-        }
-        if (count != m->count || bytes != m->bytes || !same(f[0], mf[0]) ||
-            !same(f[1], mf[1]) || !same(f[2], mf[2]) || !same(f[3], mf[3])) {
+        f = nvm_qmp_class_fig(k, 0);
+        mf = (NvmFig){ 0, 0, m->mean_us, m->p50_us, m->p99_us, m->p999_us };
+        if (count != m->count || bytes != m->bytes ||
+            !same(f.lat_us, mf.lat_us) || !same(f.p50_us, mf.p50_us) ||
+            !same(f.p99_us, mf.p99_us) || !same(f.p999_us, mf.p999_us)) {
             g_set_error(&e->err, G_IO_ERROR, G_IO_ERROR_FAILED,
                         "%s: the device's %s statistics at %.6f s differ "
                         "from the load generator's: count %" PRIu64 " vs %"
                         PRIu64 ", bytes %" PRIu64 " vs %" PRIu64 ", mean "
                         "%.3f vs %.3f us, p99 %.3f vs %.3f us", e->w->name,
                         name, t_ns / 1e9, count, m->count, bytes, m->bytes,
-                        f[0], mf[0], f[2], mf[2]);
+                        f.lat_us, mf.lat_us, f.p99_us, mf.p99_us);
             break;
         }
         if (pt) {

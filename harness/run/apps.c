@@ -130,9 +130,9 @@ static bool render_done(Run *r, PlanStep *ps, JsonNode *stats,
     }
     printf("%s render (%u MiB guest, array %.0f MB): load %.1f s, unpack "
            "%.1f s, repack %.1f s, total %.1f s\n", r->p->name,
-           r->o.render_mem_mib, run_obj_double(res, "array_bytes") / 1e6,
-           run_obj_double(res, "load_s"), run_obj_double(res, "unpack_s"),
-           run_obj_double(res, "repack_s"), run_obj_double(res, "total_s"));
+           r->o.render_mem_mib, nvm_json_double(res, "array_bytes") / 1e6,
+           nvm_json_double(res, "load_s"), nvm_json_double(res, "unpack_s"),
+           nvm_json_double(res, "repack_s"), nvm_json_double(res, "total_s"));
     fflush(stdout);
     return true;
 }
@@ -180,11 +180,11 @@ static bool sql_done(Run *r, PlanStep *ps, JsonNode *stats, const char *json,
            "ms, p99 %.2f ms; device %.0f reads of %.1f us, %.0f writes of "
            "%.1f us; guest reads %.1f us (%+.1f us)\n", r->p->name,
            r->o.sql_topology, r->o.sql_w, r->o.sql_users,
-           run_obj_double(o, "tpmC"), run_obj_double(ov, "avg_ms"),
-           run_obj_double(ov, "p95_ms"), run_obj_double(ov, "p99_ms"),
-           run_obj_double(rd, "count"), run_obj_double(rd, "mean-us"),
-           run_obj_double(wr, "count"), run_obj_double(wr, "mean-us"),
-           guest_rd, guest_rd - run_obj_double(rd, "mean-us"));
+           nvm_json_double(o, "tpmC"), nvm_json_double(ov, "avg_ms"),
+           nvm_json_double(ov, "p95_ms"), nvm_json_double(ov, "p99_ms"),
+           nvm_json_double(rd, "count"), nvm_json_double(rd, "mean-us"),
+           nvm_json_double(wr, "count"), nvm_json_double(wr, "mean-us"),
+           guest_rd, guest_rd - nvm_json_double(rd, "mean-us"));
     fflush(stdout);
     return true;
 }

@@ -9,13 +9,6 @@
 
 #include "run-int.h"
 
-double run_obj_double(JsonObject *o, const char *name)
-{
-    JsonNode *n = o ? json_object_get_member(o, name) : NULL;
-
-    return n && JSON_NODE_HOLDS_VALUE(n) ? json_node_get_double(n) : NAN;
-}
-
 /* fio's JSON (group_reporting: one job) into @f; false if unusable.
  * @dd_name: "read", "write", or "mixed" (unified_rw_reporting=mixed). */
 bool run_parse_fio(const char *text, const char *dd_name, NvmFig *f,
@@ -59,12 +52,12 @@ bool run_parse_fio_job(const char *text, unsigned k, const char *dd_name,
                     "fio's JSON has no %s latency", dd_name);
         return false;
     }
-    f->iops = run_obj_double(dd, "iops");
-    f->mbps = run_obj_double(dd, "bw_bytes") / 1e6;
-    f->lat_us = run_obj_double(lat, "mean") / 1e3;
-    f->p50_us = run_obj_double(pct, "50.000000") / 1e3;
-    f->p99_us = run_obj_double(pct, "99.000000") / 1e3;
-    f->p999_us = run_obj_double(pct, "99.900000") / 1e3;
+    f->iops = nvm_json_double(dd, "iops");
+    f->mbps = nvm_json_double(dd, "bw_bytes") / 1e6;
+    f->lat_us = nvm_json_double(lat, "mean") / 1e3;
+    f->p50_us = nvm_json_double(pct, "50.000000") / 1e3;
+    f->p99_us = nvm_json_double(pct, "99.000000") / 1e3;
+    f->p999_us = nvm_json_double(pct, "99.900000") / 1e3;
     return true;
 }
 
@@ -86,22 +79,6 @@ JsonObject *run_stats_class(JsonNode *n, const char *name)
     return NULL;
 }
 
-/* One class of query-nvmimic-stats' return as figures over @interval_ns
- * (0 when it is not positive). */
-static NvmFig stats_fig(JsonObject *c, double interval_ns)
-{
-    bool t = interval_ns > 0;
-
-    return (NvmFig){
-        .iops = t ? run_obj_double(c, "count") * 1e9 / interval_ns : 0,
-        .mbps = t ? run_obj_double(c, "bytes") * 1e3 / interval_ns : 0,
-        .lat_us = run_obj_double(c, "mean-us"),
-        .p50_us = run_obj_double(c, "p50-us"),
-        .p99_us = run_obj_double(c, "p99-us"),
-        .p999_us = run_obj_double(c, "p999-us"),
-    };
-}
-
 /* The device's statistics over the interval since reset: the read or the
  * write class, or (@mixed) both together, whose percentiles cannot be
  * merged (NAN). */
@@ -109,7 +86,7 @@ bool run_parse_stats(JsonNode *n, bool write, bool mixed, NvmFig *f,
                      uint64_t *late, double *interval_s)
 {
     JsonObject *o = JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
-    double interval_ns = run_obj_double(o, "interval-ns");
+    double interval_ns = nvm_json_double(o, "interval-ns");
     double count = 0, bytes = 0, lat_sum = 0;
     JsonObject *c;
 
@@ -122,19 +99,19 @@ bool run_parse_stats(JsonNode *n, bool write, bool mixed, NvmFig *f,
     if (!mixed) {
         c = run_stats_class(n, write ? "write" : "read");
         if (c) {
-            *f = stats_fig(c, interval_ns);
-            *late = (uint64_t)run_obj_double(c, "late");
+            *f = nvm_qmp_class_fig(c, interval_ns);
+            *late = (uint64_t)nvm_json_double(c, "late");
         }
         return true;        /* no such class: no I/O of that kind */
     }
     for (int d = 0; d < 2; d++) {
         c = run_stats_class(n, d ? "write" : "read");
         if (c) {
-            count += run_obj_double(c, "count");
-            bytes += run_obj_double(c, "bytes");
-            lat_sum += run_obj_double(c, "count") *
-                       run_obj_double(c, "mean-us");
-            *late += (uint64_t)run_obj_double(c, "late");
+            count += nvm_json_double(c, "count");
+            bytes += nvm_json_double(c, "bytes");
+            lat_sum += nvm_json_double(c, "count") *
+                       nvm_json_double(c, "mean-us");
+            *late += (uint64_t)nvm_json_double(c, "late");
         }
     }
     f->iops = count * 1e9 / interval_ns;
@@ -151,16 +128,16 @@ void run_parse_late(JsonNode *n, bool write, bool mixed, Late *lt)
         JsonObject *c = (mixed || d == write) ?
                         run_stats_class(n, d ? "write" : "read") : NULL;
 
-        if (!c || !(run_obj_double(c, "posted") > 0)) {
+        if (!c || !(nvm_json_double(c, "posted") > 0)) {
             continue;
         }
         if (!mixed) {
-            lt->p50_us = run_obj_double(c, "late-p50-us");
+            lt->p50_us = nvm_json_double(c, "late-p50-us");
         }
         /* fmax: NAN (none yet) gives way; the mix's p99 is at most the
          * larger of its classes' */
-        lt->p99_us = fmax(lt->p99_us, run_obj_double(c, "late-p99-us"));
-        lt->max_us = fmax(lt->max_us, run_obj_double(c, "late-max-us"));
+        lt->p99_us = fmax(lt->p99_us, nvm_json_double(c, "late-p99-us"));
+        lt->max_us = fmax(lt->max_us, nvm_json_double(c, "late-max-us"));
     }
 }
 
@@ -294,7 +271,7 @@ double run_dev_lat(JsonNode *n, const char *cls, const char *field)
 {
     JsonObject *c = run_stats_class(n, cls);
 
-    return c ? run_obj_double(c, field) : NAN;
+    return c ? nvm_json_double(c, field) : NAN;
 }
 
 /* query-nvmimic-stats' return as results' DEVICE: per class with commands,
@@ -338,7 +315,7 @@ void run_device_from_qmp(JsonNode *n, NvmResDev *d)
         f = &d->cls[op];
         f->has = true;
         f->count = count;
-        f->fig = stats_fig(c, interval_ns);
+        f->fig = nvm_qmp_class_fig(c, interval_ns);
         f->max_us = json_object_get_double_member(c, "max-us");
     }
 }

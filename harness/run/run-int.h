@@ -396,7 +396,6 @@ void run_progress(Run *r, const char *wl, const Point *pt, double el,
 void run_print_table(const Run *r);
 
 /* figures.c: fio's, the device's and the guest's figures */
-double run_obj_double(JsonObject *o, const char *name);
 bool run_parse_fio(const char *text, const char *dd_name, NvmFig *f,
                    GError **errp);
 bool run_parse_fio_job(const char *text, unsigned k, const char *dd_name,
