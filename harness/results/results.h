@@ -108,6 +108,9 @@ typedef struct NvmResDev {
     NvmResDevFig cls[NVM_CLASS_COUNT];
 } NvmResDev;
 
+/* An empty device summary: zeros, interval_s and active_s NAN. */
+void nvm_res_dev_init(NvmResDev *d);
+
 /* One fio step of the seq suite. */
 typedef struct NvmResStep {
     char *name;
