@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The mapping state's internals, shared by its files: ftl.c (the logical
+ * map: chunks, the fill's layout, unrecorded units, the host operations),
+ * ftl-gc.c (superblocks: allocation, release, greedy GC and folding),
+ * ftl-state.c (lifetime, memory and state injection) and ftl-check.c (the
+ * counts and their recount).  Nothing outside backends/ includes it: the
+ * model's interface to it is ftl.h.
+ *
+ * Logical side: the capacity is cut into chunks of 1024 map units (4 MiB
+ * with 4 KiB units).  A directory word per chunk says "all unmapped", "all
+ * where the fill put them" (home), "all in one superblock" or points to a
+ * detailed chunk that keeps 2 bits per unit: unmapped, home, old, new.
+ * "New" units are in the superblock the chunk's latest write went to; "old"
+ * ones in the superblock of the write before (counted) or elsewhere.  Units
+ * whose superblock is not recorded are charged to a superblock drawn in
+ * proportion to its unrecorded valid units (a Fenwick tree): exact for
+ * sequential overwrites, the mean-field rule for scattered ones.
+ *
+ * Physical side: superblocks (one block on every die) with valid counts,
+ * a free pool, open superblocks for host SLC, host native and relocated
+ * data, the SLC superblocks in write order (folding is FIFO) and greedy GC
+ * (fewest valid units) over the native ones.
+ */
+#ifndef NVMIMIC_FTL_INT_H
+#define NVMIMIC_FTL_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <glib.h>
+
+#include "ftl.h"
+
+#define CH_SHIFT 10
+#define CH_LPNS (1u << CH_SHIFT)
+#define CH_WORDS (CH_LPNS / 32)         /* 2 bits per unit */
+#define LO_BITS 0x5555555555555555ULL
+
+enum { ST_UNMAPPED = 0, ST_HOME = 1, ST_OLD = 2, ST_NEW = 3 };
+
+/* Directory word: kind in bits 30-31. */
+#define DK_UNMAPPED 0u
+#define DK_HOME 1u
+#define DK_UNIFORM 2u                   /* all valid, one place or other */
+#define DK_DETAIL 3u
+#define DK_OF(d) ((d) >> 30)
+#define D_PAYLOAD(d) ((d) & 0x3fffffffu)
+#define U_OTHER (1u << 29)              /* uniform: superblock unrecorded */
+#define U_SER_MASK 0x1fffu              /* uniform: low serial bits */
+#define SB16_NONE 0xffffu
+#define SLAB_SHIFT 10
+#define SLAB (1u << SLAB_SHIFT)
+
+typedef struct Chunk {
+    uint64_t st[CH_WORDS];
+    uint32_t ser0, ser1;
+    uint16_t sb0, sb1;                  /* SB16_NONE: no record */
+    uint16_t n0, n1, noth, nhome;
+    uint32_t next_free;
+} Chunk;
+
+typedef struct Sb {
+    uint32_t valid;                     /* valid units */
+    uint32_t home;                      /* of which placed by the fill */
+    uint32_t attr;                      /* of which recorded by chunks */
+    uint32_t wp;                        /* units written */
+    uint32_t serial;                    /* changes when it is reclaimed */
+    uint32_t fifo_next;                 /* SLC superblocks, oldest first */
+    uint8_t mode;                       /* NvmSbMode */
+    uint8_t open;
+} Sb;
+
+struct NvmFtl {
+    NvmFtlGeom g;
+    uint32_t slc_lpns;
+    uint64_t nchunks;
+    uint32_t *dir;
+    Chunk **slabs;                      /* detailed chunks, SLAB at a time */
+    uint32_t n_slabs_max;
+    uint32_t pool_cap, pool_free, pool_used, pool_live;
+    Sb *sb;
+    uint32_t *free_stack;
+    uint32_t nfree;
+    int64_t *fen;                       /* Fenwick tree of unrecorded units */
+    int64_t fen_total;
+    uint32_t fen_step;
+    uint32_t slc_head, slc_tail;
+    uint32_t open_host[3];              /* by NvmSbMode */
+    uint32_t open_reloc;
+    /* the fill's layout */
+    uint64_t home_f, home_s;
+    uint32_t home_nn, home_ns;
+    uint64_t valid;
+    uint64_t slc_written;               /* units written into SLC sbs */
+    uint32_t slc_sbs;
+    uint64_t lost;
+    uint64_t rng;
+};
+
+static inline unsigned st_get(const Chunk *c, uint32_t i)
+{
+    return (c->st[i >> 5] >> ((i & 31) * 2)) & 3;
+}
+
+static inline void st_set(Chunk *c, uint32_t i, unsigned v)
+{
+    uint64_t *w = &c->st[i >> 5];
+    unsigned sh = (i & 31) * 2;
+
+    *w = (*w & ~(3ULL << sh)) | ((uint64_t)v << sh);
+}
+
+/* ftl.c */
+void fen_add(NvmFtl *f, uint32_t i, int64_t d);
+void fen_rebuild(NvmFtl *f);
+uint32_t home_sb(const NvmFtl *f, uint64_t x);
+void home_range(const NvmFtl *f, uint32_t i, uint64_t *lo,
+                uint64_t *hi);
+uint32_t chunk_lpns(const NvmFtl *f, uint64_t c);
+void st_fill(Chunk *c, uint32_t n, unsigned v);
+Chunk *chunk_at(const NvmFtl *f, uint32_t d);
+void chunk_release(NvmFtl *f, uint64_t c);
+bool sb_current(const NvmFtl *f, uint32_t sb, uint32_t ser);
+Chunk *chunk_detail(NvmFtl *f, uint64_t c);
+void chunk_collapse(NvmFtl *f, uint64_t c);
+
+/* ftl-gc.c */
+uint32_t sb_capacity(const NvmFtl *f, const Sb *s);
+uint32_t sb_alloc(NvmFtl *f, NvmSbMode mode);
+
+#endif
