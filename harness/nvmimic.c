@@ -34,6 +34,7 @@ static const NvmCommand *const commands[] = {
     &nvm_cmd_profile_keys,
     &nvm_cmd_jobfile,
     &nvm_cmd_doctor,
+    &nvm_cmd_qemu_line,
 };
 
 NvmProfile *cli_load_profile(const NvmCommand *cmd, const Opts *o)

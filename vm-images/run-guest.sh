@@ -57,7 +57,11 @@
 # filesystem in the guest, and survives anything short of the guest never reaching
 # its last step; plain files in, plain files out.
 #
-# Environment: NVMIMIC_ACCEL overrides --accel; NVMIMIC_KVM_PROBE_S (default 10) bounds
+# The QEMU line is nvmimic's own (nvmimic qemu-line, the builder nvmimic run uses);
+# the guest options above are its options.
+#
+# Environment: NVMIMIC (the nvmimic binary; default: beside QEMU, else on PATH);
+# NVMIMIC_ACCEL overrides --accel; NVMIMIC_KVM_PROBE_S (default 10) bounds
 # the KVM probe.  The probe result is cached in GUEST_DIR/.accel-probe for this host
 # boot and this QEMU binary, so a test run probes at most once.
 set -eu
@@ -101,6 +105,16 @@ case $timeout_s in ''|*[!0-9]*) die "TIMEOUT_S must be a whole number of seconds
 [ "$probe_only" = 1 ] || [ -d "$job" ] || die "job directory '$job' not found"
 [ "$probe_only" = 1 ] || [ -f "$job/run.sh" ] || [ -f "$job/job.fio" ] || die "job directory '$job' has neither run.sh nor job.fio"
 case $accel in auto|kvm|tcg) ;; *) die "--accel must be auto, kvm or tcg, not '$accel'" ;; esac
+# nvmimic, for the QEMU line: $NVMIMIC, else beside the QEMU binary (the build
+# tree's build/qemu/, or an installation's libexec/nvmimic/), else on PATH
+nvmimic=${NVMIMIC:-}
+if [ "$probe_only" = 0 ] && [ -z "$nvmimic" ]; then
+    qdir=$(dirname "$qemu")
+    for c in "$qdir/../nvmimic" "$qdir/../../bin/nvmimic" "$(command -v nvmimic || true)"; do
+        if [ -n "$c" ] && [ -x "$c" ] && [ -f "$c" ]; then nvmimic=$c; break; fi
+    done
+    [ -n "$nvmimic" ] || die "nvmimic not found beside '$qemu' or on PATH (set NVMIMIC; build it with 'make')"
+fi
 
 guest=$(cd "$guest" && pwd)
 if [ "$probe_only" = 0 ]; then
@@ -173,31 +187,30 @@ elif [ "$accel" = auto ]; then
     if kvm_probe; then accel=kvm
     else echo "nvmimic: KVM not usable ($kvm_reason); using TCG" >&2; accel=tcg; fi
 fi
-if [ "$accel" = kvm ]; then
-    accel_args=(-machine q35,accel=kvm -cpu host)
-else
-    accel_args=(-machine q35,accel=tcg)
-fi
 case $icount_shift in
     -[1-3]|[0-9]|10) ;;
     *) die "--icount-shift $icount_shift: from -3 to 10" ;;
 esac
-[ "$icount" = 1 ] && accel_args+=(-icount "shift=$icount_shift,sleep=off" -rtc base=2025-01-01T00:00:00,clock=vm)
 echo "$accel$([ "$icount" = 1 ] && echo ' icount')" >"$results/accel"
 
 # --- the channel ------------------------------------------------------------------------
 tar -cf "$work/job.tar" -C "$job" . || die "cannot archive the job directory '$job'"
 truncate -s "$results_size" "$work/results.img" || die "cannot create the results disk"
-job_args=()
-[ "$fwjob" = 1 ] && job_args=(-fw_cfg "name=opt/nvmimic/job.tar,file=$work/job.tar")
 
 # --- boot -------------------------------------------------------------------------------
-append="console=ttyS0 panic=-1 $append_extra"
-# Simulated time: the kernel's EDD probe reads every BIOS disk's MBR through
-# SeaBIOS before the kernel starts; a virtio disk's read completes at host
-# speed, so the guest's clock (and KASLR's seed from it) would start at a
-# host-dependent point.
-[ "$icount" = 1 ] && append="edd=off $append"
+# The machine, the guest and its job channel come from nvmimic's one QEMU
+# command-line builder (harness/qemu/cmdline.c, as nvmimic run boots its
+# guests): nvmimic qemu-line prints it, each argument ended by a NUL.  In
+# simulated time it also has the kernel skip its EDD probe, which reads every
+# BIOS disk through SeaBIOS at host speed before the guest's clock starts.
+line_args=(--qemu "$qemu" --guest "$guest" --console "$console" \
+    --job-tar "$work/job.tar" --results-img "$work/results.img" \
+    --accel "$accel" --mem "$mem" --smp "$smp" --append "$append_extra")
+[ "$icount" = 1 ] && line_args+=(--icount-shift "$icount_shift")
+[ "$fwjob" = 1 ] && line_args+=(--fw-job)
+"$nvmimic" qemu-line "${line_args[@]}" >"$work/line" 2>"$work/line.err" ||
+    die "nvmimic qemu-line failed: $(head -n 1 "$work/line.err")"
+mapfile -d '' -t qline <"$work/line"
 stats_args=()
 if [ -n "$stats_dev" ]; then
     stats_args=(-no-shutdown -qmp "unix:$work/qmp.sock,server=on,wait=off")
@@ -206,15 +219,8 @@ elif [ -n "$stats_state" ]; then
     die "--device-state needs --device-stats ID"
 fi
 start=$(date +%s.%N)
-timeout -k 5 "$timeout_s" "$qemu" "${firmware[@]}" "${accel_args[@]}" \
-    -m "$mem" -smp "$smp" -nodefaults -no-user-config -nographic -no-reboot \
-    -monitor none -serial "file:$console" \
-    -kernel "$guest/vmlinuz" -initrd "$guest/initramfs.cpio.gz" -append "$append" \
-    -drive "file=$work/job.tar,if=none,id=nvmimic-job,format=raw,readonly=on" \
-    -device virtio-blk-pci,drive=nvmimic-job,serial=nvmimic-job \
-    -drive "file=$work/results.img,if=none,id=nvmimic-results,format=raw" \
-    -device virtio-blk-pci,drive=nvmimic-results,serial=nvmimic-results \
-    "${job_args[@]}" "${stats_args[@]}" "$@" </dev/null >"$results/qemu.log" 2>&1 &
+timeout -k 5 "$timeout_s" "${qline[@]}" "${stats_args[@]}" "$@" \
+    </dev/null >"$results/qemu.log" 2>&1 &
 qpid=$!
 if [ -n "$stats_dev" ]; then
     "$(dirname "$0")/qmp-stats.py" "$work/qmp.sock" "$stats_dev" \

@@ -2,7 +2,7 @@
 /*
  * The small commands of nvmimic and the options they share: profiles, sim,
  * trace2iolog, calibrate, profile-keys, profile show, jobfile show,
- * doctor (the files of cli/).
+ * doctor, qemu-line (the files of cli/).
  */
 #ifndef NVMIMIC_CLI_H
 #define NVMIMIC_CLI_H
@@ -42,6 +42,6 @@ NvmProfile *cli_load_profile(const NvmCommand *cmd, const Opts *o);
 extern const NvmCommand nvm_cmd_profiles, nvm_cmd_sim, nvm_cmd_trace2iolog,
                         nvm_cmd_calibrate, nvm_cmd_profile_keys,
                         nvm_cmd_profile, nvm_cmd_jobfile,
-                        nvm_cmd_doctor;
+                        nvm_cmd_doctor, nvm_cmd_qemu_line;
 
 #endif
