@@ -37,14 +37,14 @@ bool nvm_ftl_check(const NvmFtl *f, char **why)
     for (uint64_t c = 0; c < f->nchunks; c++) {
         uint32_t d = f->dir[c];
         uint64_t c0 = c << CH_SHIFT;
-        uint32_t cn = chunk_lpns(f, c);
+        uint32_t cn = nvm_ftl_chunk_lpns(f, c);
 
         switch (DK_OF(d)) {
         case DK_UNMAPPED:
             break;
         case DK_HOME:
             for (uint32_t i = 0; i < cn; i++) {
-                home[home_sb(f, c0 + i)]++;
+                home[nvm_ftl_home_sb(f, c0 + i)]++;
             }
             valid += cn;
             break;
@@ -60,7 +60,7 @@ bool nvm_ftl_check(const NvmFtl *f, char **why)
             valid += cn;
             break;
         default: {
-            const Chunk *ch = chunk_at(f, d);
+            const Chunk *ch = nvm_ftl_chunk_at(f, d);
             uint32_t cnt[4] = { 0 };
 
             for (uint32_t i = 0; i < cn; i++) {
@@ -68,7 +68,7 @@ bool nvm_ftl_check(const NvmFtl *f, char **why)
 
                 cnt[s]++;
                 if (s == ST_HOME) {
-                    home[home_sb(f, c0 + i)]++;
+                    home[nvm_ftl_home_sb(f, c0 + i)]++;
                 }
             }
             if (cnt[ST_HOME] != ch->nhome || cnt[ST_NEW] != ch->n1 ||
@@ -80,10 +80,12 @@ bool nvm_ftl_check(const NvmFtl *f, char **why)
                                        cnt[ST_NEW], cnt[ST_OLD]);
                 goto out;
             }
-            if (ch->sb1 != SB16_NONE && sb_current(f, ch->sb1, ch->ser1)) {
+            if (ch->sb1 != SB16_NONE &&
+                nvm_ftl_sb_current(f, ch->sb1, ch->ser1)) {
                 attr[ch->sb1] += ch->n1;
             }
-            if (ch->sb0 != SB16_NONE && sb_current(f, ch->sb0, ch->ser0)) {
+            if (ch->sb0 != SB16_NONE &&
+                nvm_ftl_sb_current(f, ch->sb0, ch->ser0)) {
                 attr[ch->sb0] += ch->n0;
             }
             valid += cnt[1] + cnt[2] + cnt[3];
@@ -110,9 +112,9 @@ bool nvm_ftl_check(const NvmFtl *f, char **why)
                                    attr[i]);
             goto out;
         }
-        if (s->valid > sb_capacity(f, s) && s->mode != NVM_SB_FREE) {
+        if (s->valid > nvm_ftl_sb_capacity(f, s) && s->mode != NVM_SB_FREE) {
             *why = g_strdup_printf("superblock %u holds %u > %u units", i,
-                                   s->valid, sb_capacity(f, s));
+                                   s->valid, nvm_ftl_sb_capacity(f, s));
             goto out;
         }
     }

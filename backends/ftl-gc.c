@@ -6,12 +6,12 @@
 
 #include "ftl-int.h"
 
-uint32_t sb_capacity(const NvmFtl *f, const Sb *s)
+uint32_t nvm_ftl_sb_capacity(const NvmFtl *f, const Sb *s)
 {
     return s->mode == NVM_SB_SLC ? f->slc_lpns : f->g.sb_lpns;
 }
 
-uint32_t sb_alloc(NvmFtl *f, NvmSbMode mode)
+uint32_t nvm_ftl_sb_alloc(NvmFtl *f, NvmSbMode mode)
 {
     uint32_t i;
     Sb *s;
@@ -43,7 +43,7 @@ static void sb_release(NvmFtl *f, uint32_t i)
 {
     Sb *s = &f->sb[i];
 
-    fen_add(f, i, -((int64_t)s->valid - s->home - s->attr));
+    nvm_ftl_fen_add(f, i, -((int64_t)s->valid - s->home - s->attr));
     if (s->mode == NVM_SB_SLC) {
         f->slc_sbs--;
         f->slc_written -= s->wp;
@@ -61,7 +61,7 @@ static void home_evict(NvmFtl *f, uint32_t i)
 {
     uint64_t lo, hi;
 
-    home_range(f, i, &lo, &hi);
+    nvm_ftl_home_range(f, i, &lo, &hi);
     for (uint64_t c = lo >> CH_SHIFT; c << CH_SHIFT < hi; c++) {
         uint64_t c0 = c << CH_SHIFT;
         uint32_t d = f->dir[c];
@@ -72,13 +72,13 @@ static void home_evict(NvmFtl *f, uint32_t i)
             continue;
         }
         if (DK_OF(d) == DK_HOME && c0 >= lo &&
-            c0 + chunk_lpns(f, c) <= hi) {
+            c0 + nvm_ftl_chunk_lpns(f, c) <= hi) {
             f->dir[c] = DK_UNIFORM << 30 | U_OTHER;
             continue;
         }
-        ch = chunk_detail(f, c);
+        ch = nvm_ftl_chunk_detail(f, c);
         a = c0 < lo ? lo - c0 : 0;
-        b = MIN(hi - c0, (uint64_t)chunk_lpns(f, c));
+        b = MIN(hi - c0, (uint64_t)nvm_ftl_chunk_lpns(f, c));
         for (uint32_t u = a; u < b; u++) {
             if (st_get(ch, u) == ST_HOME) {
                 st_set(ch, u, ST_OLD);
@@ -86,7 +86,7 @@ static void home_evict(NvmFtl *f, uint32_t i)
                 ch->noth++;
             }
         }
-        chunk_collapse(f, c);
+        nvm_ftl_chunk_collapse(f, c);
     }
 }
 
@@ -98,7 +98,7 @@ static bool reloc_add(NvmFtl *f, uint32_t n)
         uint32_t room, k;
 
         if (f->open_reloc == NVM_FTL_NONE) {
-            f->open_reloc = sb_alloc(f, NVM_SB_NATIVE);
+            f->open_reloc = nvm_ftl_sb_alloc(f, NVM_SB_NATIVE);
             if (f->open_reloc == NVM_FTL_NONE) {
                 return false;
             }
@@ -108,7 +108,7 @@ static bool reloc_add(NvmFtl *f, uint32_t n)
         k = MIN(room, n);
         s->wp += k;
         s->valid += k;
-        fen_add(f, f->open_reloc, k);
+        nvm_ftl_fen_add(f, f->open_reloc, k);
         n -= k;
         if (s->wp == f->g.sb_lpns) {
             s->open = 0;

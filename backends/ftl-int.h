@@ -112,21 +112,21 @@ static inline void st_set(Chunk *c, uint32_t i, unsigned v)
 }
 
 /* ftl.c */
-void fen_add(NvmFtl *f, uint32_t i, int64_t d);
-void fen_rebuild(NvmFtl *f);
-uint32_t home_sb(const NvmFtl *f, uint64_t x);
-void home_range(const NvmFtl *f, uint32_t i, uint64_t *lo,
-                uint64_t *hi);
-uint32_t chunk_lpns(const NvmFtl *f, uint64_t c);
-void st_fill(Chunk *c, uint32_t n, unsigned v);
-Chunk *chunk_at(const NvmFtl *f, uint32_t d);
-void chunk_release(NvmFtl *f, uint64_t c);
-bool sb_current(const NvmFtl *f, uint32_t sb, uint32_t ser);
-Chunk *chunk_detail(NvmFtl *f, uint64_t c);
-void chunk_collapse(NvmFtl *f, uint64_t c);
+void nvm_ftl_fen_add(NvmFtl *f, uint32_t i, int64_t d);
+void nvm_ftl_fen_rebuild(NvmFtl *f);
+uint32_t nvm_ftl_home_sb(const NvmFtl *f, uint64_t x);
+void nvm_ftl_home_range(const NvmFtl *f, uint32_t i, uint64_t *lo,
+                        uint64_t *hi);
+uint32_t nvm_ftl_chunk_lpns(const NvmFtl *f, uint64_t c);
+void nvm_ftl_st_fill(Chunk *c, uint32_t n, unsigned v);
+Chunk *nvm_ftl_chunk_at(const NvmFtl *f, uint32_t d);
+void nvm_ftl_chunk_release(NvmFtl *f, uint64_t c);
+bool nvm_ftl_sb_current(const NvmFtl *f, uint32_t sb, uint32_t ser);
+Chunk *nvm_ftl_chunk_detail(NvmFtl *f, uint64_t c);
+void nvm_ftl_chunk_collapse(NvmFtl *f, uint64_t c);
 
 /* ftl-gc.c */
-uint32_t sb_capacity(const NvmFtl *f, const Sb *s);
-uint32_t sb_alloc(NvmFtl *f, NvmSbMode mode);
+uint32_t nvm_ftl_sb_capacity(const NvmFtl *f, const Sb *s);
+uint32_t nvm_ftl_sb_alloc(NvmFtl *f, NvmSbMode mode);
 
 #endif

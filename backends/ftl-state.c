@@ -130,7 +130,7 @@ void nvm_ftl_reset(NvmFtl *f, uint64_t valid, uint64_t slc_tail)
         if (i < nn + ns) {
             uint64_t lo, hi;
 
-            home_range(f, i, &lo, &hi);
+            nvm_ftl_home_range(f, i, &lo, &hi);
             s->mode = i < nn ? NVM_SB_NATIVE : NVM_SB_SLC;
             /* closed; the fill's last one is only partly written */
             s->wp = hi - lo;
@@ -153,7 +153,7 @@ void nvm_ftl_reset(NvmFtl *f, uint64_t valid, uint64_t slc_tail)
     }
     for (uint64_t c = 0; c < f->nchunks; c++) {
         uint64_t c0 = c << CH_SHIFT;
-        uint32_t n = chunk_lpns(f, c);
+        uint32_t n = nvm_ftl_chunk_lpns(f, c);
 
         if (c0 + n <= valid) {
             f->dir[c] = DK_HOME << 30;
@@ -163,12 +163,12 @@ void nvm_ftl_reset(NvmFtl *f, uint64_t valid, uint64_t slc_tail)
             Chunk *ch;
 
             f->dir[c] = DK_UNMAPPED << 30;
-            ch = chunk_detail(f, c);
-            st_fill(ch, valid - c0, ST_HOME);
+            ch = nvm_ftl_chunk_detail(f, c);
+            nvm_ftl_st_fill(ch, valid - c0, ST_HOME);
             ch->nhome = valid - c0;
         }
     }
-    fen_rebuild(f);
+    nvm_ftl_fen_rebuild(f);
 }
 
 bool nvm_ftl_scatter(NvmFtl *f, uint64_t lo, uint64_t hi, uint32_t keep_free)
@@ -182,10 +182,11 @@ bool nvm_ftl_scatter(NvmFtl *f, uint64_t lo, uint64_t hi, uint32_t keep_free)
         return false;
     }
     /* the fill's superblocks lose the span's units */
-    for (uint32_t i = home_sb(f, lo); i <= home_sb(f, hi - 1); i++) {
+    for (uint32_t i = nvm_ftl_home_sb(f, lo);
+         i <= nvm_ftl_home_sb(f, hi - 1); i++) {
         uint64_t slo, shi, k;
 
-        home_range(f, i, &slo, &shi);
+        nvm_ftl_home_range(f, i, &slo, &shi);
         k = MIN(shi, hi) - MAX(slo, lo);
         f->sb[i].valid -= k;
         f->sb[i].home -= k;
@@ -196,16 +197,18 @@ bool nvm_ftl_scatter(NvmFtl *f, uint64_t lo, uint64_t hi, uint32_t keep_free)
     n = f->nfree + freed > keep_free ? f->nfree + freed - keep_free : 0;
     if ((uint64_t)n * L <= h) {
         /* no room: undo */
-        for (uint32_t i = home_sb(f, lo); i <= home_sb(f, hi - 1); i++) {
+        for (uint32_t i = nvm_ftl_home_sb(f, lo);
+             i <= nvm_ftl_home_sb(f, hi - 1); i++) {
             uint64_t slo, shi;
 
-            home_range(f, i, &slo, &shi);
+            nvm_ftl_home_range(f, i, &slo, &shi);
             f->sb[i].valid += MIN(shi, hi) - MAX(slo, lo);
             f->sb[i].home += MIN(shi, hi) - MAX(slo, lo);
         }
         return false;
     }
-    for (uint32_t i = home_sb(f, lo); i <= home_sb(f, hi - 1); i++) {
+    for (uint32_t i = nvm_ftl_home_sb(f, lo);
+         i <= nvm_ftl_home_sb(f, hi - 1); i++) {
         if (!f->sb[i].valid) {
             f->sb[i].wp = 0;
             f->sb[i].mode = NVM_SB_FREE;
@@ -216,13 +219,13 @@ bool nvm_ftl_scatter(NvmFtl *f, uint64_t lo, uint64_t hi, uint32_t keep_free)
     /* the span's chunks: all units valid, superblock unrecorded */
     for (uint64_t c = lo >> CH_SHIFT; c << CH_SHIFT < hi; c++) {
         uint64_t c0 = c << CH_SHIFT;
-        uint32_t cn = chunk_lpns(f, c);
+        uint32_t cn = nvm_ftl_chunk_lpns(f, c);
 
         if (c0 >= lo && c0 + cn <= hi) {
-            chunk_release(f, c);
+            nvm_ftl_chunk_release(f, c);
             f->dir[c] = DK_UNIFORM << 30 | U_OTHER;
         } else {
-            Chunk *ch = chunk_detail(f, c);
+            Chunk *ch = nvm_ftl_chunk_detail(f, c);
 
             for (uint32_t u = 0; u < cn; u++) {
                 if (c0 + u >= lo && c0 + u < hi &&
@@ -232,7 +235,7 @@ bool nvm_ftl_scatter(NvmFtl *f, uint64_t lo, uint64_t hi, uint32_t keep_free)
                     ch->noth++;
                 }
             }
-            chunk_collapse(f, c);
+            nvm_ftl_chunk_collapse(f, c);
         }
     }
     /* geometric decay: sum_{i<n} L e^{-i r} = h, solved for r */
@@ -248,7 +251,7 @@ bool nvm_ftl_scatter(NvmFtl *f, uint64_t lo, uint64_t hi, uint32_t keep_free)
     }
     r = (a + b) / 2;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t s = sb_alloc(f, NVM_SB_NATIVE);
+        uint32_t s = nvm_ftl_sb_alloc(f, NVM_SB_NATIVE);
         uint64_t v = i + 1 == n ? h - placed
                                 : (uint64_t)llround(L * exp(-(double)i * r));
 
@@ -261,7 +264,7 @@ bool nvm_ftl_scatter(NvmFtl *f, uint64_t lo, uint64_t hi, uint32_t keep_free)
         f->sb[s].open = 0;
         f->sb[s].wp = L;
         f->sb[s].valid = v;
-        fen_add(f, s, v);
+        nvm_ftl_fen_add(f, s, v);
         placed += v;
     }
     return true;

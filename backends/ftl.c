@@ -26,7 +26,7 @@ static inline uint64_t ftl_below(NvmFtl *f, uint64_t n)
     return (uint64_t)(((unsigned __int128)ftl_rand(f) * n) >> 64);
 }
 
-void fen_add(NvmFtl *f, uint32_t i, int64_t d)
+void nvm_ftl_fen_add(NvmFtl *f, uint32_t i, int64_t d)
 {
     if (!d) {
         return;
@@ -37,7 +37,7 @@ void fen_add(NvmFtl *f, uint32_t i, int64_t d)
     f->fen_total += d;
 }
 
-void fen_rebuild(NvmFtl *f)
+void nvm_ftl_fen_rebuild(NvmFtl *f)
 {
     uint32_t n = f->g.nsb;
 
@@ -84,7 +84,7 @@ static void other_remove(NvmFtl *f)
     }
     s = fen_find(f, (int64_t)ftl_below(f, f->fen_total));
     f->sb[s].valid--;
-    fen_add(f, s, -1);
+    nvm_ftl_fen_add(f, s, -1);
 }
 
 /* Charge @n such units at once, in proportion (large trims). */
@@ -106,7 +106,7 @@ static void other_remove_many(NvmFtl *f, uint64_t n)
             s->valid = s->home + s->attr;
         }
         f->lost += n - (uint64_t)total;
-        fen_rebuild(f);
+        nvm_ftl_fen_rebuild(f);
         return;
     }
     for (uint32_t i = 0; i < f->g.nsb; i++) {
@@ -117,7 +117,7 @@ static void other_remove_many(NvmFtl *f, uint64_t n)
         s->valid -= d;
         done += d;
     }
-    fen_rebuild(f);
+    nvm_ftl_fen_rebuild(f);
     for (; done < n; done++) {
         other_remove(f);
     }
@@ -126,7 +126,7 @@ static void other_remove_many(NvmFtl *f, uint64_t n)
 /* ------------------------------------------------------------------ */
 /* Layout of the fill: units [0, home_f), the last home_s of them in SLC. */
 
-uint32_t home_sb(const NvmFtl *f, uint64_t x)
+uint32_t nvm_ftl_home_sb(const NvmFtl *f, uint64_t x)
 {
     uint64_t nat_end = f->home_f - f->home_s;
 
@@ -136,8 +136,8 @@ uint32_t home_sb(const NvmFtl *f, uint64_t x)
     return f->home_nn + (x - nat_end) / f->slc_lpns;
 }
 
-void home_range(const NvmFtl *f, uint32_t i, uint64_t *lo,
-                uint64_t *hi)
+void nvm_ftl_home_range(const NvmFtl *f, uint32_t i, uint64_t *lo,
+                        uint64_t *hi)
 {
     uint64_t nat_end = f->home_f - f->home_s;
 
@@ -153,7 +153,7 @@ void home_range(const NvmFtl *f, uint32_t i, uint64_t *lo,
 /* ------------------------------------------------------------------ */
 /* Chunks */
 
-uint32_t chunk_lpns(const NvmFtl *f, uint64_t c)
+uint32_t nvm_ftl_chunk_lpns(const NvmFtl *f, uint64_t c)
 {
     uint64_t left = f->g.nlpn - (c << CH_SHIFT);
 
@@ -161,7 +161,7 @@ uint32_t chunk_lpns(const NvmFtl *f, uint64_t c)
 }
 
 /* Words filled with one state for the first @n units. */
-void st_fill(Chunk *c, uint32_t n, unsigned v)
+void nvm_ftl_st_fill(Chunk *c, uint32_t n, unsigned v)
 {
     uint64_t pat = LO_BITS * v;
 
@@ -183,7 +183,7 @@ static inline Chunk *pool_at(const NvmFtl *f, uint32_t i)
     return &f->slabs[i >> SLAB_SHIFT][i & (SLAB - 1)];
 }
 
-Chunk *chunk_at(const NvmFtl *f, uint32_t d)
+Chunk *nvm_ftl_chunk_at(const NvmFtl *f, uint32_t d)
 {
     return pool_at(f, D_PAYLOAD(d));
 }
@@ -207,7 +207,7 @@ static uint32_t chunk_alloc(NvmFtl *f)
     return i;
 }
 
-void chunk_release(NvmFtl *f, uint64_t c)
+void nvm_ftl_chunk_release(NvmFtl *f, uint64_t c)
 {
     uint32_t d = f->dir[c];
 
@@ -220,21 +220,21 @@ void chunk_release(NvmFtl *f, uint64_t c)
     }
 }
 
-bool sb_current(const NvmFtl *f, uint32_t sb, uint32_t ser)
+bool nvm_ftl_sb_current(const NvmFtl *f, uint32_t sb, uint32_t ser)
 {
     return sb < f->g.nsb && f->sb[sb].serial == ser;
 }
 
 /* A detailed chunk for @c, expanding a uniform one. */
-Chunk *chunk_detail(NvmFtl *f, uint64_t c)
+Chunk *nvm_ftl_chunk_detail(NvmFtl *f, uint64_t c)
 {
     uint32_t d = f->dir[c];
-    uint32_t n = chunk_lpns(f, c);
+    uint32_t n = nvm_ftl_chunk_lpns(f, c);
     Chunk *ch;
     uint32_t i;
 
     if (DK_OF(d) == DK_DETAIL) {
-        return chunk_at(f, d);
+        return nvm_ftl_chunk_at(f, d);
     }
     i = chunk_alloc(f);
     ch = pool_at(f, i);
@@ -244,7 +244,7 @@ Chunk *chunk_detail(NvmFtl *f, uint64_t c)
     case DK_UNMAPPED:
         break;
     case DK_HOME:
-        st_fill(ch, n, ST_HOME);
+        nvm_ftl_st_fill(ch, n, ST_HOME);
         ch->nhome = n;
         break;
     case DK_UNIFORM:
@@ -253,14 +253,14 @@ Chunk *chunk_detail(NvmFtl *f, uint64_t c)
 
             if (sb < f->g.nsb &&
                 (f->sb[sb].serial & U_SER_MASK) == (d & U_SER_MASK)) {
-                st_fill(ch, n, ST_NEW);
+                nvm_ftl_st_fill(ch, n, ST_NEW);
                 ch->n1 = n;
                 ch->sb1 = sb;
                 ch->ser1 = f->sb[sb].serial;
                 break;
             }
         }
-        st_fill(ch, n, ST_OLD);
+        nvm_ftl_st_fill(ch, n, ST_OLD);
         ch->noth = n;
         break;
     }
@@ -269,10 +269,10 @@ Chunk *chunk_detail(NvmFtl *f, uint64_t c)
 }
 
 /* Back to a directory word if the chunk became uniform. */
-void chunk_collapse(NvmFtl *f, uint64_t c)
+void nvm_ftl_chunk_collapse(NvmFtl *f, uint64_t c)
 {
-    Chunk *ch = chunk_at(f, f->dir[c]);
-    uint32_t n = chunk_lpns(f, c);
+    Chunk *ch = nvm_ftl_chunk_at(f, f->dir[c]);
+    uint32_t n = nvm_ftl_chunk_lpns(f, c);
     uint32_t d;
 
     if (!ch->n0 && !ch->n1 && !ch->noth && !ch->nhome) {
@@ -287,7 +287,7 @@ void chunk_collapse(NvmFtl *f, uint64_t c)
     } else {
         return;
     }
-    chunk_release(f, c);
+    nvm_ftl_chunk_release(f, c);
     f->dir[c] = d;
 }
 
@@ -304,13 +304,13 @@ static void relabel_new_old(Chunk *ch)
 /* Records of superblocks that were reclaimed since are dropped. */
 static void chunk_refresh(NvmFtl *f, Chunk *ch)
 {
-    if (ch->sb1 != SB16_NONE && !sb_current(f, ch->sb1, ch->ser1)) {
+    if (ch->sb1 != SB16_NONE && !nvm_ftl_sb_current(f, ch->sb1, ch->ser1)) {
         relabel_new_old(ch);
         ch->noth += ch->n1;
         ch->n1 = 0;
         ch->sb1 = SB16_NONE;
     }
-    if (ch->sb0 != SB16_NONE && !sb_current(f, ch->sb0, ch->ser0)) {
+    if (ch->sb0 != SB16_NONE && !nvm_ftl_sb_current(f, ch->sb0, ch->ser0)) {
         ch->noth += ch->n0;
         ch->n0 = 0;
         ch->sb0 = SB16_NONE;
@@ -333,7 +333,7 @@ static void unit_invalidate(NvmFtl *f, Chunk *ch, uint32_t i, uint64_t x)
     case ST_UNMAPPED:
         return;
     case ST_HOME:
-        s = &f->sb[home_sb(f, x)];
+        s = &f->sb[nvm_ftl_home_sb(f, x)];
         s->valid--;
         s->home--;
         ch->nhome--;
@@ -370,7 +370,7 @@ static void chunk_record(NvmFtl *f, Chunk *ch, uint32_t sb)
     }
     if (ch->sb0 != SB16_NONE) {
         f->sb[ch->sb0].attr -= ch->n0;
-        fen_add(f, ch->sb0, ch->n0);
+        nvm_ftl_fen_add(f, ch->sb0, ch->n0);
         ch->noth += ch->n0;
     }
     relabel_new_old(ch);
@@ -389,7 +389,8 @@ uint32_t nvm_ftl_open_room(const NvmFtl *f, NvmSbMode mode)
 {
     uint32_t i = f->open_host[mode];
 
-    return i == NVM_FTL_NONE ? 0 : sb_capacity(f, &f->sb[i]) - f->sb[i].wp;
+    return i == NVM_FTL_NONE ? 0
+                             : nvm_ftl_sb_capacity(f, &f->sb[i]) - f->sb[i].wp;
 }
 
 bool nvm_ftl_write(NvmFtl *f, uint64_t lpn, uint32_t n, NvmSbMode mode)
@@ -407,7 +408,7 @@ bool nvm_ftl_write(NvmFtl *f, uint64_t lpn, uint32_t n, NvmSbMode mode)
         uint64_t c = lpn >> CH_SHIFT;
         uint32_t i = lpn & (CH_LPNS - 1);
         uint32_t stop = MIN((uint64_t)CH_LPNS, end - (c << CH_SHIFT));
-        Chunk *ch = chunk_detail(f, c);
+        Chunk *ch = nvm_ftl_chunk_detail(f, c);
 
         chunk_refresh(f, ch);
         for (; i < stop; i++, lpn++) {
@@ -415,13 +416,13 @@ bool nvm_ftl_write(NvmFtl *f, uint64_t lpn, uint32_t n, NvmSbMode mode)
             Sb *s;
 
             if (w == NVM_FTL_NONE ||
-                f->sb[w].wp == sb_capacity(f, &f->sb[w])) {
+                f->sb[w].wp == nvm_ftl_sb_capacity(f, &f->sb[w])) {
                 if (w != NVM_FTL_NONE) {
                     f->sb[w].open = 0;
                 }
-                w = f->open_host[mode] = sb_alloc(f, mode);
+                w = f->open_host[mode] = nvm_ftl_sb_alloc(f, mode);
                 if (w == NVM_FTL_NONE) {
-                    chunk_collapse(f, c);
+                    nvm_ftl_chunk_collapse(f, c);
                     return false;
                 }
             }
@@ -438,7 +439,7 @@ bool nvm_ftl_write(NvmFtl *f, uint64_t lpn, uint32_t n, NvmSbMode mode)
                 f->slc_written++;
             }
         }
-        chunk_collapse(f, c);
+        nvm_ftl_chunk_collapse(f, c);
     }
     return true;
 }
@@ -450,17 +451,18 @@ bool nvm_ftl_pad(NvmFtl *f, uint32_t n, NvmSbMode mode)
         uint32_t k;
         Sb *s;
 
-        if (w == NVM_FTL_NONE || f->sb[w].wp == sb_capacity(f, &f->sb[w])) {
+        if (w == NVM_FTL_NONE ||
+            f->sb[w].wp == nvm_ftl_sb_capacity(f, &f->sb[w])) {
             if (w != NVM_FTL_NONE) {
                 f->sb[w].open = 0;
             }
-            w = f->open_host[mode] = sb_alloc(f, mode);
+            w = f->open_host[mode] = nvm_ftl_sb_alloc(f, mode);
             if (w == NVM_FTL_NONE) {
                 return false;
             }
         }
         s = &f->sb[w];
-        k = MIN(n, sb_capacity(f, s) - s->wp);
+        k = MIN(n, nvm_ftl_sb_capacity(f, s) - s->wp);
         s->wp += k;
         if (mode == NVM_SB_SLC) {
             f->slc_written += k;
@@ -498,7 +500,7 @@ void nvm_ftl_trim(NvmFtl *f, uint64_t lpn, uint64_t n)
     while (lpn < end) {
         uint64_t c = lpn >> CH_SHIFT;
         uint64_t c0 = c << CH_SHIFT;
-        uint32_t cn = chunk_lpns(f, c);
+        uint32_t cn = nvm_ftl_chunk_lpns(f, c);
         uint32_t i = lpn - c0;
         uint32_t stop = MIN((uint64_t)cn, end - c0);
         uint32_t d = f->dir[c];
@@ -517,8 +519,8 @@ void nvm_ftl_trim(NvmFtl *f, uint64_t lpn, uint64_t n)
             continue;
         }
         if (i == 0 && stop == cn && DK_OF(d) == DK_HOME &&
-            home_sb(f, c0) == home_sb(f, c0 + cn - 1)) {
-            Sb *s = &f->sb[home_sb(f, c0)];
+            nvm_ftl_home_sb(f, c0) == nvm_ftl_home_sb(f, c0 + cn - 1)) {
+            Sb *s = &f->sb[nvm_ftl_home_sb(f, c0)];
 
             s->valid -= cn;
             s->home -= cn;
@@ -543,12 +545,12 @@ void nvm_ftl_trim(NvmFtl *f, uint64_t lpn, uint64_t n)
             continue;
         }
         if (i == 0 && stop == cn && DK_OF(d) == DK_DETAIL &&
-            home_sb(f, c0) == home_sb(f, c0 + cn - 1)) {
-            Chunk *ch = chunk_at(f, d);
+            nvm_ftl_home_sb(f, c0) == nvm_ftl_home_sb(f, c0 + cn - 1)) {
+            Chunk *ch = nvm_ftl_chunk_at(f, d);
 
             chunk_refresh(f, ch);
             if (ch->nhome) {
-                Sb *s = &f->sb[home_sb(f, c0)];
+                Sb *s = &f->sb[nvm_ftl_home_sb(f, c0)];
 
                 s->valid -= ch->nhome;
                 s->home -= ch->nhome;
@@ -563,13 +565,13 @@ void nvm_ftl_trim(NvmFtl *f, uint64_t lpn, uint64_t n)
             }
             others += ch->noth;
             f->valid -= ch->nhome + ch->n1 + ch->n0 + ch->noth;
-            chunk_release(f, c);
+            nvm_ftl_chunk_release(f, c);
             f->dir[c] = DK_UNMAPPED << 30;
             lpn = c0 + cn;
             continue;
         }
         {
-            Chunk *ch = chunk_detail(f, c);
+            Chunk *ch = nvm_ftl_chunk_detail(f, c);
 
             chunk_refresh(f, ch);
             for (; i < stop; i++) {
@@ -585,7 +587,7 @@ void nvm_ftl_trim(NvmFtl *f, uint64_t lpn, uint64_t n)
                 }
                 unit_invalidate(f, ch, i, c0 + i);
             }
-            chunk_collapse(f, c);
+            nvm_ftl_chunk_collapse(f, c);
         }
         lpn = c0 + stop;
     }
@@ -605,7 +607,7 @@ NvmLoc nvm_ftl_locate(NvmFtl *f, uint64_t lpn)
     case DK_UNMAPPED:
         return NVM_LOC_UNMAPPED;
     case DK_HOME:
-        sb = home_sb(f, lpn);
+        sb = nvm_ftl_home_sb(f, lpn);
         break;
     case DK_UNIFORM:
         if (!(d & U_OTHER)) {
@@ -618,7 +620,7 @@ NvmLoc nvm_ftl_locate(NvmFtl *f, uint64_t lpn)
         }
         break;
     default: {
-        Chunk *ch = chunk_at(f, d);
+        Chunk *ch = nvm_ftl_chunk_at(f, d);
         uint32_t i = lpn & (CH_LPNS - 1);
 
         chunk_refresh(f, ch);
@@ -626,7 +628,7 @@ NvmLoc nvm_ftl_locate(NvmFtl *f, uint64_t lpn)
         case ST_UNMAPPED:
             return NVM_LOC_UNMAPPED;
         case ST_HOME:
-            sb = home_sb(f, lpn);
+            sb = nvm_ftl_home_sb(f, lpn);
             break;
         case ST_NEW:
             sb = ch->sb1;

@@ -80,27 +80,28 @@ typedef enum KeyPart {
     KP_CONTROLLER,
 } KeyPart;
 
-/* The key table (key_table[N_KEYS], ps_table[N_PS_KEYS]) and its lookups. */
-extern const KeyDesc key_table[];
-extern const KeyDesc ps_table[];
-extern const size_t key_table_len, ps_table_len;
-#define N_KEYS key_table_len
-#define N_PS_KEYS ps_table_len
-extern const char *const part_names[];
+/* The key table (nvm_prof_key_table[N_KEYS], nvm_prof_ps_table[N_PS_KEYS])
+ * and its lookups. */
+extern const KeyDesc nvm_prof_key_table[];
+extern const KeyDesc nvm_prof_ps_table[];
+extern const size_t nvm_prof_key_table_len, nvm_prof_ps_table_len;
+#define N_KEYS nvm_prof_key_table_len
+#define N_PS_KEYS nvm_prof_ps_table_len
+extern const char *const nvm_prof_part_names[];
 
-void format_range(const KeyDesc *d, bool hex, char *buf, size_t n);
-KeyPart key_part(const char *group, const char *key);
-const KeyDesc *find_key(const char *group, const char *key);
-bool group_known(const char *group);
+void nvm_prof_format_range(const KeyDesc *d, bool hex, char *buf, size_t n);
+KeyPart nvm_prof_key_part(const char *group, const char *key);
+const KeyDesc *nvm_prof_find_key(const char *group, const char *key);
+bool nvm_prof_group_known(const char *group);
 
 /* profile-parse.c: errors, and a composed key set parsed into @p. */
-char *quote_value(const char *val);
+char *nvm_prof_quote_value(const char *val);
 
-void set_err(GError **errp, const char *file, const char *group,
-             const char *key, const char *fmt, ...)
+void nvm_prof_set_err(GError **errp, const char *file, const char *group,
+                      const char *key, const char *fmt, ...)
     G_GNUC_PRINTF(5, 6);
 
-NvmProfile *profile_parse(GKeyFile *kf, const Src *src,
-                          NvmProfile *p, GError **errp);
+NvmProfile *nvm_prof_profile_parse(GKeyFile *kf, const Src *src,
+                                   NvmProfile *p, GError **errp);
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Drive profiles: the keys.  Every key is declared once in key_table (the
- * [power-state-N] keys in ps_table), with its type, its bounds and why;
+ * Drive profiles: the keys.  Every key is declared once in
+ * nvm_prof_key_table (the [power-state-N] keys in nvm_prof_ps_table), with
+ * its type, its bounds and why;
  * the lookups by name and by the file a key belongs in, and the key
  * descriptions behind `nvmimic profile-keys` and profiles/README.md.
  */
@@ -34,7 +35,7 @@
 #define WHY_SPACE "at most the largest capacity (256 TiB)"
 #define WHY_PPM "a probability in parts per million"
 
-const KeyDesc key_table[] = {
+const KeyDesc nvm_prof_key_table[] = {
     { "identity", "description", KT_STR, OFF(description), 0,
       BOUND(1, 200, "characters", "one line in `nvmimic profiles`"),
       "one-line description shown by `nvmimic profiles`" },
@@ -411,12 +412,12 @@ const KeyDesc key_table[] = {
       "outstanding count the 64K write calibration was taken at" },
 };
 
-const size_t key_table_len = (sizeof(key_table) / sizeof(key_table[0]));
+const size_t nvm_prof_key_table_len = G_N_ELEMENTS(nvm_prof_key_table);
 
 #define PSOFF(f) offsetof(NvmPowerState, f)
 
 /* The keys of each [power-state-N] section; @off is into NvmPowerState. */
-const KeyDesc ps_table[] = {
+const KeyDesc nvm_prof_ps_table[] = {
     { "power-state-N", "max-power-w", KT_DBL, PSOFF(max_power_w), KF_REQ,
       BOUND(0.0001, 655.35, "W",
             "the descriptor's MP field: 16 bits of 0.01 W, or 0.0001 W"),
@@ -437,7 +438,7 @@ const KeyDesc ps_table[] = {
       "APST default idle time before entry, 0 = not entered" },
 };
 
-const size_t ps_table_len = (sizeof(ps_table) / sizeof(ps_table[0]));
+const size_t nvm_prof_ps_table_len = G_N_ELEMENTS(nvm_prof_ps_table);
 
 static const char *type_name(KeyType t)
 {
@@ -478,7 +479,7 @@ static bool is_integer(KeyType t)
 }
 
 /* "1 to 65534 bytes", in hex when @hex; "" for keys without bounds. */
-void format_range(const KeyDesc *d, bool hex, char *buf, size_t n)
+void nvm_prof_format_range(const KeyDesc *d, bool hex, char *buf, size_t n)
 {
     const char *sp = d->b.unit && *d->b.unit ? " " : "";
     const char *unit = d->b.unit ? d->b.unit : "";
@@ -512,7 +513,7 @@ bool nvm_profile_key_info(unsigned i, NvmProfileKeyInfo *ki)
     if (i >= N_KEYS + N_PS_KEYS) {
         return false;
     }
-    d = i < N_KEYS ? &key_table[i] : &ps_table[i - N_KEYS];
+    d = i < N_KEYS ? &nvm_prof_key_table[i] : &nvm_prof_ps_table[i - N_KEYS];
     ki->group = d->group;
     ki->key = d->key;
     ki->type = type_name(d->type);
@@ -527,18 +528,18 @@ bool nvm_profile_key_info(unsigned i, NvmProfileKeyInfo *ki)
     ki->power_of_two = d->flags & KF_POW2;
     ki->cell_mode = d->flags & KF_TLC ? NVM_CELL_TLC
                   : d->flags & KF_QLC ? NVM_CELL_QLC : 0;
-    format_range(d, d->flags & KF_HEX, ki->range, sizeof(ki->range));
+    nvm_prof_format_range(d, d->flags & KF_HEX, ki->range, sizeof(ki->range));
     return true;
 }
 
-const char *const part_names[] = { "drive", "nand", "controller" };
+const char *const nvm_prof_part_names[] = { "drive", "nand", "controller" };
 
 /*
  * Which file a key belongs in when a drive is composed of parts: NAND
  * properties in the NAND part, the controller's and its firmware's design
  * in the controller part, geometry, policy, identity in the drive.
  */
-KeyPart key_part(const char *group, const char *key)
+KeyPart nvm_prof_key_part(const char *group, const char *key)
 {
     if (!strcmp(group, "controller") || !strcmp(group, "host-interface")) {
         return KP_CONTROLLER;
@@ -561,21 +562,21 @@ KeyPart key_part(const char *group, const char *key)
     return KP_DRIVE;
 }
 
-const KeyDesc *find_key(const char *group, const char *key)
+const KeyDesc *nvm_prof_find_key(const char *group, const char *key)
 {
     for (size_t i = 0; i < N_KEYS; i++) {
-        if (!strcmp(key_table[i].group, group) &&
-            !strcmp(key_table[i].key, key)) {
-            return &key_table[i];
+        if (!strcmp(nvm_prof_key_table[i].group, group) &&
+            !strcmp(nvm_prof_key_table[i].key, key)) {
+            return &nvm_prof_key_table[i];
         }
     }
     return NULL;
 }
 
-bool group_known(const char *group)
+bool nvm_prof_group_known(const char *group)
 {
     for (size_t i = 0; i < N_KEYS; i++) {
-        if (!strcmp(key_table[i].group, group)) {
+        if (!strcmp(nvm_prof_key_table[i].group, group)) {
             return true;
         }
     }

@@ -24,7 +24,7 @@ static const char *src_file(const Src *s, const char *group, const char *key)
         f = g_hash_table_lookup(s->by_key, k);
         if (!f) {
             /* a missing key: the file it belongs in */
-            f = s->part_file[key_part(group, key)];
+            f = s->part_file[nvm_prof_key_part(group, key)];
         }
     }
     return f ? f : s->drive;
@@ -36,7 +36,7 @@ static const char *src_file(const Src *s, const char *group, const char *key)
  * ASCII, the double quote and the backslash escaped as C escapes them
  * (\t, \303): one short line of text however long or binary the file.
  */
-char *quote_value(const char *val)
+char *nvm_prof_quote_value(const char *val)
 {
     g_autofree char *cut = NULL;
 
@@ -48,14 +48,14 @@ char *quote_value(const char *val)
     return g_strescape(cut ? cut : val, NULL);
 }
 
-void set_err(GError **errp, const char *file, const char *group,
-             const char *key, const char *fmt, ...)
+void nvm_prof_set_err(GError **errp, const char *file, const char *group,
+                      const char *key, const char *fmt, ...)
 {
     va_list ap;
     char *msg;
     /* the names come from the file: shown as values are */
-    g_autofree char *g = quote_value(group);
-    g_autofree char *k = key ? quote_value(key) : NULL;
+    g_autofree char *g = nvm_prof_quote_value(group);
+    g_autofree char *k = key ? nvm_prof_quote_value(key) : NULL;
 
     va_start(ap, fmt);
     msg = g_strdup_vprintf(fmt, ap);
@@ -299,8 +299,8 @@ static bool parse_value(const char *val, const KeyDesc *d, void *dst,
         *why = "unknown type";
         return false;
     }
-    format_range(d, hex || (d->flags & KF_HEX), range, sizeof(range));
-    q = quote_value(val);
+    nvm_prof_format_range(d, hex || (d->flags & KF_HEX), range, sizeof(range));
+    q = nvm_prof_quote_value(val);
     *range_err = g_strdup_printf("'%s' is outside the allowed range %s (%s)",
                                  q, range, d->b.why);
     return false;
@@ -318,7 +318,7 @@ static bool load_key(GKeyFile *kf, const Src *src, const char *group,
 
     if (!val) {
         if (d->flags & (KF_REQ | KF_TLC | KF_QLC)) {
-            set_err(errp, f, group, d->key, "missing required key");
+            nvm_prof_set_err(errp, f, group, d->key, "missing required key");
             return false;
         }
         return true;
@@ -326,11 +326,11 @@ static bool load_key(GKeyFile *kf, const Src *src, const char *group,
     g_strstrip(val);
     if (!parse_value(val, d, (char *)base + d->off, &why, &range_err)) {
         if (range_err) {
-            set_err(errp, f, group, d->key, "%s", range_err);
+            nvm_prof_set_err(errp, f, group, d->key, "%s", range_err);
         } else {
-            g_autofree char *q = quote_value(val);
+            g_autofree char *q = nvm_prof_quote_value(val);
 
-            set_err(errp, f, group, d->key, "'%s': %s", q, why);
+            nvm_prof_set_err(errp, f, group, d->key, "'%s': %s", q, why);
         }
         return false;
     }
@@ -346,23 +346,25 @@ static bool check_identify(const NvmProfile *p, const Src *src,
     bool found = false;
 
     if (!(p->frmw & 0xe)) {
-        set_err(errp, F("identity", "frmw"), "identity", "frmw",
-                "bits 3:1 give the number of firmware slots, 1 to 7");
+        nvm_prof_set_err(errp, F("identity", "frmw"), "identity", "frmw",
+                         "bits 3:1 give the number of firmware slots, 1 to 7");
         return false;
     }
     if (p->unvmcap_bytes > p->tnvmcap_bytes) {
-        set_err(errp, F("identity", "unvmcap-bytes"), "identity",
-                "unvmcap-bytes",
-                "more than tnvmcap-bytes");
+        nvm_prof_set_err(errp, F("identity", "unvmcap-bytes"), "identity",
+                         "unvmcap-bytes",
+                         "more than tnvmcap-bytes");
         return false;
     }
     for (unsigned i = 0; i < p->lba_formats.n; i++) {
         found |= p->lba_formats.bytes[i] == p->lba_bytes;
     }
     if (!found) {
-        set_err(errp, F("identity", "lba-formats"), "identity", "lba-formats",
-                "does not list lba-bytes %u, the format the drive ships in",
-                p->lba_bytes);
+        nvm_prof_set_err(errp, F("identity", "lba-formats"), "identity",
+                         "lba-formats",
+                         "does not list lba-bytes %u, the format the drive "
+                         "ships in",
+                         p->lba_bytes);
         return false;
     }
     return true;
@@ -383,68 +385,78 @@ static bool check_geometry(NvmProfile *p, const Src *src, GError **errp)
                          p->map_entry_bytes;
 
     if (p->lba_bytes != 512 && p->lba_bytes != 4096) {
-        set_err(errp, F("identity", "lba-bytes"), "identity", "lba-bytes",
-                "must be 512 or 4096");
+        nvm_prof_set_err(errp, F("identity", "lba-bytes"), "identity",
+                         "lba-bytes",
+                         "must be 512 or 4096");
         return false;
     }
     if (!check_identify(p, src, errp)) {
         return false;
     }
     if (p->capacity_bytes % p->lba_bytes) {
-        set_err(errp, F("identity", "capacity-bytes"), "identity",
-                "capacity-bytes",
-                "%" G_GUINT64_FORMAT " is not a multiple of lba-bytes %u",
-                p->capacity_bytes, p->lba_bytes);
+        nvm_prof_set_err(errp, F("identity", "capacity-bytes"), "identity",
+                         "capacity-bytes",
+                         "%" G_GUINT64_FORMAT " is not a multiple of "
+                         "lba-bytes %u",
+                         p->capacity_bytes, p->lba_bytes);
         return false;
     }
     if (p->temp_crit_c <= p->temp_warn_c) {
-        set_err(errp, F("identity", "temp-crit-c"), "identity", "temp-crit-c",
-                "must be above temp-warn-c");
+        nvm_prof_set_err(errp, F("identity", "temp-crit-c"), "identity",
+                         "temp-crit-c",
+                         "must be above temp-warn-c");
         return false;
     }
     if (dies > NVM_MAX_DIES) {
-        set_err(errp, F("nand", "dies-per-channel"), "nand", "dies-per-channel",
-                "channels x dies-per-channel exceeds %d", NVM_MAX_DIES);
+        nvm_prof_set_err(errp, F("nand", "dies-per-channel"), "nand",
+                         "dies-per-channel",
+                         "channels x dies-per-channel exceeds %d",
+                         NVM_MAX_DIES);
         return false;
     }
     if (p->channels > p->max_channels) {
-        set_err(errp, F("nand", "channels"), "nand", "channels",
-                "%u, but the controller%s%s drives at most %u", p->channels,
-                p->controller_part ? " " : "",
-                p->controller_part ? p->controller_part : "",
-                p->max_channels);
+        nvm_prof_set_err(errp, F("nand", "channels"), "nand", "channels",
+                         "%u, but the controller%s%s drives at most %u",
+                         p->channels,
+                         p->controller_part ? " " : "",
+                         p->controller_part ? p->controller_part : "",
+                         p->max_channels);
         return false;
     }
     if (p->dies_per_channel > p->max_dies_per_channel) {
-        set_err(errp, F("nand", "dies-per-channel"), "nand",
-                "dies-per-channel",
-                "%u, but the controller%s%s addresses at most %u per "
-                "channel", p->dies_per_channel,
-                p->controller_part ? " " : "",
-                p->controller_part ? p->controller_part : "",
-                p->max_dies_per_channel);
+        nvm_prof_set_err(errp, F("nand", "dies-per-channel"), "nand",
+                         "dies-per-channel",
+                         "%u, but the controller%s%s addresses at most %u per "
+                         "channel", p->dies_per_channel,
+                         p->controller_part ? " " : "",
+                         p->controller_part ? p->controller_part : "",
+                         p->max_dies_per_channel);
         return false;
     }
     if (p->die_bytes < 4 * block) {
-        set_err(errp, F("nand", "die-bytes"), "nand", "die-bytes",
-                "holds fewer than 4 blocks (pages-per-block x planes x "
-                "page-bytes = %" G_GUINT64_FORMAT ")", block);
+        nvm_prof_set_err(errp, F("nand", "die-bytes"), "nand", "die-bytes",
+                         "holds fewer than 4 blocks (pages-per-block x planes "
+                         "x "
+                         "page-bytes = %" G_GUINT64_FORMAT ")", block);
         return false;
     }
     if (p->pages_per_block % p->cell_mode) {
-        set_err(errp, F("nand", "pages-per-block"), "nand",
-                "pages-per-block", "not a multiple of the %u bits per cell",
-                (unsigned)p->cell_mode);
+        nvm_prof_set_err(errp, F("nand", "pages-per-block"), "nand",
+                         "pages-per-block",
+                         "not a multiple of the %u bits per cell",
+                         (unsigned)p->cell_mode);
         return false;
     }
     p->raw_bytes = dies * p->die_bytes;
     if (p->raw_bytes < p->capacity_bytes + p->gc_reserved_bytes +
         p->slc_static_bytes * p->cell_mode) {
-        set_err(errp, F("nand", "dies-per-channel"), "nand",
-                "dies-per-channel",
-                "%" G_GUINT64_FORMAT " dies of die-bytes hold less than "
-                "capacity + reserved + static SLC: no room for the data",
-                dies);
+        nvm_prof_set_err(errp, F("nand", "dies-per-channel"), "nand",
+                         "dies-per-channel",
+                         "%" G_GUINT64_FORMAT " dies of die-bytes hold "
+                         "less than "
+                         "capacity + reserved + static SLC: no room for the "
+                         "data",
+                         dies);
         return false;
     }
     /* Superblocks: one block per die; the FTL records them in 16 bits. */
@@ -455,72 +467,81 @@ static bool check_geometry(NvmProfile *p, const Src *src, GError **errp)
            (p->slc_static_bytes * p->cell_mode + sb_bytes - 1) / sb_bytes +
            p->gc_urgent_free + 3;
     if (nsb > NVM_MAX_SUPERBLOCKS) {
-        set_err(errp, F("nand", "pages-per-block"), "nand",
-                "pages-per-block", "%" G_GUINT64_FORMAT " blocks per die; "
-                "at most %u are modelled", nsb, NVM_MAX_SUPERBLOCKS);
+        nvm_prof_set_err(errp, F("nand", "pages-per-block"), "nand",
+                         "pages-per-block",
+                         "%" G_GUINT64_FORMAT " blocks per die; "
+                         "at most %u are modelled", nsb, NVM_MAX_SUPERBLOCKS);
         return false;
     }
     if (nsb < need) {
-        set_err(errp, F("gc", "reserved-bytes"), "gc", "reserved-bytes",
-                "leaves %" G_GUINT64_FORMAT " superblocks of %"
-                G_GUINT64_FORMAT " bytes; the data, static SLC and "
-                "urgent-free-blocks + 3 open ones need %" G_GUINT64_FORMAT,
-                nsb, sb_bytes, need);
+        nvm_prof_set_err(errp, F("gc", "reserved-bytes"), "gc",
+                         "reserved-bytes",
+                         "leaves %" G_GUINT64_FORMAT " superblocks of %"
+                         G_GUINT64_FORMAT " bytes; the data, static SLC and "
+                         "urgent-free-blocks + 3 open ones need "
+                         "%" G_GUINT64_FORMAT,
+                         nsb, sb_bytes, need);
         return false;
     }
     if (p->gc_urgent_free >= p->gc_start_free) {
-        set_err(errp, F("gc", "urgent-free-blocks"), "gc",
-                "urgent-free-blocks", "must be below start-free-blocks");
+        nvm_prof_set_err(errp, F("gc", "urgent-free-blocks"), "gc",
+                         "urgent-free-blocks",
+                         "must be below start-free-blocks");
         return false;
     }
     if (p->active_w < p->idle_w) {
-        set_err(errp, F("controller", "active-w"), "controller", "active-w",
-                "below idle-w");
+        nvm_prof_set_err(errp, F("controller", "active-w"), "controller",
+                         "active-w",
+                         "below idle-w");
         return false;
     }
     if (p->map_unit_bytes > p->page_bytes) {
-        set_err(errp, F("map", "unit-bytes"), "map", "unit-bytes",
-                "larger than page-bytes");
+        nvm_prof_set_err(errp, F("map", "unit-bytes"), "map", "unit-bytes",
+                         "larger than page-bytes");
         return false;
     }
     if (p->write_buffer_bytes < 2 * unit) {
-        set_err(errp, F("cache", "write-buffer-bytes"), "cache",
-                "write-buffer-bytes",
-                "must hold two native program units (%" G_GUINT64_FORMAT
-                " bytes)", 2 * unit);
+        nvm_prof_set_err(errp, F("cache", "write-buffer-bytes"), "cache",
+                         "write-buffer-bytes",
+                         "must hold two native program units "
+                         "(%" G_GUINT64_FORMAT
+                         " bytes)", 2 * unit);
         return false;
     }
     if (p->map_unit_bytes % p->lba_bytes) {
-        set_err(errp, F("map", "unit-bytes"), "map", "unit-bytes",
-                "must be a multiple of lba-bytes");
+        nvm_prof_set_err(errp, F("map", "unit-bytes"), "map", "unit-bytes",
+                         "must be a multiple of lba-bytes");
         return false;
     }
     if (p->map_entry_bytes > p->map_chunk_bytes) {
-        set_err(errp, F("map", "entry-bytes"), "map", "entry-bytes",
-                "larger than chunk-bytes");
+        nvm_prof_set_err(errp, F("map", "entry-bytes"), "map", "entry-bytes",
+                         "larger than chunk-bytes");
         return false;
     }
     if (p->map_chunk_bytes > p->page_bytes) {
-        set_err(errp, F("map", "chunk-bytes"), "map", "chunk-bytes",
-                "larger than page-bytes");
+        nvm_prof_set_err(errp, F("map", "chunk-bytes"), "map", "chunk-bytes",
+                         "larger than page-bytes");
         return false;
     }
     if (p->map_kind == NVM_MAP_DRAM ? p->map_hmb_min_bytes != 0 :
         p->map_hmb_min_bytes > p->map_cache_bytes ||
         p->map_cache_bytes % 4096 || p->map_hmb_min_bytes % 4096 ||
         p->map_cache_bytes / 4096 > UINT32_MAX) {
-        set_err(errp, F("map", "hmb-min-bytes"), "map", "hmb-min-bytes",
-                "must be 0 for kind = dram; for kind = hmb at most "
-                "cache-bytes, both whole 4 KiB units (Identify HMPRE/HMMIN)");
+        nvm_prof_set_err(errp, F("map", "hmb-min-bytes"), "map",
+                         "hmb-min-bytes",
+                         "must be 0 for kind = dram; for kind = hmb at most "
+                         "cache-bytes, both whole 4 KiB units (Identify "
+                         "HMPRE/HMMIN)");
         return false;
     }
     /* A partial map keeps one tag per chunk the cache holds. */
     if (p->map_cache_bytes < map_bytes &&
         p->map_cache_bytes / p->map_chunk_bytes > NVM_MAX_MAP_TAGS) {
-        set_err(errp, F("map", "cache-bytes"), "map", "cache-bytes",
-                "a partial map of %" G_GUINT64_FORMAT " chunks of "
-                "chunk-bytes; at most %u are modelled",
-                p->map_cache_bytes / p->map_chunk_bytes, NVM_MAX_MAP_TAGS);
+        nvm_prof_set_err(errp, F("map", "cache-bytes"), "map", "cache-bytes",
+                         "a partial map of %" G_GUINT64_FORMAT " chunks of "
+                         "chunk-bytes; at most %u are modelled",
+                         p->map_cache_bytes / p->map_chunk_bytes,
+                         NVM_MAX_MAP_TAGS);
         return false;
     }
     return true;
@@ -536,36 +557,38 @@ static bool load_power_states(GKeyFile *kf, NvmProfile *p, const Src *src,
         snprintf(group, sizeof(group), "power-state-%u", s);
         keys = g_key_file_get_keys(kf, group, NULL, NULL);
         if (!keys) {
-            set_err(errp, F("power", "states"), group, NULL,
-                    "missing section ([power] states = %u)",
-                    p->n_power_states);
+            nvm_prof_set_err(errp, F("power", "states"), group, NULL,
+                             "missing section ([power] states = %u)",
+                             p->n_power_states);
             return false;
         }
         for (char **k = keys; *k; k++) {
             bool found = false;
 
             for (size_t i = 0; i < N_PS_KEYS; i++) {
-                found |= !strcmp(*k, ps_table[i].key);
+                found |= !strcmp(*k, nvm_prof_ps_table[i].key);
             }
             if (!found) {
-                set_err(errp, F(group, *k), group, *k, "unknown key");
+                nvm_prof_set_err(errp, F(group, *k), group, *k, "unknown key");
                 return false;
             }
         }
         for (size_t i = 0; i < N_PS_KEYS; i++) {
-            if (!load_key(kf, src, group, &ps_table[i], &p->ps[s], errp)) {
+            if (!load_key(kf, src, group, &nvm_prof_ps_table[i], &p->ps[s],
+                          errp)) {
                 return false;
             }
         }
         if (s == 0 && p->ps[s].non_operational) {
-            set_err(errp, F(group, "non-operational"), group,
-                    "non-operational", "power state 0 must be operational");
+            nvm_prof_set_err(errp, F(group, "non-operational"), group,
+                             "non-operational",
+                             "power state 0 must be operational");
             return false;
         }
         if (p->ps[s].idle_before_entry_ms && !p->ps[s].non_operational) {
-            set_err(errp, F(group, "idle-before-entry-ms"), group,
-                    "idle-before-entry-ms",
-                    "APST only enters non-operational states");
+            nvm_prof_set_err(errp, F(group, "idle-before-entry-ms"), group,
+                             "idle-before-entry-ms",
+                             "APST only enters non-operational states");
             return false;
         }
     }
@@ -583,8 +606,8 @@ static bool power_group_in_range(const char *group, unsigned n)
     return s < n;
 }
 
-NvmProfile *profile_parse(GKeyFile *kf, const Src *src,
-                          NvmProfile *p, GError **errp)
+NvmProfile *nvm_prof_profile_parse(GKeyFile *kf, const Src *src,
+                                   NvmProfile *p, GError **errp)
 {
     g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
     g_autofree char *cell = g_key_file_get_value(kf, "nand", "cell-mode",
@@ -599,7 +622,8 @@ NvmProfile *profile_parse(GKeyFile *kf, const Src *src,
 
     /* Pass 1: the number of power states decides which groups exist. */
     if (g_key_file_has_key(kf, "power", "states", NULL) &&
-        !load_key(kf, src, "power", find_key("power", "states"), p, errp)) {
+        !load_key(kf, src, "power", nvm_prof_find_key("power", "states"), p,
+                  errp)) {
         goto fail;
     }
 
@@ -611,29 +635,30 @@ NvmProfile *profile_parse(GKeyFile *kf, const Src *src,
             continue;
         }
         keys = g_key_file_get_keys(kf, *g, NULL, NULL);
-        if (!group_known(*g)) {
-            set_err(errp, F(*g, keys && *keys ? *keys : NULL), *g, NULL,
-                    "unknown section");
+        if (!nvm_prof_group_known(*g)) {
+            nvm_prof_set_err(errp, F(*g, keys && *keys ? *keys : NULL), *g,
+                             NULL,
+                             "unknown section");
             goto fail;
         }
         for (char **k = keys; k && *k; k++) {
-            const KeyDesc *d = find_key(*g, *k);
+            const KeyDesc *d = nvm_prof_find_key(*g, *k);
 
             if (!d) {
-                set_err(errp, F(*g, *k), *g, *k, "unknown key");
+                nvm_prof_set_err(errp, F(*g, *k), *g, *k, "unknown key");
                 goto fail;
             }
             if ((d->flags & (KF_TLC | KF_QLC)) && mode_flag &&
                 !(d->flags & mode_flag)) {
-                set_err(errp, F(*g, *k), *g, *k,
-                        "not used with cell-mode = %s", cell);
+                nvm_prof_set_err(errp, F(*g, *k), *g, *k,
+                                 "not used with cell-mode = %s", cell);
                 goto fail;
             }
         }
     }
 
     for (size_t i = 0; i < N_KEYS; i++) {
-        const KeyDesc *d = &key_table[i];
+        const KeyDesc *d = &nvm_prof_key_table[i];
 
         if (d->flags & (KF_TLC | KF_QLC)) {
             if (!mode_flag || !(d->flags & mode_flag)) {

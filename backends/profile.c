@@ -236,34 +236,38 @@ static bool compose_fit(Compose *c, GKeyFile *kf, const char *file,
         char *end = NULL, *sep;
         g_autofree char *shown = NULL;
 
-        d = dot ? find_key(group, dot + 1) : NULL;
+        d = dot ? nvm_prof_find_key(group, dot + 1) : NULL;
         if (!d || d->type != KT_DBL) {
-            set_err(errp, file, "fit", *k, "not a numeric key of the "
-                    "profile (write group.key, e.g. nand.read-us-tlc)");
+            nvm_prof_set_err(errp, file, "fit", *k, "not a numeric key of the "
+                             "profile (write group.key, e.g. "
+                             "nand.read-us-tlc)");
             return false;
         }
         if (!g_key_file_has_key(kf, group, dot + 1, NULL)) {
-            set_err(errp, file, "fit", *k, "this file does not set [%s] %s",
-                    group, dot + 1);
+            nvm_prof_set_err(errp, file, "fit", *k,
+                             "this file does not set [%s] %s",
+                             group, dot + 1);
             return false;
         }
         g_strstrip(val);
-        shown = quote_value(val);
+        shown = nvm_prof_quote_value(val);
         sep = strstr(val, "..");
         if (sep) {
             *sep = 0;
             fp.lo = g_ascii_strtod(val, &end);
         }
         if (!sep || *end || end == val) {
-            set_err(errp, file, "fit", *k, "'%s' is not a range LO..HI",
-                    shown);
+            nvm_prof_set_err(errp, file, "fit", *k,
+                             "'%s' is not a range LO..HI",
+                             shown);
             return false;
         }
         fp.hi = g_ascii_strtod(sep + 2, &end);
         if (*end || end == sep + 2 || !(fp.lo > 0 && fp.lo < fp.hi) ||
             fp.lo < d->b.min || fp.hi > d->b.max) {
-            set_err(errp, file, "fit", *k, "'%s' is not a range LO..HI "
-                    "with 0 < LO < HI inside the key's bounds", shown);
+            nvm_prof_set_err(errp, file, "fit", *k,
+                             "'%s' is not a range LO..HI "
+                             "with 0 < LO < HI inside the key's bounds", shown);
             return false;
         }
         fp.group = g_strdup(group);
@@ -292,23 +296,27 @@ static bool compose_add(Compose *c, GKeyFile *kf, const char *file,
             g_autofree char *val = g_key_file_get_value(kf, *g, *k, NULL);
             g_autofree char *id = g_strconcat(*g, "\n", *k, NULL);
             const char *prev = g_hash_table_lookup(c->src.by_key, id);
-            KeyPart home = key_part(*g, *k);
+            KeyPart home = nvm_prof_key_part(*g, *k);
 
             if (prev) {
-                set_err(errp, f, *g, *k, "also set in %s; a key is set in "
-                        "one file (a drive does not override its parts)",
-                        prev);
+                nvm_prof_set_err(errp, f, *g, *k,
+                                 "also set in %s; a key is set in "
+                                 "one file (a drive does not override its "
+                                 "parts)",
+                                 prev);
                 return false;
             }
-            if (kind != KP_DRIVE && home != kind && find_key(*g, *k)) {
-                set_err(errp, f, *g, *k, "belongs in the %s file, not in "
-                        "a %s part", part_names[home], part_names[kind]);
+            if (kind != KP_DRIVE && home != kind && nvm_prof_find_key(*g, *k)) {
+                nvm_prof_set_err(errp, f, *g, *k,
+                                 "belongs in the %s file, not in "
+                                 "a %s part", nvm_prof_part_names[home],
+                                 nvm_prof_part_names[kind]);
                 return false;
             }
             if (kind == KP_DRIVE && has_parts && home != KP_DRIVE &&
-                c->part_name[home] && find_key(*g, *k)) {
-                set_err(errp, f, *g, *k, "belongs in the %s part (%s)",
-                        part_names[home], c->part_name[home]);
+                c->part_name[home] && nvm_prof_find_key(*g, *k)) {
+                nvm_prof_set_err(errp, f, *g, *k, "belongs in the %s part (%s)",
+                                 nvm_prof_part_names[home], c->part_name[home]);
                 return false;
             }
             g_key_file_set_value(c->kf, *g, *k, val);
@@ -363,20 +371,21 @@ static bool compose(Compose *c, GKeyFile *drive_kf, const char *path,
             gsize len;
 
             if (kind == KP_DRIVE) {
-                set_err(errp, path, "parts", *k,
-                        "unknown key (parts are nand and controller)");
+                nvm_prof_set_err(errp, path, "parts", *k,
+                                 "unknown key (parts are nand and controller)");
                 goto out;
             }
             if (c->part_name[kind]) {
-                set_err(errp, path, "parts", *k, "set twice");
+                nvm_prof_set_err(errp, path, "parts", *k, "set twice");
                 goto out;
             }
             g_strstrip(name);
             if (!part_name_ok(name)) {
-                g_autofree char *q = quote_value(name);
+                g_autofree char *q = nvm_prof_quote_value(name);
 
-                set_err(errp, path, "parts", *k, "'%s' is not a part name",
-                        q);
+                nvm_prof_set_err(errp, path, "parts", *k,
+                                 "'%s' is not a part name",
+                                 q);
                 goto out;
             }
             p1 = g_strdup_printf("%s/parts/%s/%s.ini", dir, *k, name);
@@ -388,9 +397,10 @@ static bool compose(Compose *c, GKeyFile *drive_kf, const char *path,
                   : p2 && g_file_test(p2, G_FILE_TEST_IS_REGULAR) ? p2
                   : NULL;
             if (!found) {
-                set_err(errp, path, "parts", *k, "no %s part '%s' (looked "
-                        "for %s%s%s)", *k, name, p1, p2 ? " and " : "",
-                        p2 ? p2 : "");
+                nvm_prof_set_err(errp, path, "parts", *k,
+                                 "no %s part '%s' (looked "
+                                 "for %s%s%s)", *k, name, p1, p2 ? " and " : "",
+                                 p2 ? p2 : "");
                 goto out;
             }
             {
@@ -432,7 +442,7 @@ static NvmProfile *compose_parse(Compose *c, const char *path, GError **errp)
     p->controller_part = g_strdup(c->part_name[KP_CONTROLLER]);
     p->nand_part_path = g_strdup(c->src.part_file[KP_NAND]);
     p->controller_part_path = g_strdup(c->src.part_file[KP_CONTROLLER]);
-    if (!profile_parse(c->kf, &c->src, p, errp)) {
+    if (!nvm_prof_profile_parse(c->kf, &c->src, p, errp)) {
         return NULL;
     }
     p->n_free_params = c->free->len;
@@ -591,8 +601,8 @@ void nvm_profile_free(NvmProfile *p)
         return;
     }
     for (size_t i = 0; i < N_KEYS; i++) {
-        if (key_table[i].type == KT_STR) {
-            g_free(*(char **)((char *)p + key_table[i].off));
+        if (nvm_prof_key_table[i].type == KT_STR) {
+            g_free(*(char **)((char *)p + nvm_prof_key_table[i].off));
         }
     }
     for (unsigned i = 0; i < p->n_free_params; i++) {
