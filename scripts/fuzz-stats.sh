@@ -10,7 +10,9 @@
 #                 restarted run are summed)
 #   execs cov ft corpus  libFuzzer's executions, coverage counters, corpus
 #   crashes       reproducers saved (crashes, hangs, leaks)
-#   commit        the code fuzzed: HEAD, "-dirty" when tracked files differ
+#   commit        the code fuzzed, "-dirty" when tracked files differed:
+#                 $FUZZ_COMMIT when set (the caller took it when the run
+#                 began, or from the binary's build), else HEAD now
 #   nice load1    the run's priority and the load average when it began
 
 FUZZ_STATS_HEADER='start	end	target	wall_s	cpu_s	user_s	sys_s	execs	cov	ft	corpus	crashes	commit	nice	load1'
@@ -67,6 +69,7 @@ fuzz_stats_row() {  # tsv start end target timefile execs cov ft corpus crashes 
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
         "$(fuzz_utc "$1")" "$(fuzz_utc "$2")" "$3" "$(( $2 - $1 ))" \
         "$(echo "$us" | awk '{ printf "%.1f", $1 + $2 }')" \
-        "${us% *}" "${us#* }" "$5" "$6" "$7" "$8" "$9" "$(fuzz_commit)" \
+        "${us% *}" "${us#* }" "$5" "$6" "$7" "$8" "$9" \
+        "${FUZZ_COMMIT:-$(fuzz_commit)}" \
         "${NICE:-0}" "${10}" >>"$tsv"
 }

@@ -133,6 +133,8 @@ run_target() {  # name
         fi
     fi
     log=$FUZZ/fuzz-$t.log
+    # the code this run fuzzes: the tree the build above compiled
+    FUZZ_COMMIT=$(fuzz_commit)
     before=$(ls "$FUZZ/crashes" | sort)
     start=$(date +%s)
     load=$(cut -d' ' -f1 /proc/loadavg)

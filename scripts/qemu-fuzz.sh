@@ -39,6 +39,10 @@ NICE=${FUZZ_NICE:-0}
 
 die() { echo "qemu-fuzz: $*" >&2; exit 1; }
 [ -x "$QF" ] || die "$QF not built (make qemu-fuzz)"
+# the code fuzzed is what the binary was built from (qemu-build.sh's stamp),
+# not whatever the tree holds when a run ends
+FUZZ_COMMIT=$(cat "$BUILD/qemu-fuzz/nvmimic-commit" 2>/dev/null ||
+              echo "$(fuzz_commit)?")
 
 [ -x "$BUILD/nvmimic" ] || die "$BUILD/nvmimic not built (make nvmimic)"
 cap=$("$BUILD/nvmimic" profile show "$PROFILE" --profile-dir "$ROOT/profiles" \
