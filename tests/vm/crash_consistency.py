@@ -21,8 +21,12 @@ prints its records.
 
 A seed passes when every record the writer reported committed is there,
 whole, in order.  A seed's run repeated (--repeat: the first N seeds) must
-give the same outcome bit for bit: the same committed count and the same
-disk after the cut (sha256), from which the recovery follows.
+give the same outcome bit for bit: the same disk after the cut (sha256),
+from which the recovery follows.  The writer's console is not part of it:
+the cut falls at the same virtual instant, but the guest runs on for a few
+host-timed instructions until QEMU acts on it, so the last "committed" line
+may or may not reach the console (seed 10 of make check-crash: 165 lines
+once and 164 the next time, over the same disk holding 165 records).
 
 The controls must lose committed records, or the check could not fail:
 - fsync-off: the writer reports a record committed without fsync;
@@ -316,10 +320,13 @@ def main():
                   flush=True)
             if not a.keep:
                 os.unlink(again['img'])
-            if any(again[k] != first[k] for k in ('committed',
-                                                   'disk-sha256')):
-                fails.append('seed %d gave another outcome the second time'
+            if again['disk-sha256'] != first['disk-sha256']:
+                fails.append('seed %d gave another disk the second time'
                              % seed)
+            elif again['committed'] != first['committed']:
+                print('crash_consistency: seed %d: the same disk; the '
+                      'console reported %d then %d committed records'
+                      % (seed, first['committed'], again['committed']))
         ctls = [write_run(a, work, pristine, seeds[0], 0, mode)
                 for mode in controls]
         check_runs(a, work, runs + ctls)
