@@ -138,9 +138,8 @@ echo "qemu-build: building $TARGET${VARIANT:+ (variant $VARIANT)}"
 ninja -C "$OBJ" "$TARGET" ||
     die "build failed; see the errors above (tree: build/qemu-src, objects: $OBJ_NAME)"
 # The nvmimic commit the binary was built from ("-dirty" when tracked files
-# differed), for what reads it later (qemu-fuzz.sh's stats rows).
-c=$(git -C "$ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-[ -z "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ] ||
-    c="$c-dirty"
-echo "$c" >"$OBJ/nvmimic-commit"
+# differed), for what reads it later (qemu-fuzz.sh's stats rows): the same
+# rule the fuzzing rows use (scripts/fuzz-stats.sh).
+. "$ROOT/scripts/fuzz-stats.sh"
+fuzz_commit >"$OBJ/nvmimic-commit"
 echo "qemu-build: ok: $OBJ_NAME/$TARGET"
