@@ -33,6 +33,12 @@ typedef struct Opts {
     double idle_s;
     double step_gb;
     double after_gb;
+    unsigned block_bytes;       /* sim slc-cliff and point */
+    unsigned outstanding;       /* sim slc-cliff and point */
+    const char *op;             /* sim point: read or write */
+    const char *pattern;        /* sim point: seq or rand */
+    const char *state;          /* sim point: empty or review */
+    double span_gb;             /* sim point: the empty drive's span */
 } Opts;
 
 /* The profile o->profile names, or NULL after one line on stderr. */

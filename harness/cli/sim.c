@@ -93,18 +93,30 @@ static int cmd_sim_four_corners(const NvmProfile *p, const Opts *o)
 
 static int cmd_sim_cliff(const NvmProfile *p, const Opts *o)
 {
-    GArray *pts = nvm_sim_slc_cliff(p, o->seed, o->step_gb, o->idle_s,
-                                    o->after_gb);
+    NvmCliffSpec spec = {
+        .seed = o->seed, .step_gb = o->step_gb, .idle_s = o->idle_s,
+        .after_gb = o->after_gb, .block_bytes = o->block_bytes,
+        .outstanding = o->outstanding,
+    };
+    GArray *pts;
     bool json = !strcmp(o->format, "json");
 
+    if (o->block_bytes % p->lba_bytes) {
+        fprintf(stderr, "nvmimic sim: --block-size %u is not a multiple of "
+                "%s's %u-byte blocks\n", o->block_bytes, p->name,
+                p->lba_bytes);
+        return 2;
+    }
+    pts = nvm_sim_slc_cliff_run(p, &spec);
     if (json) {
         printf("{\"profile\": \"%s\", \"mode\": \"sim\", "
-               "\"suite\": \"slc-cliff\", \"block_bytes\": 131072, "
-               "\"outstanding\": 8, \"idle_s\": %g, \"points\": [", p->name,
-               o->idle_s);
+               "\"suite\": \"slc-cliff\", \"block_bytes\": %u, "
+               "\"outstanding\": %u, \"idle_s\": %g, \"points\": [",
+               p->name, o->block_bytes, o->outstanding, o->idle_s);
     } else {
-        printf("%s: sequential 128K writes over the whole empty drive, "
-               "then %g s idle, then %g GB more\n", p->name, o->idle_s,
+        printf("%s: sequential %u KiB writes, %u outstanding, over the "
+               "whole empty drive, then %g s idle, then %g GB more\n",
+               p->name, o->block_bytes / 1024, o->outstanding, o->idle_s,
                o->after_gb);
         printf("%10s %9s %12s %12s %s\n", "GB", "MB/s", "slc_used_GB",
                "slc_size_GB", "phase");
@@ -128,6 +140,32 @@ static int cmd_sim_cliff(const NvmProfile *p, const Opts *o)
         printf("]}\n");
     }
     g_array_free(pts, TRUE);
+    return 0;
+}
+
+/* sim --suite point: one closed-loop run, as validate times a figure. */
+static int cmd_sim_point(const NvmProfile *p, const Opts *o)
+{
+    NvmWorkload wl = {
+        "point", !strcmp(o->op, "read") ? NVM_OP_READ : NVM_OP_WRITE,
+        o->block_bytes, !strcmp(o->pattern, "seq"), o->outstanding,
+    };
+    bool review = !strcmp(o->state, "review");
+    NvmRunResult r;
+
+    if (o->block_bytes % p->lba_bytes) {
+        fprintf(stderr, "nvmimic sim: --block-size %u is not a multiple of "
+                "%s's %u-byte blocks\n", o->block_bytes, p->name,
+                p->lba_bytes);
+        return 2;
+    }
+    nvm_sim_figure_run_for(p, &wl, review, o->span_gb, 0.5, o->duration_s,
+                           &r);
+    printf("%s: %u KiB %s %s, %u outstanding, %s, 0.5 s warm-up + %g s\n",
+           p->name, o->block_bytes / 1024, o->pattern, o->op, o->outstanding,
+           review ? "the review's state" : "secure-erased", o->duration_s);
+    printf("iops %.1f mbps %.2f lat_us %.2f p99_us %.2f\n", r.fig.iops,
+           r.fig.mbps, r.fig.lat_us, r.fig.p99_us);
     return 0;
 }
 
@@ -313,8 +351,12 @@ static int sim_main(int argc, char **argv)
         return nvm_opts_error(cmd, "takes --suite or --trace, not both");
     }
     if (!o->suite && !o->trace) {
-        return nvm_opts_error(cmd, "needs --suite four-corners|slc-cliff|vdi "
-                              "or --trace TRACE");
+        return nvm_opts_error(cmd, "needs --suite four-corners|slc-cliff|vdi"
+                              "|point or --trace TRACE");
+    }
+    if (o->suite && !strcmp(o->suite, "point") &&
+        strcmp(o->format, "table")) {
+        return nvm_opts_error(cmd, "--format json is not for --suite point");
     }
     if (o->out && (!o->suite || strcmp(o->suite, "four-corners"))) {
         return nvm_opts_error(cmd, "--out is for --suite four-corners");
@@ -335,6 +377,8 @@ static int sim_main(int argc, char **argv)
                          !strcmp(o->format, "json"));
     } else if (!strcmp(o->suite, "four-corners")) {
         rc = cmd_sim_four_corners(p, o);
+    } else if (!strcmp(o->suite, "point")) {
+        rc = cmd_sim_point(p, o);
     } else {
         rc = cmd_sim_cliff(p, o);
     }
@@ -355,8 +399,11 @@ static const NvmOpt sim_opts[] = {
     NVM_OPT("suite", NVM_OPT_CHOICE, O(suite), NULL,
             "four-corners: peak, then 10..120 % of it, per workload; "
             "slc-cliff: sequential writes over the whole empty drive; "
-            "vdi: the VDI job files (harness/workloads/vdi-*.fio)",
-            .choices = "four-corners|slc-cliff|vdi"),
+            "vdi: the VDI job files (harness/workloads/vdi-*.fio); "
+            "point: one closed-loop run (--op, --pattern, --block-size,\n"
+            "--outstanding, --state, --span-gb, --duration-s), as\n"
+            "nvmimic validate times a published figure",
+            .choices = "four-corners|slc-cliff|vdi|point"),
     NVM_OPT("trace", NVM_OPT_STR, O(trace), "TRACE",
             "replay a device trace (nvmimic-trace-start) on the model\n"
             "instead of a suite"),
@@ -402,6 +449,24 @@ static const NvmOpt sim_opts[] = {
     NVM_OPT("after-gb", NVM_OPT_DOUBLE, O(after_gb), "G",
             "slc-cliff: GB written after the idle time", .min = 0,
             .def = "100"),
+    NVM_OPT("block-size", NVM_OPT_UINT, O(block_bytes), "BYTES",
+            "slc-cliff, point: bytes per command", .min = 512,
+            .max = 1048576, .def = "131072"),
+    NVM_OPT("outstanding", NVM_OPT_UINT, O(outstanding), "N",
+            "slc-cliff, point: commands kept outstanding", .min = 1,
+            .max = NVM_CLIFF_MAX_QD, .def = "8"),
+    NVM_OPT("op", NVM_OPT_CHOICE, O(op), NULL, "point: reads or writes",
+            .choices = "read|write", .def = "read"),
+    NVM_OPT("pattern", NVM_OPT_CHOICE, O(pattern), NULL,
+            "point: one sequential stream, or uniform random",
+            .choices = "seq|rand", .def = "rand"),
+    NVM_OPT("state", NVM_OPT_CHOICE, O(state), NULL,
+            "point: secure-erased (a read's span written once first),\n"
+            "or the review's starting state (profile [review])",
+            .choices = "empty|review", .def = "empty"),
+    NVM_OPT("span-gb", NVM_OPT_DOUBLE, O(span_gb), "G",
+            "point, empty state: the span the run covers (GB)",
+            .min = 0, .min_open = true, .def = "1"),
     NVM_OPT_PROFILE_DIR(Opts, profile_dir),
     NVM_OPT_END,
 };
@@ -416,7 +481,9 @@ const NvmCommand nvm_cmd_sim = {
 "workload's unthrottled peak at its outstanding count, then Poisson rates of\n"
 "10..120 % of that peak.  vdi runs the VDI job files the same way.\n"
 "slc-cliff secure-erases the drive, writes all of it sequentially (128 KiB,\n"
-"8 outstanding, as the sustained-write tests do), idles, and writes again.\n"
+"8 outstanding, as the sustained-write tests do, or --block-size and\n"
+"--outstanding), idles, and writes again.  point runs one closed loop for\n"
+"--duration-s after 0.5 s of warm-up, as nvmimic validate does.\n"
 "--trace replays a captured device trace at its own submission times and\n"
 "compares the model's latency per class with the captured one.\n",
     .opts = sim_opts,

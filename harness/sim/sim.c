@@ -196,16 +196,29 @@ GArray *nvm_sim_slc_cliff_until(const NvmProfile *p, uint64_t seed,
                                 double step_gb, double idle_s,
                                 double after_gb, double stop_gb)
 {
+    NvmCliffSpec spec = {
+        .seed = seed, .step_gb = step_gb, .idle_s = idle_s,
+        .after_gb = after_gb, .stop_gb = stop_gb,
+        .block_bytes = 128 * 1024, .outstanding = 8,
+    };
+
+    return nvm_sim_slc_cliff_run(p, &spec);
+}
+
+GArray *nvm_sim_slc_cliff_run(const NvmProfile *p, const NvmCliffSpec *spec)
+{
     GArray *pts = g_array_new(FALSE, TRUE, sizeof(NvmCliffPoint));
-    NvmModel *m = nvm_model_new(p, seed);
-    const uint32_t bs = 128 * 1024;
-    const unsigned qd = 8;
-    uint64_t inflight[8] = { 0 };
+    NvmModel *m = nvm_model_new(p, spec->seed);
+    const uint32_t bs = spec->block_bytes;
+    const unsigned qd = spec->outstanding;
+    uint64_t inflight[NVM_CLIFF_MAX_QD] = { 0 };
     uint64_t now = 0;
-    uint64_t step = (uint64_t)(step_gb * 1e9);
+    uint64_t step = (uint64_t)(spec->step_gb * 1e9);
     uint64_t total = p->capacity_bytes - p->capacity_bytes % bs;
-    uint64_t after = (uint64_t)(after_gb * 1e9);
-    uint64_t stop = stop_gb > 0 ? (uint64_t)(stop_gb * 1e9) : UINT64_MAX;
+    uint64_t after = (uint64_t)(spec->after_gb * 1e9);
+    uint64_t stop = spec->stop_gb > 0 ? (uint64_t)(spec->stop_gb * 1e9)
+                                      : UINT64_MAX;
+    double idle_s = spec->idle_s;
     uint64_t written = 0, mark = 0, mark_t;
     uint64_t off = 0, i = 0;
     bool idle_done = false;
@@ -306,12 +319,39 @@ void nvm_sim_cliff_summary(const GArray *pts, unsigned lead, unsigned skip,
     }
 }
 
+double nvm_sim_cliff_rate(const GArray *pts, double from_gb, double to_gb)
+{
+    const NvmCliffPoint *pt = (const NvmCliffPoint *)(void *)pts->data;
+    double gb = 0, secs = 0;
+
+    for (unsigned i = 0; i < pts->len && !pt[i].after_idle; i++) {
+        double start = i ? pt[i - 1].gb_written : 0;
+        double step = pt[i].gb_written - start;
+
+        /* each point's rate is over the bytes since the one before */
+        if (pt[i].gb_written > from_gb + 1e-9 &&
+            pt[i].gb_written <= to_gb + 1e-9 && pt[i].mbps > 0) {
+            gb += step;
+            secs += step * 1e3 / pt[i].mbps;
+        }
+    }
+    return secs > 0 ? gb * 1e3 / secs : NAN;
+}
+
 void nvm_sim_figure_run(const NvmProfile *p, const NvmWorkload *wl,
                         bool filled, double span_gb, NvmRunResult *r)
 {
+    nvm_sim_figure_run_for(p, wl, filled, span_gb, 0.5, 2.0, r);
+}
+
+void nvm_sim_figure_run_for(const NvmProfile *p, const NvmWorkload *wl,
+                            bool filled, double span_gb, double warmup_s,
+                            double seconds, NvmRunResult *r)
+{
     NvmRunSpec spec = {
         .wl = wl, .lba_bytes = p->lba_bytes,
-        .warmup_ns = 500000000ULL, .duration_ns = 2000000000ULL,
+        .warmup_ns = (uint64_t)(warmup_s * 1e9),
+        .duration_ns = (uint64_t)(seconds * 1e9),
     };
     NvmModel *m = nvm_model_new(p, 1);
     uint64_t now = 0, span;

@@ -108,6 +108,23 @@ GArray *nvm_sim_slc_cliff_until(const NvmProfile *p, uint64_t seed,
                                 double step_gb, double idle_s,
                                 double after_gb, double stop_gb);
 
+/* An SLC cliff run with its write size and outstanding count stated. */
+typedef struct NvmCliffSpec {
+    uint64_t seed;
+    double step_gb;
+    double idle_s;
+    double after_gb;
+    double stop_gb;             /* 0: none */
+    uint32_t block_bytes;       /* a multiple of the profile's LBA size */
+    unsigned outstanding;       /* 1..NVM_CLIFF_MAX_QD */
+} NvmCliffSpec;
+
+#define NVM_CLIFF_MAX_QD 256
+
+/* nvm_sim_slc_cliff_until() with @spec's block size and outstanding count
+ * (the wrappers above: 128 KiB, 8, as the sustained-write tests do). */
+GArray *nvm_sim_slc_cliff_run(const NvmProfile *p, const NvmCliffSpec *spec);
+
 /* What a sustained-write test reads off its curve. */
 typedef struct NvmCliffSummary {
     double cache_mbps;          /* while the SLC cache lasts */
@@ -127,6 +144,14 @@ void nvm_sim_cliff_summary(const GArray *pts, unsigned lead, unsigned skip,
                            unsigned max_after, NvmCliffSummary *s);
 
 /*
+ * The mean write rate (bytes over time) of the first pass of a cliff run
+ * between @from_gb and @to_gb written: the points whose step ends in
+ * (from_gb, to_gb].  NAN when no point does.  What a review quotes as
+ * "the rate from X GB on" or "the average over the whole fill".
+ */
+double nvm_sim_cliff_rate(const GArray *pts, double from_gb, double to_gb);
+
+/*
  * A published figure's run, as nvmimic validate times it: a closed loop of
  * @wl for 2 s after 0.5 s of warm-up on a fresh model (seed 1), either in
  * the review's starting state (@filled) or secure-erased with a span of
@@ -135,6 +160,11 @@ void nvm_sim_cliff_summary(const GArray *pts, unsigned lead, unsigned skip,
  */
 void nvm_sim_figure_run(const NvmProfile *p, const NvmWorkload *wl,
                         bool filled, double span_gb, NvmRunResult *r);
+/* The same with the measured length stated: @seconds after @warmup_s
+ * (nvmimic sim --suite point and nvmimic validate). */
+void nvm_sim_figure_run_for(const NvmProfile *p, const NvmWorkload *wl,
+                            bool filled, double span_gb, double warmup_s,
+                            double seconds, NvmRunResult *r);
 
 typedef struct NvmReviewRow {
     char *drive;

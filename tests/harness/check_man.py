@@ -70,8 +70,9 @@ for cmd, opts in sorted(man.items()):
              % (cmd, sorted(helped - set(opts)), sorted(set(opts) - helped)))
     for opt, (arg, repeatable) in sorted(opts.items()):
         # a value the option takes: its first choice, or a small number
-        values = [arg.replace("\\-", "-").split("|")[0], "1", "64"] \
-            if arg else [None]
+        # (4096: a block size, whose least is 512)
+        values = [arg.replace("\\-", "-").split("|")[0], "1", "64",
+                  "4096"] if arg else [None]
         for v in values:
             args = [opt, v] if v else [opt]
             p = run(cmd, *args)
