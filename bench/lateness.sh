@@ -104,7 +104,8 @@ def point(tag):
             "bql_wait_p50_us": rt.get("bql-wait-p50-us"),
             "bql_wait_p99_us": rt.get("bql-wait-p99-us"),
             "wake_late_p99_us": rt.get("wake-late-p99-us"),
-            "spin_ms": rt.get("spin-ms")}
+            "spin_ms": rt.get("spin-ms"), "poll_ms": rt.get("poll-ms"),
+            "poll_hits": rt.get("poll-hits")}
 
 
 rows = []
@@ -150,7 +151,8 @@ if "on" in paths:
         pt = next(x for x in rows if x["rate"] == int(r))["on"]
         print(f"  {r:>7s}: BQL {pt['bql_wait_p50_us']:.1f}/"
               f"{pt['bql_wait_p99_us']:.1f}, wake-up {pt['wake_late_p99_us']:.1f}"
-              f", spin {pt['spin_ms']:.0f} ms")
+              f", spin {pt['spin_ms']:.0f} ms, poll {pt['poll_ms']:.0f} ms"
+              f" ({pt['poll_hits']} hits)")
 print(json.dumps({"profile": prof, "seconds": float(secs), "load": load,
                   "rates": rows, "qd1": qd1}))
 PY

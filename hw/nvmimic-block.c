@@ -6,7 +6,7 @@
  *   -blockdev driver=nvmimic,node-name=NODE,file=CHILD,profile=NAME
  *             [,profile-seed=N][,profile-map-allocated=on]
  *             [,timing-thread=on|off][,timing-cpu=N][,timing-spin-us=N]
- *             [,timing-fifo=on]
+ *             [,timing-fifo=on][,timing-poll-us=N]
  *
  * Every request is submitted to the model when it arrives and goes to
  * CHILD at once; after its data transfer its coroutine waits until the
@@ -67,6 +67,7 @@ static QLIST_HEAD(, BDRVNvmimicState) nvmimic_nodes =
 #define NVMIMIC_OPT_CPU "timing-cpu"
 #define NVMIMIC_OPT_SPIN "timing-spin-us"
 #define NVMIMIC_OPT_FIFO "timing-fifo"
+#define NVMIMIC_OPT_POLL "timing-poll-us"
 
 static QemuOptsList nvmimic_runtime_opts = {
     .name = "nvmimic",
@@ -110,6 +111,12 @@ static QemuOptsList nvmimic_runtime_opts = {
             .name = NVMIMIC_OPT_FIFO,
             .type = QEMU_OPT_BOOL,
             .help = "run the timing thread SCHED_FIFO if permitted",
+        },
+        {
+            .name = NVMIMIC_OPT_POLL,
+            .type = QEMU_OPT_NUMBER,
+            .help = "microseconds after a completion that the timing thread "
+                    "polls for the next deadline rather than sleeps",
         },
         { /* end of list */ }
     },
@@ -321,7 +328,7 @@ nvmimic_open(BlockDriverState *bs, QDict *options, int flags, Error **errp)
     NvmProfile *p;
     NvmimicRtOpts rt;
     int64_t len, cpu;
-    uint64_t spin;
+    uint64_t spin, poll;
     int ret;
 
     GLOBAL_STATE_CODE();
@@ -387,6 +394,15 @@ nvmimic_open(BlockDriverState *bs, QDict *options, int flags, Error **errp)
     cpu = qemu_opt_get_number(opts, NVMIMIC_OPT_CPU, rt.cpu);
     spin = qemu_opt_get_number(opts, NVMIMIC_OPT_SPIN, rt.spin_us);
     rt.fifo = qemu_opt_get_bool(opts, NVMIMIC_OPT_FIFO, rt.fifo);
+    poll = qemu_opt_get_number(opts, NVMIMIC_OPT_POLL, rt.poll_us);
+    if (poll > NVMIMIC_RT_POLL_US_MAX) {
+        error_setg(errp, "nvmimic: " NVMIMIC_OPT_POLL "=%" PRIu64 " is more "
+                   "than %d", poll, NVMIMIC_RT_POLL_US_MAX);
+        nvm_profile_free(p);
+        ret = -EINVAL;
+        goto out;
+    }
+    rt.poll_us = poll;
     if (cpu < -1 || cpu > INT32_MAX || spin > NVMIMIC_RT_SPIN_US_MAX) {
         error_setg(errp, "nvmimic: " NVMIMIC_OPT_CPU "=%" PRId64 " or "
                    NVMIMIC_OPT_SPIN "=%" PRIu64 " is out of range (-1 or a "
@@ -492,6 +508,7 @@ static const char *const nvmimic_strong_runtime_opts[] = {
     NVMIMIC_OPT_CPU,
     NVMIMIC_OPT_SPIN,
     NVMIMIC_OPT_FIFO,
+    NVMIMIC_OPT_POLL,
     NULL
 };
 

@@ -69,6 +69,7 @@ struct NvmimicRt {
     NvmimicRtOpts opts;
     int64_t spin_max_ns;        /* timing-spin-us */
     int64_t spin_ns;            /* the window now (the thread's; atomic) */
+    int64_t poll_ns;            /* timing-poll-us */
 
     /* lock-free, between the BQL's side and the thread */
     int64_t next_ns;            /* earliest deadline, INT64_MAX: none */
@@ -79,6 +80,7 @@ struct NvmimicRt {
 
     /* statistics, written with the BQL held */
     uint64_t runs, sleeps, spin_total_ns, bql_wait_max_ns;
+    uint64_t poll_total_ns, poll_hits;
     uint64_t bql_hist[NVM_HIST_BUCKETS];
     uint64_t wake_hist[NVM_HIST_BUCKETS];
     uint64_t stats_gen;         /* bumped by a reset */
@@ -90,6 +92,7 @@ void nvmimic_rt_opts_default(NvmimicRtOpts *o)
     o->enable = true;
     o->cpu = -1;
     o->spin_us = NVMIMIC_RT_SPIN_US_DEFAULT;
+    o->poll_us = NVMIMIC_RT_POLL_US_DEFAULT;
 }
 
 bool nvmimic_rt_opts_check(const NvmimicRtOpts *o, const char *what,
@@ -105,6 +108,11 @@ bool nvmimic_rt_opts_check(const NvmimicRtOpts *o, const char *what,
     if (o->spin_us > NVMIMIC_RT_SPIN_US_MAX) {
         error_setg(errp, "%s: timing-spin-us=%" PRIu32 " is more than %d",
                    what, o->spin_us, NVMIMIC_RT_SPIN_US_MAX);
+        return false;
+    }
+    if (o->poll_us > NVMIMIC_RT_POLL_US_MAX) {
+        error_setg(errp, "%s: timing-poll-us=%" PRIu32 " is more than %d",
+                   what, o->poll_us, NVMIMIC_RT_POLL_US_MAX);
         return false;
     }
     return true;
@@ -184,7 +192,7 @@ static void nvmimic_rt_sleep(NvmimicRt *rt, int64_t target, int64_t ns)
 /* With the BQL: post what is due, unless stopped; false when stopped. */
 static bool nvmimic_rt_post(NvmimicRt *rt, int64_t due_ns,
                             const uint64_t *wake_hist, uint64_t *gen,
-                            uint64_t spin_ns)
+                            uint64_t spin_ns, const uint64_t *poll)
 {
     int64_t t0 = get_clock();
     int64_t waited;
@@ -201,6 +209,8 @@ static bool nvmimic_rt_post(NvmimicRt *rt, int64_t due_ns,
             rt->wake_hist[i] += wake_hist[i];
         }
         rt->spin_total_ns += spin_ns;
+        rt->poll_total_ns += poll[0];
+        rt->poll_hits += poll[1];
     }
     *gen = rt->stats_gen;
     rt->runs++;
@@ -256,11 +266,45 @@ static void nvmimic_rt_wake(NvmimicRt *rt, NvmimicRtWakes *w, int64_t late)
                     sorted[(k * 99 - 1) / 100] + NVMIMIC_RT_MARGIN_NS));
 }
 
+/*
+ * Poll (host clock, until @until) for the earliest deadline to move from
+ * @next, for the thread to stop, or for the VM to stop.  True when a new
+ * deadline came (counted as a hit), false at @until.  Also returns when
+ * @next comes within the spin window, where the caller spins for it.
+ */
+static bool nvmimic_rt_poll(NvmimicRt *rt, int64_t next, int64_t until,
+                            uint64_t *poll)
+{
+    int64_t t0 = get_clock(), t = t0;
+    bool moved = false;
+
+    while (t < until && !qatomic_read(&rt->stop) &&
+           qatomic_read(&rt->running)) {
+        if (qatomic_read(&rt->next_ns) != next) {
+            moved = true;
+            poll[1]++;
+            break;
+        }
+        if (next != INT64_MAX &&
+            next - rt->opts.early_ns - qatomic_read(&rt->spin_ns) <=
+            nvmimic_rt_now()) {
+            moved = true;       /* its spin window has come */
+            break;
+        }
+        cpu_relax();
+        t = get_clock();
+    }
+    poll[0] += t - t0;
+    return moved || t < until;
+}
+
 static void *nvmimic_rt_thread(void *opaque)
 {
     NvmimicRt *rt = opaque;
     uint64_t wake_hist[NVM_HIST_BUCKETS] = { 0 };
     uint64_t gen = 0, spin_ns = 0;
+    uint64_t poll[2] = { 0, 0 };        /* poll time, polls that hit */
+    int64_t poll_until = INT64_MIN;     /* host clock: poll, not sleep */
     NvmimicRtWakes wakes = { .n = 0 };
 
     rcu_register_thread();
@@ -272,6 +316,16 @@ static void *nvmimic_rt_thread(void *opaque)
         int64_t next = qatomic_read(&rt->next_ns);
         int64_t now, spin_from, spin_start;
 
+        if (qatomic_read(&rt->running) && get_clock() < poll_until &&
+            (next == INT64_MAX ||
+             next - rt->opts.early_ns - qatomic_read(&rt->spin_ns) >
+             nvmimic_rt_now())) {
+            if (nvmimic_rt_poll(rt, next, poll_until, poll)) {
+                continue;
+            }
+            poll_until = INT64_MIN;     /* nothing came: sleep */
+            continue;
+        }
         if (next == INT64_MAX || !qatomic_read(&rt->running)) {
             qatomic_inc(&rt->sleeps);
             nvmimic_rt_sleep(rt, INT64_MAX, -1);
@@ -314,11 +368,15 @@ static void *nvmimic_rt_thread(void *opaque)
         if (now < next) {
             continue;
         }
-        if (!nvmimic_rt_post(rt, next, wake_hist, &gen, spin_ns)) {
+        if (!nvmimic_rt_post(rt, next, wake_hist, &gen, spin_ns, poll)) {
             break;
         }
         memset(wake_hist, 0, sizeof(wake_hist));
         spin_ns = 0;
+        poll[0] = poll[1] = 0;
+        if (rt->poll_ns) {
+            poll_until = get_clock() + rt->poll_ns;
+        }
     }
     rcu_unregister_thread();
     nvmimic_rt_unref(rt);
@@ -348,6 +406,7 @@ NvmimicRt *nvmimic_rt_start(NvmimicRtRunFn *run, void *opaque,
     rt->kick_fd = fd;
     rt->opts = *o;
     rt->spin_max_ns = (int64_t)o->spin_us * SCALE_US;
+    rt->poll_ns = (int64_t)o->poll_us * SCALE_US;
     /* from the largest window, until the host's wake-ups are known */
     rt->spin_ns = rt->spin_max_ns;
     rt->next_ns = INT64_MAX;
@@ -404,6 +463,8 @@ void nvmimic_rt_get_stats(NvmimicRt *rt, NvmimicRtStats *st)
                                                  0.99);
     st->spin_ns = rt->spin_total_ns;
     st->spin_us = qatomic_read(&rt->spin_ns) / SCALE_US;
+    st->poll_ns = rt->poll_total_ns;
+    st->poll_hits = rt->poll_hits;
     {
         uint64_t n = 0;
         unsigned i;
@@ -423,6 +484,8 @@ void nvmimic_rt_reset_stats(NvmimicRt *rt)
     rt->runs = 0;
     qatomic_set(&rt->sleeps, 0);
     rt->spin_total_ns = 0;
+    rt->poll_total_ns = 0;
+    rt->poll_hits = 0;
     rt->bql_wait_max_ns = 0;
     memset(rt->bql_hist, 0, sizeof(rt->bql_hist));
     memset(rt->wake_hist, 0, sizeof(rt->wake_hist));

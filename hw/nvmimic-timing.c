@@ -566,6 +566,8 @@ NvmimicStats *nvmimic_timing_query(NvmimicTiming *t, char *canon_id)
         r->realtime->wake_late_p99_us = rs.wake_late_p99_us;
         r->realtime->spin_us = rs.spin_us;
         r->realtime->spin_ms = rs.spin_ns / 1e6;
+        r->realtime->poll_ms = rs.poll_ns / 1e6;
+        r->realtime->poll_hits = rs.poll_hits;
     }
     return r;
 }

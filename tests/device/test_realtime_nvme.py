@@ -235,6 +235,8 @@ class RealtimeNvme(TinyGuestCase):
         cases = [(',timing-cpu=100000', 'timing-cpu=100000 is not a host '
                   'CPU'),
                  (',timing-spin-us=20000', 'timing-spin-us=20000 is more '
+                  'than'),
+                 (',timing-poll-us=200000', 'timing-poll-us=200000 is more '
                   'than')]
         for opts, want in cases:
             with self.subTest(opts=opts):

@@ -196,7 +196,8 @@ static void dev_push(Dev *d, int64_t deadline)
     }
 }
 
-static void dev_start(Dev *d, uint32_t spin_us, uint32_t early_ns)
+static void dev_start_poll(Dev *d, uint32_t spin_us, uint32_t early_ns,
+                           uint32_t poll_us)
 {
     NvmimicRtOpts o;
     Error *err = NULL;
@@ -207,11 +208,17 @@ static void dev_start(Dev *d, uint32_t spin_us, uint32_t early_ns)
     nvmimic_rt_opts_default(&o);
     o.spin_us = spin_us;
     o.early_ns = early_ns;
+    o.poll_us = poll_us;
     bql_lock();
     d->rt = nvmimic_rt_start(dev_run, d, &o, "test", &err);
     g_assert_null(err);
     g_assert_nonnull(d->rt);
     bql_unlock();
+}
+
+static void dev_start(Dev *d, uint32_t spin_us, uint32_t early_ns)
+{
+    dev_start_poll(d, spin_us, early_ns, NVMIMIC_RT_POLL_US_DEFAULT);
 }
 
 static void dev_stop(Dev *d)
@@ -305,6 +312,69 @@ static void test_early_option_is_caught(void)
     g_assert_cmpuint(d.early, >, d.posted / 2);
     dev_stop(&d);
     g_rand_free(r);
+}
+
+static void wait_posted(Dev *d, uint64_t n)
+{
+    for (int64_t until = get_clock() + 2000000000LL;;) {
+        bool done;
+
+        bql_lock();
+        done = d->posted == n;
+        bql_unlock();
+        if (done) {
+            return;
+        }
+        g_assert_cmpint(get_clock(), <, until);
+        sleep_us(200);
+    }
+}
+
+/*
+ * timing-poll-us: a deadline that comes within the window after the last
+ * post is seen by polling, with no sleep (whose wake-up the host delays);
+ * without the window the thread sleeps for it.  Two deadlines 2 ms apart
+ * (host time), the window 100 ms: robust to a loaded host, since a thread
+ * that is descheduled while polling still does not choose to sleep.
+ */
+static void poll_case(uint32_t poll_us, uint64_t *sleeps, uint64_t *hits)
+{
+    NvmimicRtStats st0, st1;
+    Dev d;
+
+    dev_start_poll(&d, 20, 0, poll_us);
+    bql_lock();
+    dev_push(&d, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + 200000);
+    bql_unlock();
+    wait_posted(&d, 1);
+    bql_lock();
+    nvmimic_rt_get_stats(d.rt, &st0);
+    bql_unlock();
+    sleep_us(2000);
+    bql_lock();
+    dev_push(&d, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + 300000);
+    bql_unlock();
+    wait_posted(&d, 2);
+    bql_lock();
+    nvmimic_rt_get_stats(d.rt, &st1);
+    g_assert_cmpuint(d.early, ==, 0);
+    bql_unlock();
+    *sleeps = st1.sleeps - st0.sleeps;
+    *hits = st1.poll_hits;
+    dev_stop(&d);
+}
+
+static void test_polling_sees_a_deadline_without_a_sleep(void)
+{
+    uint64_t sleeps, hits;
+
+    poll_case(NVMIMIC_RT_POLL_US_MAX, &sleeps, &hits);
+    g_assert_cmpuint(sleeps, ==, 0);
+    g_assert_cmpuint(hits, >=, 1);
+    /* the control: no window, so the thread slept for the second one */
+    poll_case(0, &sleeps, &hits);
+    g_assert_cmpuint(sleeps, >=, 1);
+    g_assert_cmpuint(hits, ==, 0);
 }
 
 /* While the VM is stopped nothing runs, and what came due runs after. */
@@ -407,6 +477,13 @@ static void test_bad_options_are_refused(void)
     g_assert_nonnull(strstr(err->msg, "timing-spin-us="));
     g_free(err->msg);
     g_free(err);
+    err = NULL;
+    nvmimic_rt_opts_default(&o);
+    o.poll_us = NVMIMIC_RT_POLL_US_MAX + 1;
+    g_assert_false(nvmimic_rt_opts_check(&o, "dev", &err));
+    g_assert_nonnull(strstr(err->msg, "timing-poll-us="));
+    g_free(err->msg);
+    g_free(err);
 }
 
 int main(int argc, char **argv)
@@ -418,6 +495,8 @@ int main(int argc, char **argv)
     g_test_add_func("/rt/nothing_runs_while_the_vm_is_stopped",
                     test_nothing_runs_while_the_vm_is_stopped);
     g_test_add_func("/rt/stop_at_any_moment", test_stop_at_any_moment);
+    g_test_add_func("/rt/polling_sees_a_deadline_without_a_sleep",
+                    test_polling_sees_a_deadline_without_a_sleep);
     g_test_add_func("/rt/bad_options_are_refused",
                     test_bad_options_are_refused);
     return g_test_run();
