@@ -39,6 +39,7 @@ typedef struct Opts {
     const char *pattern;        /* sim point: seq or rand */
     const char *state;          /* sim point: empty or review */
     double span_gb;             /* sim point: the empty drive's span */
+    const char *mix_outstanding;    /* sim --suite mix: the counts */
 } Opts;
 
 /* The profile o->profile names, or NULL after one line on stderr. */

