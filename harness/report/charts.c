@@ -84,6 +84,50 @@ void rep_gp_outputs(GString *s, const char *base, const char *plot)
     g_string_append_printf(s, "\n%s\nset output\n", plot);
 }
 
+bool nvm_report_lines_svg(const char *svg_path, const char *title,
+                          const char *xlabel, const char *ylabel, bool log_y,
+                          const double *x, unsigned n_x,
+                          const char *const *names, const double *y,
+                          unsigned n_series, GError **errp)
+{
+    g_autoptr(GString) s = g_string_new(NULL);
+
+    rep_gp_frame(s, title);
+    g_string_append(s, "set xlabel ");
+    rep_gp_str(s, xlabel);
+    g_string_append(s, "\nset ylabel ");
+    rep_gp_str(s, ylabel);
+    g_string_append_printf(s, "\nset format x '%%g'\nset format y "
+                           "'%%.0s%%c'\nset xrange [%g:%g]\n", x[0],
+                           x[n_x - 1]);
+    if (log_y) {
+        g_string_append(s, "set logscale y\nset yrange [*:*]\n"
+                           "set offsets 0, 0, 0, 0\n");
+    }
+    g_string_append(s, "set key outside right top vertical Right noreverse "
+                       "box ls 100 samplen 2 spacing 1.2 width 1\n");
+    for (unsigned k = 0; k < n_series; k++) {
+        g_string_append_printf(s, "$s%u << EOD\n", k);
+        for (unsigned i = 0; i < n_x; i++) {
+            g_string_append_printf(s, "%g %.1f\n", x[i], y[k * n_x + i]);
+        }
+        g_string_append(s, "EOD\n");
+    }
+    g_string_append_printf(s, "set terminal svg size %d,%d noenhanced "
+                           "font 'DejaVu Sans,12' background rgb 'white'\n"
+                           "set output ", GP_W, GP_H);
+    rep_gp_str(s, svg_path);
+    g_string_append(s, "\nplot ");
+    for (unsigned k = 0; k < n_series; k++) {
+        g_string_append_printf(s, "%s$s%u using 1:2 with linespoints lw 2 "
+                               "pt 7 ps 0.7 lc rgb '%s' title ", k ? ", " : "",
+                               k, rep_palette[k % N_PALETTE]);
+        rep_gp_str(s, names[k]);
+    }
+    g_string_append(s, "\nset output\n");
+    return rep_gnuplot_run(s->str, title, errp);
+}
+
 bool rep_gnuplot_run(const char *script, const char *what, GError **errp)
 {
     g_autofree char *gp = g_find_program_in_path("gnuplot");

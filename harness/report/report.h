@@ -26,6 +26,18 @@ bool nvm_report_render(const char *dir, const char *reviews_tsv,
 bool nvm_report_compare(char **dirs, unsigned n_dirs, const char *out_dir,
                         const char *reviews_tsv, GError **errp);
 
+/*
+ * A line chart in @svg_path (SVG only: text, the same bytes for the same
+ * figures, for a generated README): @n_series series over the @n_x values
+ * @x, series k's values at y[k * n_x ..], named @names[k]; the charts' usual
+ * frame, a logarithmic y axis if @log_y.
+ */
+bool nvm_report_lines_svg(const char *svg_path, const char *title,
+                          const char *xlabel, const char *ylabel, bool log_y,
+                          const double *x, unsigned n_x,
+                          const char *const *names, const double *y,
+                          unsigned n_series, GError **errp);
+
 /* The commands (cli/opts.h). */
 extern const NvmCommand nvm_cmd_report, nvm_cmd_compare, nvm_cmd_diff;
 
