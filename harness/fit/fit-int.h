@@ -1,23 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * nvmimic fit: what fit.c (the command: its tables and what it writes) and
- * search.c (loading the free parameters, the model's peaks, Nelder-Mead)
- * share.  Nothing outside these two files includes it.
+ * nvmimic fit: what fit.c (the command: its tables and what it writes),
+ * search.c (loading the free parameters, the model's peaks, the searches)
+ * and crossval.c (leave-one-out and cross-capacity tables) share.  Nothing
+ * else includes it but tests/unit/test-multistart.c.
  */
 #ifndef NVMIMIC_FIT_INT_H
 #define NVMIMIC_FIT_INT_H
 
 #include "sim.h"
-#include "fit.h"
+#include "vdi.h"
+#include "multistart.h"
 
-#define MAX_FREE 16
+#define MAX_FREE NVM_SEARCH_MAX_PARAMS
 
 typedef struct Param {
     char *file, *group, *key;
     double lo, hi;
     double value;               /* in the file */
+    /*
+     * Where cross-validation starts (start 0, nvm_search_start): the [fit]
+     * line's prior where it gives one, else the file's value.
+     */
+    double prior;
+    bool prior_given;
     double fitted;
 } Param;
+
+/* A drive's figures: the four corners, then the VDI workloads. */
+#define FIT_SLOTS (NVM_FOUR_CORNERS + NVM_VDI_WORKLOADS)
 
 typedef struct Drive {
     char *name;
@@ -25,20 +36,25 @@ typedef struct Drive {
     unsigned params[MAX_FREE];  /* indices into Fit.params */
     unsigned n_params;
     unsigned family;
-    char *controller;           /* part name, for cross-capacity pairs */
+    bool vdi[NVM_VDI_WORKLOADS];    /* VDI rows it has */
 } Drive;
 
 typedef struct Fit {
     const char *dir;
-    GArray *reviews;            /* NvmReviewRow */
+    const char *workloads;      /* the VDI job files' folder */
+    GArray *reviews;            /* NvmReviewRow: four corners, then VDI */
+    GArray *slots;              /* unsigned per row: its FIT_SLOTS slot */
     GPtrArray *drives;          /* Drive * */
     GPtrArray *params;          /* Param * */
     unsigned n_families;
     double duration_s;
-    unsigned max_evals;
-    GHashTable *cache;          /* "drive|v1|v2.." -> double[4] */
-    unsigned evals;
-    bool quiet;
+    unsigned max_evals;         /* per search of the main fit */
+    unsigned n_starts;          /* per cross-validation fit */
+    unsigned start_evals;       /* per start */
+    GHashTable *cache;          /* "drive|v1|v2.." -> double[2 * FIT_SLOTS] */
+    unsigned evals;             /* drive evaluations simulated */
+    unsigned vdi_sims;          /* VDI peaks among them */
+    double fc_cpu_s, vdi_cpu_s; /* CPU seconds: four corners, VDI peaks */
 } Fit;
 /* Which rows a fit uses: all of a family, less one row, or one drive's. */
 typedef struct Subset {
@@ -48,16 +64,32 @@ typedef struct Subset {
 } Subset;
 
 /*
- * search.c: load the drives of @reviews, their free parameters and
- * families; the model's IOPS for row @r of drive @d with @vals; the
- * subset's objective; its free parameters (into @idx, at most MAX_FREE);
- * Nelder-Mead from @vals (updated in place), returning the objective.
+ * search.c: load the drives of @reviews (and of @vdi, the VDI calibration
+ * figures, if not NULL), their free parameters and families; the model's
+ * IOPS and latency for row @r of drive @d with @vals; whether row @r is a
+ * VDI figure; the subset's objective; its free parameters (into @idx, at
+ * most MAX_FREE) and rows; Nelder-Mead from @vals (updated in place),
+ * returning the objective; the same from the parameters' priors and
+ * spread starts (f->n_starts; the subset's parameters, in @idx's order,
+ * in @r).
  */
-bool fit_load(Fit *f, const char *reviews, const char *only,
-              GError **errp);
+bool fit_load(Fit *f, const char *reviews, const char *vdi, GError **errp);
 double fit_row_model(Fit *f, Drive *d, unsigned r, const double *vals);
+double fit_row_lat(Fit *f, Drive *d, unsigned r, const double *vals);
+bool fit_row_vdi(const Fit *f, unsigned r);
 double fit_objective(Fit *f, const Subset *s, const double *vals);
 unsigned fit_subset_params(Fit *f, const Subset *s, unsigned *idx);
+unsigned fit_subset_rows(Fit *f, const Subset *s);
 double fit_nelder_mead(Fit *f, const Subset *s, double *vals);
+double fit_multistart(Fit *f, const Subset *s, double *vals,
+                      NvmMultiResult *r);
+
+/*
+ * crossval.c: the leave-one-out and cross-capacity tables, from the
+ * priors (never from the all-data fit); @family: only that family's, or
+ * -1 for all.
+ */
+void fit_loo_table(Fit *f, GString *out, int family);
+void fit_cross_table(Fit *f, GString *out, int family);
 
 #endif

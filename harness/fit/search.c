@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * nvmimic fit's search: the drives of the reviews' table with the free
+ * nvmimic fit's search: the drives of the reviews' tables with the free
  * parameters their files mark ([fit] sections) and the families that
- * share them; each drive's four peaks simulated with given values (cached);
+ * share them; each drive's peaks simulated with given values (cached);
  * the sum of squared log errors of peak IOPS over a subset of rows; and
- * Nelder-Mead in the logarithms of the parameters, inside their bounds.
- * fit.c runs it and writes what it found.
+ * the searches of multistart.c over a subset's parameters.  fit.c runs it
+ * and writes what it found.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "fit-int.h"
 
@@ -44,6 +46,9 @@ static bool param_value(Param *p, GError **errp)
     }
     p->value = g_ascii_strtod(g_strstrip(v), &end);
     p->fitted = p->value;
+    if (!p->prior_given) {
+        p->prior = p->value;
+    }
     return true;
 }
 
@@ -56,8 +61,102 @@ static unsigned uf_find(unsigned *up, unsigned i)
     return i;
 }
 
-bool fit_load(Fit *f, const char *reviews, const char *only,
-              GError **errp)
+/* The slot of @workload in a drive's figures (FIT_SLOTS); -1 if none. */
+static int slot_of(const char *workload)
+{
+    NvmWorkload wl[NVM_FOUR_CORNERS];
+
+    nvm_four_corners(wl, false);
+    for (unsigned w = 0; w < NVM_FOUR_CORNERS; w++) {
+        if (!strcmp(wl[w].name, workload)) {
+            return w;
+        }
+    }
+    for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
+        if (!strcmp(nvm_vdi_names[w], workload)) {
+            return NVM_FOUR_CORNERS + w;
+        }
+    }
+    return -1;
+}
+
+/*
+ * vdi-calibration.tsv: '#' comments, a header, then drive, workload (one
+ * of the VDI suite's), peak IOPS, latency in us ('~': about), a note.
+ */
+static bool vdi_load(Fit *f, const char *path, GError **errp)
+{
+    g_autofree char *text = NULL;
+    g_auto(GStrv) lines = NULL;
+    bool header = false;
+    unsigned line = 0;
+
+    if (!g_file_get_contents(path, &text, NULL, errp)) {
+        return false;
+    }
+    lines = g_strsplit(text, "\n", -1);
+    for (char **l = lines; *l; l++) {
+        g_auto(GStrv) c = NULL;
+        NvmReviewRow row = { 0 };
+        const char *lat;
+        char *end;
+        int slot;
+
+        line++;
+        if (!**l || **l == '#') {
+            continue;
+        }
+        if (!header) {
+            header = true;
+            continue;
+        }
+        c = g_strsplit(*l, "\t", -1);
+        if (g_strv_length(c) < 4) {
+            g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s:%u: %u columns; drive, workload, peak_iops, "
+                        "lat_us wanted", path, line, g_strv_length(c));
+            return false;
+        }
+        slot = slot_of(c[1]);
+        if (slot < NVM_FOUR_CORNERS) {
+            g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s:%u: '%s' is not a VDI workload", path, line,
+                        c[1]);
+            return false;
+        }
+        row.peak_iops = g_ascii_strtod(c[2], &end);
+        if (end == c[2] || *end || !(row.peak_iops > 0) ||
+            !isfinite(row.peak_iops)) {
+            g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s:%u: peak_iops '%s' is not a positive number",
+                        path, line, c[2]);
+            return false;
+        }
+        lat = c[3];
+        row.consistent = lat[0] != '~';
+        lat += lat[0] == '~';
+        row.lat_us = g_ascii_strtod(lat, &end);
+        if (end == lat || *end || !(row.lat_us > 0) ||
+            !isfinite(row.lat_us)) {
+            g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s:%u: lat_us '%s' is not a positive number",
+                        path, line, c[3]);
+            return false;
+        }
+        row.drive = g_strdup(c[0]);
+        row.workload = g_strdup(c[1]);
+        g_array_append_val(f->reviews, row);
+        g_array_append_val(f->slots, slot);
+    }
+    return true;
+}
+
+bool fit_row_vdi(const Fit *f, unsigned r)
+{
+    return g_array_index(f->slots, unsigned, r) >= NVM_FOUR_CORNERS;
+}
+
+bool fit_load(Fit *f, const char *reviews, const char *vdi, GError **errp)
 {
     unsigned *up;
 
@@ -65,10 +164,27 @@ bool fit_load(Fit *f, const char *reviews, const char *only,
     if (!f->reviews) {
         return false;
     }
+    f->slots = g_array_new(FALSE, FALSE, sizeof(unsigned));
+    for (unsigned r = 0; r < f->reviews->len; r++) {
+        NvmReviewRow *row = &g_array_index(f->reviews, NvmReviewRow, r);
+        int slot = slot_of(row->workload);
+
+        if (slot < 0 || slot >= NVM_FOUR_CORNERS) {
+            g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s: '%s' is not one of the four corners", reviews,
+                        row->workload);
+            return false;
+        }
+        g_array_append_val(f->slots, slot);
+    }
+    if (vdi && !vdi_load(f, vdi, errp)) {
+        return false;
+    }
     f->drives = g_ptr_array_new();
     f->params = g_ptr_array_new();
     for (unsigned r = 0; r < f->reviews->len; r++) {
         NvmReviewRow *row = &g_array_index(f->reviews, NvmReviewRow, r);
+        unsigned slot = g_array_index(f->slots, unsigned, r);
         Drive *d = NULL;
         NvmProfile *p;
 
@@ -81,6 +197,9 @@ bool fit_load(Fit *f, const char *reviews, const char *only,
         }
         if (d) {
             g_array_append_val(d->rows, r);
+            if (slot >= NVM_FOUR_CORNERS) {
+                d->vdi[slot - NVM_FOUR_CORNERS] = true;
+            }
             continue;
         }
         p = nvm_profile_load(row->drive, f->dir, errp);
@@ -90,9 +209,10 @@ bool fit_load(Fit *f, const char *reviews, const char *only,
         d = g_new0(Drive, 1);
         d->name = g_strdup(row->drive);
         d->rows = g_array_new(FALSE, FALSE, sizeof(unsigned));
-        d->controller = g_strdup(p->controller_part ? p->controller_part
-                                                    : "");
         g_array_append_val(d->rows, r);
+        if (slot >= NVM_FOUR_CORNERS) {
+            d->vdi[slot - NVM_FOUR_CORNERS] = true;
+        }
         for (unsigned k = 0; k < p->n_free_params; k++) {
             unsigned idx;
             Param *q = param_find(f, &p->free_params[k], &idx);
@@ -158,23 +278,56 @@ bool fit_load(Fit *f, const char *reviews, const char *only,
         d->family = r->family;
     }
     g_free(up);
-    if (only) {
-        bool found = false;
-
-        for (unsigned i = 0; i < f->drives->len; i++) {
-            found |= !strcmp(((Drive *)f->drives->pdata[i])->name, only);
-        }
-        if (!found) {
-            g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                        "%s: no such drive in %s", only, reviews);
-            return false;
-        }
-    }
     return true;
 }
 
 /* ------------------------------------------------------------------ */
-/* Evaluation: a drive's four peaks with the given parameter values */
+/* Evaluation: a drive's peaks with the given parameter values */
+
+static double cpu_s(void)
+{
+    return (double)clock() / CLOCKS_PER_SEC;
+}
+
+/*
+ * The VDI workloads @d has rows of, each on a fresh model as nvmimic sim
+ * --suite vdi runs it (nvm_sim_vdi_one: the same seeds), peak only; into
+ * out[slot] (IOPS) and out[FIT_SLOTS + slot] (latency).
+ */
+static void drive_vdi(Fit *f, Drive *d, const NvmProfile *p,
+                      const NvmSimOptions *so, double *out)
+{
+    NvmVdiResult res[NVM_VDI_WORKLOADS];
+    g_autoptr(GError) err = NULL;
+    double t0 = cpu_s();
+    bool any = false;
+
+    for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
+        any |= d->vdi[w];
+    }
+    if (!any) {
+        return;
+    }
+    if (!nvm_vdi_load(p, f->workloads, res, &err)) {
+        fprintf(stderr, "nvmimic fit: %s\n", err->message);
+        return;
+    }
+    for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
+        NvmModel *m;
+
+        if (!d->vdi[w]) {
+            continue;
+        }
+        m = nvm_model_new(p, so->seed);
+        nvm_sim_vdi_one(p, so, w, m, NULL, &res[w]);
+        nvm_model_free(m);
+        out[NVM_FOUR_CORNERS + w] = res[w].peak.all.fig.iops;
+        out[FIT_SLOTS + NVM_FOUR_CORNERS + w] = res[w].peak.all.fig.lat_us;
+        f->vdi_sims++;
+    }
+    nvm_vdi_results_clear(res);
+    f->vdi_cpu_s += cpu_s() - t0;
+}
 
 static const double *drive_peaks(Fit *f, Drive *d, const double *vals)
 {
@@ -207,13 +360,20 @@ static const double *drive_peaks(Fit *f, Drive *d, const double *vals)
     /* the same key in a part and a drive file cannot both be free: the
      * loader refuses a key set twice */
     p = nvm_profile_load_with(d->name, f->dir, ov, &err);
-    out = g_new0(double, NVM_FOUR_CORNERS);
+    out = g_new0(double, 2 * FIT_SLOTS);
     if (p) {
+        double t0 = cpu_s();
+
         nvm_sim_four_corners(p, &so, res);
         for (unsigned w = 0; w < NVM_FOUR_CORNERS; w++) {
             out[w] = res[w].peak.fig.iops;
+            out[FIT_SLOTS + w] = res[w].peak.fig.lat_us;
         }
+        f->fc_cpu_s += cpu_s() - t0;
+        drive_vdi(f, d, p, &so, out);
         nvm_profile_free(p);
+    } else {
+        fprintf(stderr, "nvmimic fit: %s\n", err->message);
     }
     f->evals++;
     g_hash_table_insert(f->cache, g_string_free(key, FALSE), out);
@@ -222,17 +382,13 @@ static const double *drive_peaks(Fit *f, Drive *d, const double *vals)
 
 double fit_row_model(Fit *f, Drive *d, unsigned r, const double *vals)
 {
-    const NvmReviewRow *row = &g_array_index(f->reviews, NvmReviewRow, r);
-    NvmWorkload wl[NVM_FOUR_CORNERS];
-    const double *pk = drive_peaks(f, d, vals);
+    return drive_peaks(f, d, vals)[g_array_index(f->slots, unsigned, r)];
+}
 
-    nvm_four_corners(wl, false);
-    for (unsigned w = 0; w < NVM_FOUR_CORNERS; w++) {
-        if (!strcmp(wl[w].name, row->workload)) {
-            return pk[w];
-        }
-    }
-    return NAN;
+double fit_row_lat(Fit *f, Drive *d, unsigned r, const double *vals)
+{
+    return drive_peaks(f, d, vals)[FIT_SLOTS +
+                                   g_array_index(f->slots, unsigned, r)];
 }
 
 static bool in_subset(const Subset *s, const Drive *d, unsigned r)
@@ -257,6 +413,13 @@ double fit_objective(Fit *f, const Subset *s, const double *vals)
                 continue;
             }
             row = &g_array_index(f->reviews, NvmReviewRow, r);
+            /*
+             * IOPS only, VDI rows too: a VDI peak is closed-loop at the job
+             * file's fixed depth, so its latency is that depth / IOPS
+             * (Little's law) and carries no figure of its own; fitted too,
+             * it would pull IOPS off by half the gap between the job
+             * file's depth and the review's (32 against 34 for boot).
+             */
             m = fit_row_model(f, d, r, vals);
             e = m > 0 ? log(m / row->peak_iops) : 10;
             sum += e * e;
@@ -293,126 +456,86 @@ unsigned fit_subset_params(Fit *f, const Subset *s, unsigned *idx)
     return n;
 }
 
-static double nm_eval(Fit *f, const Subset *s, const unsigned *idx,
-                      unsigned n, const double *x, double *vals)
-{
-    for (unsigned j = 0; j < n; j++) {
-        Param *q = f->params->pdata[idx[j]];
-        double v = exp(x[j]);
 
-        vals[idx[j]] = v < q->lo ? q->lo : v > q->hi ? q->hi : v;
+unsigned fit_subset_rows(Fit *f, const Subset *s)
+{
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < f->drives->len; i++) {
+        Drive *d = f->drives->pdata[i];
+
+        for (unsigned k = 0; k < d->rows->len; k++) {
+            n += in_subset(s, d, g_array_index(d->rows, unsigned, k));
+        }
     }
-    return fit_objective(f, s, vals);
+    return n;
 }
 
-/*
- * Minimise the subset's objective from @vals (updated in place).  Returns
- * the objective at the result.
- */
+/* The objective over a subset's parameters, for multistart.c. */
+typedef struct SearchCtx {
+    Fit *f;
+    const Subset *s;
+    unsigned idx[MAX_FREE], n;
+    double *vals;               /* every parameter; the subset's set here */
+} SearchCtx;
+
+static double search_fn(void *opaque, const double *v)
+{
+    SearchCtx *c = opaque;
+
+    for (unsigned j = 0; j < c->n; j++) {
+        c->vals[c->idx[j]] = v[j];
+    }
+    return fit_objective(c->f, c->s, c->vals);
+}
+
+static void search_init(Fit *f, const Subset *s, double *vals, SearchCtx *c,
+                        NvmSearch *ns)
+{
+    *c = (SearchCtx){ .f = f, .s = s, .vals = vals };
+    c->n = fit_subset_params(f, s, c->idx);
+    *ns = (NvmSearch){ .n = c->n, .fn = search_fn, .ctx = c,
+                       .max_evals = f->max_evals, .step = 0.15,
+                       /* 1 % of log error per row: seed and rounding */
+                       .flat_abs = fit_subset_rows(f, s) * 1e-4 };
+    for (unsigned j = 0; j < c->n; j++) {
+        Param *q = f->params->pdata[c->idx[j]];
+
+        ns->lo[j] = q->lo;
+        ns->hi[j] = q->hi;
+    }
+}
+
 double fit_nelder_mead(Fit *f, const Subset *s, double *vals)
 {
-    unsigned idx[MAX_FREE];
-    unsigned n = fit_subset_params(f, s, idx);
-    double x[MAX_FREE + 1][MAX_FREE], fx[MAX_FREE + 1];
-    double c[MAX_FREE], xr[MAX_FREE], xe[MAX_FREE], xc[MAX_FREE];
-    double *tmp = g_new(double, f->params->len);
-    unsigned evals = 0;
+    SearchCtx c;
+    NvmSearch ns;
+    double v[MAX_FREE];
 
-    if (!n) {
-        double o = fit_objective(f, s, vals);
-
-        g_free(tmp);
-        return o;
+    search_init(f, s, vals, &c, &ns);
+    for (unsigned j = 0; j < c.n; j++) {
+        v[j] = vals[c.idx[j]];
     }
-    memcpy(tmp, vals, sizeof(double) * f->params->len);
-    for (unsigned i = 0; i <= n; i++) {
-        for (unsigned j = 0; j < n; j++) {
-            x[i][j] = log(vals[idx[j]]) + (i == j + 1 ? 0.15 : 0);
-        }
-        fx[i] = nm_eval(f, s, idx, n, x[i], tmp);
-        evals++;
+    return nvm_nelder_mead(&ns, v);
+}
+
+double fit_multistart(Fit *f, const Subset *s, double *vals,
+                      NvmMultiResult *r)
+{
+    SearchCtx c;
+    NvmSearch ns;
+    double v[MAX_FREE], prior[MAX_FREE], o;
+
+    search_init(f, s, vals, &c, &ns);
+    /* from afar: a wider first simplex, the cross-validation's budget */
+    ns.step = 0.3;
+    ns.max_evals = f->start_evals;
+    for (unsigned j = 0; j < c.n; j++) {
+        prior[j] = ((Param *)f->params->pdata[c.idx[j]])->prior;
     }
-    while (evals < f->max_evals) {
-        unsigned best = 0, worst = 0, second;
-        double fr;
-
-        for (unsigned i = 1; i <= n; i++) {
-            if (fx[i] < fx[best]) {
-                best = i;
-            }
-            if (fx[i] > fx[worst]) {
-                worst = i;
-            }
-        }
-        second = best;
-        for (unsigned i = 0; i <= n; i++) {
-            if (i != worst && fx[i] > fx[second]) {
-                second = i;
-            }
-        }
-        if (fx[worst] - fx[best] < 1e-6) {
-            break;
-        }
-        for (unsigned j = 0; j < n; j++) {
-            c[j] = 0;
-            for (unsigned i = 0; i <= n; i++) {
-                if (i != worst) {
-                    c[j] += x[i][j] / n;
-                }
-            }
-            xr[j] = c[j] + (c[j] - x[worst][j]);
-        }
-        fr = nm_eval(f, s, idx, n, xr, tmp);
-        evals++;
-        if (fr < fx[best]) {
-            double fe;
-
-            for (unsigned j = 0; j < n; j++) {
-                xe[j] = c[j] + 2 * (c[j] - x[worst][j]);
-            }
-            fe = nm_eval(f, s, idx, n, xe, tmp);
-            evals++;
-            memcpy(x[worst], fe < fr ? xe : xr, sizeof(double) * n);
-            fx[worst] = fe < fr ? fe : fr;
-        } else if (fr < fx[second]) {
-            memcpy(x[worst], xr, sizeof(double) * n);
-            fx[worst] = fr;
-        } else {
-            double fc;
-
-            for (unsigned j = 0; j < n; j++) {
-                xc[j] = c[j] + 0.5 * (x[worst][j] - c[j]);
-            }
-            fc = nm_eval(f, s, idx, n, xc, tmp);
-            evals++;
-            if (fc < fx[worst]) {
-                memcpy(x[worst], xc, sizeof(double) * n);
-                fx[worst] = fc;
-            } else {
-                for (unsigned i = 0; i <= n; i++) {
-                    if (i == best) {
-                        continue;
-                    }
-                    for (unsigned j = 0; j < n; j++) {
-                        x[i][j] = x[best][j] + 0.5 * (x[i][j] - x[best][j]);
-                    }
-                    fx[i] = nm_eval(f, s, idx, n, x[i], tmp);
-                    evals++;
-                }
-            }
-        }
+    o = nvm_multistart(&ns, prior, f->n_starts, v, r);
+    for (unsigned j = 0; j < c.n; j++) {
+        vals[c.idx[j]] = v[j];
     }
-    {
-        unsigned best = 0;
-        double o;
-
-        for (unsigned i = 1; i <= n; i++) {
-            if (fx[i] < fx[best]) {
-                best = i;
-            }
-        }
-        o = nm_eval(f, s, idx, n, x[best], vals);
-        g_free(tmp);
-        return o;
-    }
+    return o;
 }
