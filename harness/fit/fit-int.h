@@ -74,6 +74,8 @@ typedef struct Subset {
  * in @r).
  */
 bool fit_load(Fit *f, const char *reviews, const char *vdi, GError **errp);
+/* What fit_load and the evaluations allocated in @f (f->cache too). */
+void fit_free(Fit *f);
 double fit_row_model(Fit *f, Drive *d, unsigned r, const double *vals);
 double fit_row_lat(Fit *f, Drive *d, unsigned r, const double *vals);
 bool fit_row_vdi(const Fit *f, unsigned r);

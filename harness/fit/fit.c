@@ -277,6 +277,7 @@ static int fit_run(const FitOpts *o)
     f.cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     if (!fit_load(&f, reviews, vdi, &err)) {
         fprintf(stderr, "nvmimic fit: %s\n", err->message);
+        fit_free(&f);
         return 1;
     }
     vals = g_new(double, f.params->len);
@@ -416,7 +417,7 @@ static int fit_run(const FitOpts *o)
     g_string_free(out, TRUE);
     g_free(vals);
     g_free(start);
-    g_hash_table_destroy(f.cache);
+    fit_free(&f);
     return rc;
 }
 

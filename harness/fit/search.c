@@ -281,6 +281,41 @@ bool fit_load(Fit *f, const char *reviews, const char *vdi, GError **errp)
     return true;
 }
 
+void fit_free(Fit *f)
+{
+    for (unsigned i = 0; f->drives && i < f->drives->len; i++) {
+        Drive *d = f->drives->pdata[i];
+
+        g_free(d->name);
+        g_array_free(d->rows, TRUE);
+        g_free(d);
+    }
+    for (unsigned i = 0; f->params && i < f->params->len; i++) {
+        Param *q = f->params->pdata[i];
+
+        g_free(q->file);
+        g_free(q->group);
+        g_free(q->key);
+        g_free(q);
+    }
+    if (f->drives) {
+        g_ptr_array_free(f->drives, TRUE);
+    }
+    if (f->params) {
+        g_ptr_array_free(f->params, TRUE);
+    }
+    if (f->slots) {
+        g_array_free(f->slots, TRUE);
+    }
+    if (f->cache) {
+        g_hash_table_destroy(f->cache);
+    }
+    nvm_reviews_free(f->reviews);
+    f->drives = f->params = NULL;
+    f->slots = f->reviews = NULL;
+    f->cache = NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* Evaluation: a drive's peaks with the given parameter values */
 

@@ -213,6 +213,8 @@ static void the_670p_is_exactly_determined_not_predicted(void)
     /* nothing to fit, nothing simulated */
     g_assert_cmpuint(f->evals, ==, 0);
     g_string_free(out, TRUE);
+    fit_free(f);
+    g_free(f);
 }
 
 static void vdi_figures_join_their_drives_rows(void)
@@ -234,6 +236,8 @@ static void vdi_figures_join_their_drives_rows(void)
         g_assert_true(d->vdi[0] == p2);
         g_assert_true(d->vdi[1] == (p2 || p5));
     }
+    fit_free(f);
+    g_free(f);
 }
 
 static void bad_vdi_row_refused_naming_file_and_line(void)
@@ -252,6 +256,7 @@ static void bad_vdi_row_refused_naming_file_and_line(void)
     g_assert_nonnull(strstr(err->message, "vdi.tsv:3"));
     g_assert_nonnull(strstr(err->message, "lat_us 'fast'"));
     g_assert_null(strchr(err->message, '\n'));
+    fit_free(&f);
     g_unlink(tsv);
     g_rmdir(dir);
 }
