@@ -70,6 +70,10 @@ typedef struct NvmFreeParam {
     char *key;
     char *file;                 /* the part or drive file that sets it */
     double lo, hi;              /* the range the fit searches */
+    /* "LO..HI prior P": the value before any fit, where cross-validation
+     * starts (a published figure of a peer part, a typical one) */
+    bool has_prior;
+    double prior;
 } NvmFreeParam;
 
 /*

@@ -251,6 +251,24 @@ static bool compose_fit(Compose *c, GKeyFile *kf, const char *file,
         }
         g_strstrip(val);
         shown = nvm_prof_quote_value(val);
+        /* "LO..HI prior P": where cross-validation starts (nvmimic fit) */
+        sep = strstr(val, "prior");
+        if (sep) {
+            char *pv = sep + strlen("prior");
+
+            *sep = 0;
+            g_strchomp(val);
+            fp.prior = g_ascii_strtod(pv, &end);
+            while (*end == ' ' || *end == '\t') {
+                end++;
+            }
+            if (end == pv || *end) {
+                nvm_prof_set_err(errp, file, "fit", *k,
+                                 "'%s': the prior is not a number", shown);
+                return false;
+            }
+            fp.has_prior = true;
+        }
         sep = strstr(val, "..");
         if (sep) {
             *sep = 0;
@@ -268,6 +286,11 @@ static bool compose_fit(Compose *c, GKeyFile *kf, const char *file,
             nvm_prof_set_err(errp, file, "fit", *k,
                              "'%s' is not a range LO..HI "
                              "with 0 < LO < HI inside the key's bounds", shown);
+            return false;
+        }
+        if (fp.has_prior && !(fp.prior >= fp.lo && fp.prior <= fp.hi)) {
+            nvm_prof_set_err(errp, file, "fit", *k,
+                             "'%s': the prior is outside LO..HI", shown);
             return false;
         }
         fp.group = g_strdup(group);

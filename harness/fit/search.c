@@ -224,6 +224,8 @@ bool fit_load(Fit *f, const char *reviews, const char *vdi, GError **errp)
                 q->key = g_strdup(p->free_params[k].key);
                 q->lo = p->free_params[k].lo;
                 q->hi = p->free_params[k].hi;
+                q->prior_given = p->free_params[k].has_prior;
+                q->prior = p->free_params[k].prior;
                 if (!param_value(q, errp)) {
                     nvm_profile_free(p);
                     return false;

@@ -838,6 +838,46 @@ static void bad_fit_range_is_rejected_naming_the_part(void)
     rm_part_dir(dir);
 }
 
+/* "LO..HI prior P": the prior is read, and one outside the range or not a
+ * number is refused naming the part and the key. */
+static void fit_prior_is_read_and_checked(void)
+{
+    g_autofree char *t = shipped_drive("crucial-p5-1tb");
+    g_autofree char *ok = part_dir(t, "nand.erase-us = 1000..20000 prior "
+                                      "4500\n");
+    g_autofree char *out = part_dir(t, "nand.erase-us = 1000..20000 prior "
+                                       "50000\n");
+    g_autofree char *nan = part_dir(t, "nand.erase-us = 1000..20000 prior "
+                                       "x\n");
+    g_autofree char *d = g_strdup_printf("%s/d.ini", ok);
+    g_autoptr(GError) err = NULL;
+    NvmProfile *p = nvm_profile_load(d, NULL, &err);
+    bool found = false;
+
+    g_assert_no_error(err);
+    for (unsigned i = 0; i < p->n_free_params; i++) {
+        const NvmFreeParam *fp = &p->free_params[i];
+
+        if (!strcmp(fp->key, "erase-us")) {
+            found = true;
+            g_assert_true(fp->has_prior);
+            g_assert_cmpfloat(fp->prior, ==, 4500);
+            g_assert_cmpfloat(fp->hi, ==, 20000);
+        } else {
+            g_assert_false(fp->has_prior);
+        }
+    }
+    g_assert_true(found);
+    nvm_profile_free(p);
+    expect_part_error(out, "micron-b27a-96l-tlc.ini", "[fit] nand.erase-us",
+                      "the prior is outside");
+    expect_part_error(nan, "micron-b27a-96l-tlc.ini", "[fit] nand.erase-us",
+                      "the prior is not a number");
+    rm_part_dir(ok);
+    rm_part_dir(out);
+    rm_part_dir(nan);
+}
+
 /* The P5 1 TB and 2 TB share both parts and their firmware policy: the
  * composed profiles differ only in identity and geometry. */
 static void p5_capacities_differ_only_in_geometry_and_identity(void)
@@ -991,6 +1031,8 @@ int main(int argc, char **argv)
                     geometry_too_small_for_the_capacity_is_rejected);
     g_test_add_func("/profile/bad_fit_range_is_rejected_naming_the_part",
                     bad_fit_range_is_rejected_naming_the_part);
+    g_test_add_func("/profile/fit_prior_is_read_and_checked",
+                    fit_prior_is_read_and_checked);
     g_test_add_func("/profile/p5_capacities_differ_only_in_geometry_and_"
                     "identity",
                     p5_capacities_differ_only_in_geometry_and_identity);
