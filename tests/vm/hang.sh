@@ -20,13 +20,28 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/job"
 printf 'echo nvmimic-test: job started, now hanging\nsleep 100000\n' >"$work/job/run.sh"
 
+# A host loaded beyond its cores (make check beside other work, 2 cores,
+# load 12) once took more than 45 s to boot the kernel, so the guest "hung"
+# before its job: that says nothing about the runner.  Only then the test
+# runs once more with three times the time; a hang in the job itself is
+# judged on the first run.
 timeout_s=${NVMIMIC_HANG_TIMEOUT:-45}
-start=$(date +%s)
-rc=0
-"$root/vm-images/run-guest.sh" "$qemu" "$guest" "$work/job" "$work/results" "$timeout_s" \
-    2>"$work/stderr" || rc=$?
-took=$(($(date +%s) - start))
-cat "$work/stderr"
+for attempt in 1 2; do
+    start=$(date +%s)
+    rc=0
+    "$root/vm-images/run-guest.sh" "$qemu" "$guest" "$work/job" "$work/results" \
+        "$timeout_s" 2>"$work/stderr" || rc=$?
+    took=$(($(date +%s) - start))
+    cat "$work/stderr"
+    if [ "$attempt" = 1 ] && grep -q "hung in step: kernel boot" "$work/stderr"; then
+        echo "hang: the kernel did not boot within ${timeout_s}s (a loaded host);" \
+             "once more with $((timeout_s * 3))s"
+        timeout_s=$((timeout_s * 3))
+        rm -rf "$work/results"
+        continue
+    fi
+    break
+done
 
 [ "$rc" -eq 2 ] || fail "run-guest exited $rc, expected 2 (guest did not deliver)"
 grep -q "hung in step: running job /job/run.sh" "$work/stderr" ||
