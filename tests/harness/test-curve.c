@@ -10,19 +10,7 @@
 #include <math.h>
 
 #include "sim.h"
-
-#ifndef NVMIMIC_PROFILE_DIR
-#define NVMIMIC_PROFILE_DIR "profiles"
-#endif
-
-static NvmProfile *load(const char *name)
-{
-    g_autoptr(GError) err = NULL;
-    NvmProfile *p = nvm_profile_load(name, NVMIMIC_PROFILE_DIR, &err);
-
-    g_assert_no_error(err);
-    return p;
-}
+#include "test-profile.h"
 
 /* Run one workload of @p in the review state: peak, then @n points. */
 static void run_curve(const NvmProfile *p, unsigned wl_index,

@@ -11,16 +11,7 @@
 
 #include "curve.h"
 #include "sim.h"
-
-static NvmProfile *load(const char *name)
-{
-    g_autoptr(GError) err = NULL;
-    NvmProfile *p = nvm_profile_load(name, NVMIMIC_PROFILE_DIR, &err);
-
-    g_assert_no_error(err);
-    g_assert_nonnull(p);
-    return p;
-}
+#include "test-profile.h"
 
 /*
  * Load @name (composed with its parts) with "key=value" lines replaced in
@@ -862,7 +853,6 @@ static void mapped_ranges_are_read_from_nand_the_rest_is_not(void)
     nvm_model_free(m);
     nvm_profile_free(p);
 }
-
 
 /* ---- the die timeline, the buffer, flush and FUA ---- */
 

@@ -10,22 +10,11 @@
 
 #include "trace.h"
 #include "vdi.h"
+#include "test-profile.h"
 
-#ifndef NVMIMIC_PROFILE_DIR
-#define NVMIMIC_PROFILE_DIR "profiles"
-#endif
 #ifndef NVMIMIC_WORKLOAD_DIR
 #define NVMIMIC_WORKLOAD_DIR "harness/workloads"
 #endif
-
-static NvmProfile *load(const char *name)
-{
-    g_autoptr(GError) err = NULL;
-    NvmProfile *p = nvm_profile_load(name, NVMIMIC_PROFILE_DIR, &err);
-
-    g_assert_no_error(err);
-    return p;
-}
 
 static NvmMix *parse_ok(const char *text)
 {
