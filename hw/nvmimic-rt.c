@@ -189,10 +189,16 @@ static void nvmimic_rt_sleep(NvmimicRt *rt, int64_t target, int64_t ns)
     qatomic_set(&rt->sleeping_for, INT64_MIN);
 }
 
+/* The thread's polling since it last posted (timing-poll-us). */
+typedef struct NvmimicRtPoll {
+    uint64_t ns;                /* time spent polling */
+    uint64_t hits;              /* polls that saw a new deadline come */
+} NvmimicRtPoll;
+
 /* With the BQL: post what is due, unless stopped; false when stopped. */
 static bool nvmimic_rt_post(NvmimicRt *rt, int64_t due_ns,
                             const uint64_t *wake_hist, uint64_t *gen,
-                            uint64_t spin_ns, const uint64_t *poll)
+                            uint64_t spin_ns, const NvmimicRtPoll *poll)
 {
     int64_t t0 = get_clock();
     int64_t waited;
@@ -209,8 +215,8 @@ static bool nvmimic_rt_post(NvmimicRt *rt, int64_t due_ns,
             rt->wake_hist[i] += wake_hist[i];
         }
         rt->spin_total_ns += spin_ns;
-        rt->poll_total_ns += poll[0];
-        rt->poll_hits += poll[1];
+        rt->poll_total_ns += poll->ns;
+        rt->poll_hits += poll->hits;
     }
     *gen = rt->stats_gen;
     rt->runs++;
@@ -266,36 +272,41 @@ static void nvmimic_rt_wake(NvmimicRt *rt, NvmimicRtWakes *w, int64_t late)
                     sorted[(k * 99 - 1) / 100] + NVMIMIC_RT_MARGIN_NS));
 }
 
+/* Is the earliest deadline @next (INT64_MAX: none) before its spin window? */
+static bool nvmimic_rt_before_window(NvmimicRt *rt, int64_t next)
+{
+    return next == INT64_MAX ||
+           next - rt->opts.early_ns - qatomic_read(&rt->spin_ns) >
+           nvmimic_rt_now();
+}
+
 /*
  * Poll (host clock, until @until) for the earliest deadline to move from
- * @next, for the thread to stop, or for the VM to stop.  True when a new
- * deadline came (counted as a hit), false at @until.  Also returns when
- * @next comes within the spin window, where the caller spins for it.
+ * @next, for its spin window to come, for the thread to stop, or for the
+ * VM to stop.  False only when @until came first.
  */
 static bool nvmimic_rt_poll(NvmimicRt *rt, int64_t next, int64_t until,
-                            uint64_t *poll)
+                            NvmimicRtPoll *poll)
 {
     int64_t t0 = get_clock(), t = t0;
-    bool moved = false;
+    bool came = false;
 
     while (t < until && !qatomic_read(&rt->stop) &&
            qatomic_read(&rt->running)) {
         if (qatomic_read(&rt->next_ns) != next) {
-            moved = true;
-            poll[1]++;
+            poll->hits++;
+            came = true;
             break;
         }
-        if (next != INT64_MAX &&
-            next - rt->opts.early_ns - qatomic_read(&rt->spin_ns) <=
-            nvmimic_rt_now()) {
-            moved = true;       /* its spin window has come */
+        if (!nvmimic_rt_before_window(rt, next)) {
+            came = true;
             break;
         }
         cpu_relax();
         t = get_clock();
     }
-    poll[0] += t - t0;
-    return moved || t < until;
+    poll->ns += t - t0;
+    return came || t < until;
 }
 
 static void *nvmimic_rt_thread(void *opaque)
@@ -303,7 +314,7 @@ static void *nvmimic_rt_thread(void *opaque)
     NvmimicRt *rt = opaque;
     uint64_t wake_hist[NVM_HIST_BUCKETS] = { 0 };
     uint64_t gen = 0, spin_ns = 0;
-    uint64_t poll[2] = { 0, 0 };        /* poll time, polls that hit */
+    NvmimicRtPoll poll = { 0, 0 };
     int64_t poll_until = INT64_MIN;     /* host clock: poll, not sleep */
     NvmimicRtWakes wakes = { .n = 0 };
 
@@ -317,13 +328,10 @@ static void *nvmimic_rt_thread(void *opaque)
         int64_t now, spin_from, spin_start;
 
         if (qatomic_read(&rt->running) && get_clock() < poll_until &&
-            (next == INT64_MAX ||
-             next - rt->opts.early_ns - qatomic_read(&rt->spin_ns) >
-             nvmimic_rt_now())) {
-            if (nvmimic_rt_poll(rt, next, poll_until, poll)) {
-                continue;
+            nvmimic_rt_before_window(rt, next)) {
+            if (!nvmimic_rt_poll(rt, next, poll_until, &poll)) {
+                poll_until = INT64_MIN;     /* nothing came: sleep */
             }
-            poll_until = INT64_MIN;     /* nothing came: sleep */
             continue;
         }
         if (next == INT64_MAX || !qatomic_read(&rt->running)) {
@@ -368,12 +376,12 @@ static void *nvmimic_rt_thread(void *opaque)
         if (now < next) {
             continue;
         }
-        if (!nvmimic_rt_post(rt, next, wake_hist, &gen, spin_ns, poll)) {
+        if (!nvmimic_rt_post(rt, next, wake_hist, &gen, spin_ns, &poll)) {
             break;
         }
         memset(wake_hist, 0, sizeof(wake_hist));
         spin_ns = 0;
-        poll[0] = poll[1] = 0;
+        poll = (NvmimicRtPoll) { 0, 0 };
         if (rt->poll_ns) {
             poll_until = get_clock() + rt->poll_ns;
         }
