@@ -395,6 +395,27 @@ nvmimic_open(BlockDriverState *bs, QDict *options, int flags, Error **errp)
     spin = qemu_opt_get_number(opts, NVMIMIC_OPT_SPIN, rt.spin_us);
     rt.fifo = qemu_opt_get_bool(opts, NVMIMIC_OPT_FIFO, rt.fifo);
     poll = qemu_opt_get_number(opts, NVMIMIC_OPT_POLL, rt.poll_us);
+    /*
+     * The numbers come as wide from -drive (QemuOpts) as from -blockdev
+     * (QAPI's int and uint64): what does not fit NvmimicRtOpts is refused
+     * here, the rest by nvmimic_rt_opts_check(), each value with the one
+     * line the nvme device gives for it.
+     */
+    if (cpu < INT32_MIN || cpu > INT32_MAX) {
+        error_setg(errp, "nvmimic: " NVMIMIC_OPT_CPU "=%" PRId64 " is not a "
+                   "host CPU (0..%ld, or -1 for none)", cpu,
+                   sysconf(_SC_NPROCESSORS_CONF) - 1);
+        nvm_profile_free(p);
+        ret = -EINVAL;
+        goto out;
+    }
+    if (spin > NVMIMIC_RT_SPIN_US_MAX) {
+        error_setg(errp, "nvmimic: " NVMIMIC_OPT_SPIN "=%" PRIu64 " is more "
+                   "than %d", spin, NVMIMIC_RT_SPIN_US_MAX);
+        nvm_profile_free(p);
+        ret = -EINVAL;
+        goto out;
+    }
     if (poll > NVMIMIC_RT_POLL_US_MAX) {
         error_setg(errp, "nvmimic: " NVMIMIC_OPT_POLL "=%" PRIu64 " is more "
                    "than %d", poll, NVMIMIC_RT_POLL_US_MAX);
@@ -402,17 +423,9 @@ nvmimic_open(BlockDriverState *bs, QDict *options, int flags, Error **errp)
         ret = -EINVAL;
         goto out;
     }
-    rt.poll_us = poll;
-    if (cpu < -1 || cpu > INT32_MAX || spin > NVMIMIC_RT_SPIN_US_MAX) {
-        error_setg(errp, "nvmimic: " NVMIMIC_OPT_CPU "=%" PRId64 " or "
-                   NVMIMIC_OPT_SPIN "=%" PRIu64 " is out of range (-1 or a "
-                   "host CPU; 0..%d)", cpu, spin, NVMIMIC_RT_SPIN_US_MAX);
-        nvm_profile_free(p);
-        ret = -EINVAL;
-        goto out;
-    }
     rt.cpu = cpu;
     rt.spin_us = spin;
+    rt.poll_us = poll;
     if (!nvmimic_rt_opts_check(&rt, "nvmimic", errp)) {
         nvm_profile_free(p);
         ret = -EINVAL;
