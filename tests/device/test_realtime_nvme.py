@@ -17,6 +17,9 @@ just before the CQE is written).
   make check-sanitizers that also checks the thread's lifetime.
 - The thread's options are checked at realize, and it is absent with
   timing-thread=off and under -icount.
+- The nvmimic block filter takes the same options on -blockdev (QAPI's
+  BlockdevOptionsNvmimic, qemu/patches/0004) as on -drive: they reach its
+  thread, and a bad value is refused with the same one line on both.
 
 Run one:  python3 tests/device/test_realtime_nvme.py RealtimeNvme.test_NAME
 """
@@ -29,7 +32,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nvmeqtest import QemuError  # noqa: E402
-from test_profile_nvme import ASAN_SWAPCONTEXT_NOTICE, DEV_ID  # noqa: E402
+from test_profile_nvme import (  # noqa: E402
+    ASAN_SWAPCONTEXT_NOTICE, DEV_ID, MAIN_PROFILE)
 from test_icount_nvme import TinyGuest, TinyGuestCase, guest_ios  # noqa: E402
 
 TRACE = ['-trace', 'nvmimic_submit', '-trace', 'nvmimic_post', '-trace',
@@ -88,6 +92,51 @@ def timing_violations(posts):
                        '%d)' % (cid, dl, last[0], last[1]))
         last = (cid, dl)
     return bad
+
+
+FILTER_NODE = 'timed'
+FILTER_CHILD_BYTES = 1 << 30
+
+
+def blockdev_filter_args(opts):
+    """A null-co node under an nvmimic block filter node (FILTER_NODE)
+    with the timing options @opts, on -blockdev; no frontend uses it."""
+    return ['-blockdev', 'driver=null-co,node-name=timed-child,size=%d'
+            % FILTER_CHILD_BYTES,
+            '-blockdev', 'driver=nvmimic,node-name=%s,file=timed-child,'
+            'profile=%s%s' % (FILTER_NODE, MAIN_PROFILE, opts)]
+
+
+def drive_filter_args(opts):
+    """The same filter on -drive (QemuOpts rather than QAPI)."""
+    return ['-drive', 'if=none,id=%s,driver=nvmimic,file.driver=null-co,'
+            'file.size=%d,profile=%s%s' % (FILTER_NODE, FILTER_CHILD_BYTES,
+                                           MAIN_PROFILE, opts)]
+
+
+def refusal(extra_args=(), device_opts=''):
+    """The stderr of a QEMU that must not start (QemuError if it does),
+    less ASan's once-per-process notice about swapcontext (QEMU's
+    coroutines), which is not ours."""
+    g = TinyGuest('mode=qd1', device_opts=device_opts, icount=False,
+                  extra_args=extra_args)
+    try:
+        try:
+            g.start()
+            g.qmp.execute('query-status')
+        except QemuError:
+            pass
+        else:
+            raise QemuError('QEMU started with %r' % (list(extra_args)
+                                                      or device_opts))
+        deadline = time.monotonic() + 30
+        while g.proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        err = g.read(g.err_path)
+    finally:
+        g.stop()
+    return '\n'.join(ln for ln in err.splitlines()
+                     if ln.strip() and not ASAN_SWAPCONTEXT_NOTICE.search(ln))
 
 
 class RealtimeNvme(TinyGuestCase):
@@ -275,6 +324,119 @@ class RealtimeNvme(TinyGuestCase):
                                       if ln.strip() and not
                                       ASAN_SWAPCONTEXT_NOTICE.search(ln)]),
                                  1, err)
+
+    def filter_stats(self, opts):
+        """query-nvmimic-stats of a block filter on -blockdev with the
+        timing options @opts, in real time (TCG without -icount; the
+        machine is made, the guest never runs), and the host CPUs the
+        filter's timing thread may run on (None: no such thread; the
+        NVMe controller has none, timing-thread=off)."""
+        g = self.boot('mode=qd1', ',timing-thread=off',
+                      extra_args=['-name', 'debug-threads=on']
+                      + blockdev_filter_args(opts))
+        st = g.qmp.execute('query-nvmimic-stats', id=FILTER_NODE)
+        # the thread names itself once it runs: give it a moment
+        deadline = time.monotonic() + (10 if 'realtime' in st else 0)
+        while True:
+            tids = []
+            task_dir = '/proc/%d/task' % g.proc.pid
+            for tid in os.listdir(task_dir):
+                try:
+                    with open(os.path.join(task_dir, tid, 'comm')) as f:
+                        if f.read().strip() == 'nvmimic-timing':
+                            tids.append(int(tid))
+                except OSError:
+                    pass            # a thread that just ended
+            if tids or time.monotonic() >= deadline:
+                break
+            time.sleep(0.05)
+        self.assertLessEqual(len(tids), 1, 'one timing thread')
+        cpus = os.sched_getaffinity(tids[0]) if tids else None
+        self.tearDown()
+        return st, cpus
+
+    def test_blockdev_filter_takes_the_timing_options(self):
+        """-blockdev driver=nvmimic,... with each timing option: the thread
+        starts with its spin window at timing-spin-us (default 200) and
+        keeps it until it has timed 32 wake-ups, none here, so
+        realtime.spin-us is the option's value; timing-cpu pins it;
+        timing-thread=off leaves no thread and no realtime figures.
+        (Without the options in QAPI's BlockdevOptionsNvmimic, -blockdev
+        refuses each as an unexpected parameter.)"""
+        st, cpus = self.filter_stats('')
+        self.assertIn('realtime', st, 'the filter has a timing thread')
+        self.assertEqual(st['realtime']['spin-us'], 200, 'the default')
+        self.assertEqual(cpus, os.sched_getaffinity(0), 'not pinned')
+        cpu = max(os.sched_getaffinity(0))
+        st, cpus = self.filter_stats(
+            ',timing-spin-us=37,timing-poll-us=0,timing-cpu=%d,'
+            'timing-fifo=off' % cpu)
+        self.assertIn('realtime', st)
+        self.assertEqual(st['realtime']['spin-us'], 37)
+        self.assertEqual(st['realtime']['poll-ms'], 0)
+        self.assertEqual(cpus, {cpu}, 'timing-cpu pinned the thread')
+        st, cpus = self.filter_stats(',timing-thread=off,timing-poll-us=2000')
+        self.assertEqual(st['id'], FILTER_NODE)
+        self.assertNotIn('realtime', st, 'timing-thread=off: no thread')
+        self.assertIsNone(cpus, 'timing-thread=off: no thread')
+
+    def test_blockdev_add_takes_the_timing_options_typed(self):
+        """blockdev-add gives the options as JSON numbers and booleans,
+        not the strings of the command line; the filter takes them, and
+        refuses a bad one with the same line as -blockdev."""
+        g = self.boot('mode=qd1', ',timing-thread=off')
+        g.qmp.execute('blockdev-add', driver='null-co',
+                      **{'node-name': 'qmp-child', 'size': FILTER_CHILD_BYTES})
+        opts = {'timing-thread': True, 'timing-cpu': -1,
+                'timing-spin-us': 41, 'timing-poll-us': 0,
+                'timing-fifo': False}
+        g.qmp.execute('blockdev-add', driver='nvmimic', file='qmp-child',
+                      profile=MAIN_PROFILE, **{'node-name': 'qmp-timed'},
+                      **opts)
+        st = g.qmp.execute('query-nvmimic-stats', id='qmp-timed')
+        self.assertIn('realtime', st)
+        self.assertEqual(st['realtime']['spin-us'], 41)
+        for key, bad, want in (
+                ('timing-poll-us', 200000, 'nvmimic: timing-poll-us=200000 '
+                 'is more than 100000'),
+                ('timing-cpu', -2, 'nvmimic: timing-cpu=-2 is not a host '
+                 'CPU')):
+            with self.subTest(key=key):
+                with self.assertRaises(QemuError) as cm:
+                    g.qmp.execute('blockdev-add', driver='nvmimic',
+                                  file={'driver': 'null-co',
+                                        'size': FILTER_CHILD_BYTES},
+                                  profile=MAIN_PROFILE,
+                                  **{'node-name': 'qmp-bad', key: bad})
+                self.assertIn(want, str(cm.exception))
+        st = g.qmp.execute('query-nvmimic-stats', id='qmp-timed')
+        self.assertEqual(st['realtime']['spin-us'], 41)
+
+    def test_blockdev_filter_refuses_bad_timing_options_as_drive_does(self):
+        """Each bad value: one line on -blockdev, naming the option and
+        its value, and the same words as on -drive."""
+        cases = [(',timing-poll-us=200000', 'nvmimic: timing-poll-us=200000 '
+                  'is more than 100000'),
+                 (',timing-poll-us=-1', 'nvmimic: timing-poll-us='
+                  '18446744073709551615 is more than 100000'),
+                 (',timing-spin-us=20000', 'nvmimic: timing-spin-us=20000 '
+                  'is more than 10000'),
+                 (',timing-cpu=100000', 'nvmimic: timing-cpu=100000 is not '
+                  'a host CPU'),
+                 (',timing-cpu=-2', 'nvmimic: timing-cpu=-2 is not a host '
+                  'CPU'),
+                 (',timing-cpu=5000000000', 'nvmimic: timing-cpu=5000000000 '
+                  'is not a host CPU')]
+        for opts, want in cases:
+            with self.subTest(opts=opts):
+                err = refusal(blockdev_filter_args(opts))
+                self.assertEqual(len(err.splitlines()), 1, err)
+                self.assertIn('-blockdev', err)
+                self.assertIn(want, err)
+                on_drive = refusal(drive_filter_args(opts))
+                self.assertEqual(len(on_drive.splitlines()), 1, on_drive)
+                self.assertEqual(err[err.index('nvmimic: '):],
+                                 on_drive[on_drive.index('nvmimic: '):])
 
 
 if __name__ == '__main__':
