@@ -136,6 +136,16 @@ int64_t nvm_ftl_gc_candidate(const NvmFtl *f)
     return f->sb[best].valid;
 }
 
+int64_t nvm_ftl_slc_head_valid(const NvmFtl *f)
+{
+    uint32_t v = f->slc_head;
+
+    if (v == NVM_FTL_NONE || f->sb[v].open) {
+        return -1;
+    }
+    return f->sb[v].valid;
+}
+
 int64_t nvm_ftl_reclaim(NvmFtl *f, bool slc)
 {
     uint32_t v = NVM_FTL_NONE;

@@ -90,6 +90,8 @@ void nvm_ftl_trim(NvmFtl *f, uint64_t lpn, uint64_t n);
 int64_t nvm_ftl_reclaim(NvmFtl *f, bool slc);
 /* The greedy victim's valid units without reclaiming it (-1: none). */
 int64_t nvm_ftl_gc_candidate(const NvmFtl *f);
+/* The oldest full SLC superblock's valid units (-1: none, or still open). */
+int64_t nvm_ftl_slc_head_valid(const NvmFtl *f);
 
 typedef struct NvmFtlCounts {
     uint64_t valid;             /* valid units */

@@ -135,6 +135,36 @@ void nvm_bg_urgent(NvmModel *m, uint64_t t)
 }
 
 /*
+ * A full SLC cache whose oldest superblock holds little valid data (a
+ * span rewritten since it was written) gets that superblock back before
+ * host writes fall to native programs: its copies and erases are paid
+ * now, ahead of the host's next unit.  Rewriting a span smaller than the
+ * cache then keeps the SLC rate; a cache full of live data (a filled
+ * drive) does not refold.
+ */
+void nvm_bg_slc_room(NvmModel *m, uint64_t t)
+{
+    uint64_t unit_lpns = m->slc_unit_bytes >> m->lpn_shift;
+    uint64_t cap = m->sb_lpns / m->bits;
+
+    for (int guard = 0; guard < 64; guard++) {
+        int64_t v;
+
+        if (nvm_ftl_slc_written(m->ftl) + unit_lpns <=
+            nvm_slc_size(m, nvm_ftl_valid(m->ftl)) || nvm_debt(&m->fold)) {
+            return;
+        }
+        v = nvm_ftl_slc_head_valid(m->ftl);
+        if (v < 0 || (double)v >= m->slc_refold_below * cap ||
+            nvm_ftl_free_sbs(m->ftl) <= m->gc_urgent_free + 1) {
+            return;
+        }
+        nvm_reclaim(m, true);
+        nvm_bg_pay_all(m, &m->fold, t);
+    }
+}
+
+/*
  * Relocation interleaved with host writes, after each host unit of
  * @bytes: GC copies in the proportion that frees space as fast as the
  * host fills it, and one fold unit per host unit while the SLC cache

@@ -110,6 +110,9 @@ struct NvmModel {
     uint64_t slc_static_lpns;
     uint64_t slc_dyn_max_lpns;
     uint64_t fold_idle_ns;
+    /* a full SLC cache folds its oldest superblock under load, rather
+     * than sending host writes native, below this share of valid data */
+    double slc_refold_below;
     uint64_t write_buffer_bytes;
     uint32_t gc_start_free, gc_urgent_free;
     /* map: one chunk (the unit loaded on a miss) covers 2^cover_shift B */
@@ -335,6 +338,7 @@ uint64_t nvm_page_read(NvmModel *m, uint64_t page, uint64_t t,
 /* model-bg.c */
 uint64_t nvm_slc_size(const NvmModel *m, uint64_t valid);
 void nvm_bg_urgent(NvmModel *m, uint64_t t);
+void nvm_bg_slc_room(NvmModel *m, uint64_t t);
 void nvm_bg_interleave(NvmModel *m, uint64_t t, uint32_t bytes);
 void nvm_bg_idle(NvmModel *m, uint64_t now);
 

@@ -99,6 +99,7 @@ static void nvm_open_unit(NvmModel *m, uint64_t t)
     Unit *u;
 
     nvm_bg_urgent(m, t);
+    nvm_bg_slc_room(m, t);
     m->unit_slc = nvm_ftl_slc_written(m->ftl) + unit_lpns <=
                   nvm_slc_size(m, nvm_ftl_valid(m->ftl)) &&
                   (nvm_ftl_open_room(m->ftl, NVM_SB_SLC) >= unit_lpns ||
@@ -548,6 +549,16 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
     m->slc_static_lpns = p->slc_static_bytes >> m->lpn_shift;
     m->slc_dyn_max_lpns = p->slc_dynamic_max_bytes >> m->lpn_shift;
     m->fold_idle_ns = p->fold_idle_ms * NS_PER_MS;
+    /*
+     * Per unit of data, an SLC program costs prog_slc / (prog_native /
+     * bits) of a native one.  Writing into SLC after folding a superblock
+     * whose share u is still valid costs that plus u native programs for
+     * the copies, against one native program for writing natively: the
+     * cache is worth keeping while u < 1 - that ratio (an assumption of
+     * the firmware's policy; the reads of the fold are left out).
+     */
+    m->slc_refold_below = 1.0 - p->program_us_slc * m->bits /
+                                p->program_us_native;
     m->write_buffer_bytes = p->write_buffer_bytes;
     m->gc_start_free = p->gc_start_free;
     m->gc_urgent_free = p->gc_urgent_free;

@@ -128,6 +128,50 @@ static void slc_cache_exhausted_drops_to_native_rate_at_cache_size(void)
     nvm_profile_free(p);
 }
 
+/*
+ * A span much smaller than the SLC cache, rewritten sequentially for more
+ * than the cache holds (the QLC reviews' 1 % span): the oldest SLC
+ * superblocks hold only overwritten data by then, so the drive takes them
+ * back and keeps writing at the SLC rate, where a cache counted by bytes
+ * written would fall to the QLC rate.
+ */
+static void rewritten_span_keeps_the_slc_rate_past_the_cache_size(void)
+{
+    NvmProfile *p = load("intel-670p-2tb");
+    NvmModel *m = nvm_model_new(p, 1);
+    const double span_gb = 20;
+    double cache_gb = (p->slc_static_bytes + p->slc_dynamic_max_bytes) / 1e9;
+    double first = 0, last = 0, slowest = 1e30;
+    uint64_t now = 0;
+    NvmStats st;
+    int passes = (int)(cache_gb / span_gb) + 3;
+
+    for (int k = 0; k < passes; k++) {
+        GArray *r = write_seq_gb(m, p, &now, 0, span_gb);
+
+        for (unsigned i = 0; i < r->len; i++) {
+            double v = g_array_index(r, double, i);
+
+            if (k == 0 && i == 0) {
+                first = v;
+            }
+            slowest = MIN(slowest, v);
+            last = v;
+        }
+        g_array_free(r, TRUE);
+    }
+    nvm_model_get_stats(m, now, &st);
+    g_test_message("%d passes over %.0f GB (cache up to %.0f GB): first GB "
+                   "%.0f MB/s, slowest %.0f, last %.0f; SLC used %.1f GB",
+                   passes, span_gb, cache_gb, first, slowest, last,
+                   st.slc_used_bytes / 1e9);
+    g_assert_cmpfloat(passes * span_gb, >, cache_gb + 2 * span_gb);
+    g_assert_cmpfloat(slowest, >, first * 0.8);
+    g_assert_cmpfloat(st.slc_used_bytes / 1e9, <=, cache_gb);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
 static void idle_folding_restores_slc_write_rate(void)
 {
     NvmProfile *p = load("intel-670p-2tb");
@@ -1211,6 +1255,9 @@ int main(int argc, char **argv)
     g_test_add_func("/model/state_injected_after_idle_is_not_folded_by_"
                     "that_idle",
                     state_injected_after_idle_is_not_folded_by_that_idle);
+    g_test_add_func("/model/rewritten_span_keeps_the_slc_rate_past_the_cache_"
+                    "size",
+                    rewritten_span_keeps_the_slc_rate_past_the_cache_size);
     g_test_add_func("/model/idle_folding_restores_slc_write_rate",
                     idle_folding_restores_slc_write_rate);
     g_test_add_func("/model/fuller_drive_gives_lower_steady_random_write_"
