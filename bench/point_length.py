@@ -12,7 +12,7 @@ commit it ran on.
 
 usage: bench/point_length.py [--nvmimic build/nvmimic]
            [--reviews profiles/reviews/four-corners.tsv]
-           [--lengths 2,30,120,300] [--json]
+           [--lengths 2,30,120,300] [--profile-dir DIR] [--json]
 """
 import argparse
 import json
@@ -24,10 +24,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def peaks(nvmimic, reviews, length):
+def peaks(nvmimic, reviews, length, profile_dir=None):
     """{(drive, workload): (review_iops, model_iops)} at one length."""
+    extra = ["--profile-dir", profile_dir] if profile_dir else []
     out = subprocess.run([nvmimic, "calibrate", "--reviews", reviews,
-                          "--duration-s", str(length)],
+                          "--duration-s", str(length)] + extra,
                          capture_output=True, text=True, check=False)
     if out.returncode not in (0, 3):
         sys.exit("point_length: nvmimic calibrate --duration-s %s failed "
@@ -52,6 +53,8 @@ def main():
     ap.add_argument("--reviews", default=os.path.join(
         ROOT, "profiles", "reviews", "four-corners.tsv"))
     ap.add_argument("--lengths", default="2,30,120,300")
+    ap.add_argument("--profile-dir", default=None,
+                    help="where the profiles are (default: nvmimic's own)")
     ap.add_argument("--json", action="store_true",
                     help="also print the figures as one JSON line")
     a = ap.parse_args()
@@ -66,7 +69,7 @@ def main():
     runs, cpu = [], []
     for length in lengths:
         c0 = os.times()
-        runs.append(peaks(a.nvmimic, a.reviews, length))
+        runs.append(peaks(a.nvmimic, a.reviews, length, a.profile_dir))
         c1 = os.times()
         cpu.append(c1.children_user - c0.children_user)
     keys = list(runs[0])
