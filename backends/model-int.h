@@ -113,6 +113,7 @@ struct NvmModel {
     /* a full SLC cache folds its oldest superblock under load, rather
      * than sending host writes native, below this share of valid data */
     double slc_refold_below;
+    bool slc_first_when_full;
     uint64_t write_buffer_bytes;
     uint32_t gc_start_free, gc_urgent_free;
     /* map: one chunk (the unit loaded on a miss) covers 2^cover_shift B */

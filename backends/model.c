@@ -96,12 +96,16 @@ out:
 static void nvm_open_unit(NvmModel *m, uint64_t t)
 {
     uint64_t unit_lpns = m->slc_unit_bytes >> m->lpn_shift;
+    uint64_t slc_size;
     Unit *u;
 
     nvm_bg_urgent(m, t);
     nvm_bg_slc_room(m, t);
-    m->unit_slc = nvm_ftl_slc_written(m->ftl) + unit_lpns <=
-                  nvm_slc_size(m, nvm_ftl_valid(m->ftl)) &&
+    slc_size = nvm_slc_size(m, nvm_ftl_valid(m->ftl));
+    /* a full drive's static cache, written through (slc-first-when-full) */
+    m->unit_slc = ((m->slc_first_when_full &&
+                    slc_size <= m->slc_static_lpns) ||
+                   nvm_ftl_slc_written(m->ftl) + unit_lpns <= slc_size) &&
                   (nvm_ftl_open_room(m->ftl, NVM_SB_SLC) >= unit_lpns ||
                    nvm_ftl_free_sbs(m->ftl) > m->gc_urgent_free + 1);
     m->unit_cap = m->unit_slc ? m->slc_unit_bytes : m->native_unit_bytes;
@@ -549,6 +553,7 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
     m->slc_static_lpns = p->slc_static_bytes >> m->lpn_shift;
     m->slc_dyn_max_lpns = p->slc_dynamic_max_bytes >> m->lpn_shift;
     m->fold_idle_ns = p->fold_idle_ms * NS_PER_MS;
+    m->slc_first_when_full = p->slc_first_when_full;
     /*
      * Per unit of data, an SLC program costs prog_slc / (prog_native /
      * bits) of a native one.  Writing into SLC after folding a superblock

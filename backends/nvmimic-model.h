@@ -181,6 +181,7 @@ typedef struct NvmProfile {
     uint64_t slc_static_bytes;
     uint64_t slc_dynamic_max_bytes;
     uint32_t fold_idle_ms;
+    bool slc_first_when_full;   /* full drive: writes still via SLC */
 
     /* [map] */
     NvmMapKind map_kind;

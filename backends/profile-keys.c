@@ -305,6 +305,11 @@ const KeyDesc nvm_prof_key_table[] = {
     { "cache", "fold-idle-ms", KT_U32, OFF(fold_idle_ms), KF_REQ,
       BOUND(1, 3600000, "ms", "firmware folds within an hour of idle"),
       "idle time before background folding of SLC into native starts" },
+    { "cache", "slc-first-when-full", KT_BOOL, OFF(slc_first_when_full), 0,
+      NO_BOUND,
+      "on a full drive (no dynamic SLC left) host writes still go through "
+      "the static SLC cache, folded as they arrive, instead of straight to "
+      "native programs (default false)" },
 
     { "map", "kind", KT_MAP, OFF(map_kind), KF_REQ, NO_BOUND,
       "where the logical-to-physical map lives: dram or hmb" },

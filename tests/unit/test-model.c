@@ -172,6 +172,82 @@ static void rewritten_span_keeps_the_slc_rate_past_the_cache_size(void)
     nvm_profile_free(p);
 }
 
+/* @name with @line added at the top of its [cache] section. */
+static NvmProfile *load_with_cache_line(const char *name, const char *line)
+{
+    g_autoptr(GError) err = NULL;
+    g_autofree char *text = nvm_profile_compose_text(name,
+                                                     NVMIMIC_PROFILE_DIR,
+                                                     &err);
+    g_autofree char *head = g_strdup_printf("[cache]\n%s\n", line);
+    g_auto(GStrv) parts = NULL;
+    g_autofree char *patched = NULL, *path = NULL;
+    NvmProfile *p;
+    int fd;
+
+    g_assert_no_error(err);
+    parts = g_strsplit(text, "[cache]\n", 2);
+    g_assert_nonnull(parts[1]);
+    patched = g_strconcat(parts[0], head, parts[1], NULL);
+    fd = g_file_open_tmp("nvmimic-XXXXXX.ini", &path, &err);
+    g_assert_no_error(err);
+    close(fd);
+    g_assert_true(g_file_set_contents(path, patched, -1, &err));
+    p = nvm_profile_load(path, NULL, &err);
+    g_assert_no_error(err);
+    g_unlink(path);
+    return p;
+}
+
+/* Filled P5 1 TB, 4 GB of sequential writes: MB/s, and bytes folded. */
+static double full_drive_seq_rate(NvmProfile *p, uint64_t *folded)
+{
+    NvmModel *m = nvm_model_new(p, 1);
+    uint64_t now = 0;
+    GArray *r;
+    NvmStats st;
+    double rate = 0;
+
+    g_assert_true(nvm_model_set_fill(m, 100.0, NULL));
+    g_assert_true(nvm_model_set_slc_used(m, p->slc_static_bytes, NULL));
+    r = write_seq_gb(m, p, &now, 0, 4);
+    for (unsigned i = 1; i < r->len; i++) {
+        rate += g_array_index(r, double, i) / (r->len - 1);
+    }
+    nvm_model_get_stats(m, now, &st);
+    *folded = st.fold_bytes;
+    g_array_free(r, TRUE);
+    nvm_model_free(m);
+    return rate;
+}
+
+/*
+ * slc-first-when-full: a full drive (no dynamic SLC left) writes through
+ * its static SLC cache and folds as it goes, which costs the SLC program
+ * on top of the native one; without it, it programs natively.
+ */
+static void full_drive_writes_through_its_static_slc_only_when_told(void)
+{
+    NvmProfile *off = load("crucial-p5-1tb");
+    NvmProfile *on = load_with_cache_line("crucial-p5-1tb",
+                                          "slc-first-when-full = true");
+    uint64_t fold_off, fold_on;
+    double r_off, r_on;
+
+    g_assert_false(off->slc_first_when_full);
+    g_assert_true(on->slc_first_when_full);
+    r_off = full_drive_seq_rate(off, &fold_off);
+    r_on = full_drive_seq_rate(on, &fold_on);
+    g_test_message("filled P5 1 TB, 128 KiB sequential writes: native "
+                   "%.0f MB/s (%" PRIu64 " B folded), through SLC %.0f MB/s "
+                   "(%" PRIu64 " B folded)", r_off, fold_off, r_on, fold_on);
+    g_assert_cmpuint(fold_off, ==, 0);
+    g_assert_cmpuint(fold_on, >, 2000000000ULL);  /* half of what it wrote */
+    g_assert_cmpfloat(r_on, <, r_off * 0.9);
+    nvm_profile_free(off);
+    nvm_profile_free(on);
+}
+
 static void idle_folding_restores_slc_write_rate(void)
 {
     NvmProfile *p = load("intel-670p-2tb");
@@ -1258,6 +1334,9 @@ int main(int argc, char **argv)
     g_test_add_func("/model/rewritten_span_keeps_the_slc_rate_past_the_cache_"
                     "size",
                     rewritten_span_keeps_the_slc_rate_past_the_cache_size);
+    g_test_add_func("/model/full_drive_writes_through_its_static_slc_only_"
+                    "when_told",
+                    full_drive_writes_through_its_static_slc_only_when_told);
     g_test_add_func("/model/idle_folding_restores_slc_write_rate",
                     idle_folding_restores_slc_write_rate);
     g_test_add_func("/model/fuller_drive_gives_lower_steady_random_write_"
