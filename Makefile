@@ -11,7 +11,7 @@ BUILD := build
 MESON ?= meson
 NINJA ?= ninja
 
-.PHONY: all deps qemu nvmimic guest dbguest sqldb sqldb-quick nvme-cli-tests check check-sanitizers check-crash demo test fuzz qemu-fuzz install clean distclean help
+.PHONY: all deps qemu nvmimic guest dbguest sqldb sqldb-quick nvme-cli-tests check check-sanitizers check-tsan check-crash demo test fuzz qemu-fuzz install clean distclean help
 
 all: qemu nvmimic guest
 
@@ -31,6 +31,8 @@ help:
 	@echo "make check-crash  power cuts at 10 random instants under ext4 + fsync"
 	@echo "make check-sanitizers  device and unit suites under ASan+UBSan"
 	@echo "               (a second QEMU build, build/qemu-asan; not in check)"
+	@echo "make check-tsan  the real-time device tests under ThreadSanitizer"
+	@echo "               (a third QEMU build, build/qemu-tsan; not in check)"
 	@echo "make install   build, then install under PREFIX (default /usr/local; DESTDIR too):"
 	@echo "               bin/nvmimic, share/nvmimic/, libexec/nvmimic/ (QEMU), nvmimic.1"
 
@@ -101,6 +103,13 @@ check: all dbguest sqldb-quick nvme-cli-tests
 check-sanitizers: deps
 	@QEMU_VARIANT=asan sh scripts/qemu-build.sh
 	@sh scripts/check-sanitizers.sh $(BUILD)
+
+# Not part of check either: QEMU built once more with ThreadSanitizer
+# (build/qemu-tsan, gcc; ~25 min on 2 cores) and the real-time device tests,
+# whose timing thread posts completions off the main loop, run against it.
+check-tsan: deps $(BUILD)/build.ninja
+	@QEMU_VARIANT=tsan sh scripts/qemu-build.sh
+	@sh scripts/check-tsan.sh $(BUILD)
 
 # The crash-consistency check at length (docs/faults.md): ten seeds, each
 # run twice, and both controls; ~2 guest boots a run, minutes each on a

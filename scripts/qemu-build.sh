@@ -19,6 +19,7 @@
 #                               (make check-sanitizers)
 #   fuzz     build/qemu-fuzz/   clang-14, libFuzzer, ASan + UBSan: the
 #                               qemu-fuzz-x86_64 of make qemu-fuzz / make fuzz
+#   tsan     build/qemu-tsan/   ThreadSanitizer, with gcc (make check-tsan)
 # A variant is one more case below: its directory, its configure options
 # (CONFIGURE_EXTRA, e.g. --cc=clang) and the ninja target (TARGET).
 set -eu
@@ -42,13 +43,17 @@ case $VARIANT in
         OBJ=$B/qemu-asan
         CONFIGURE_EXTRA="--enable-asan --enable-ubsan"
         ;;
+    tsan)
+        OBJ=$B/qemu-tsan
+        CONFIGURE_EXTRA="--enable-tsan"
+        ;;
     fuzz)
         OBJ=$B/qemu-fuzz
         CONFIGURE_EXTRA="--cc=clang-14 --cxx=clang++-14 --enable-fuzzing
             --enable-asan --enable-ubsan"
         TARGET=qemu-fuzz-x86_64
         ;;
-    *) die "unknown QEMU_VARIANT '$VARIANT' (known: asan, fuzz; unset for the plain build)" ;;
+    *) die "unknown QEMU_VARIANT '$VARIANT' (known: asan, tsan, fuzz; unset for the plain build)" ;;
 esac
 OBJ_NAME=build/${OBJ#"$B"/}
 mkdir -p "$B"
