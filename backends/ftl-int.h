@@ -57,8 +57,22 @@ typedef struct Chunk {
     uint32_t ser0, ser1;
     uint16_t sb0, sb1;                  /* SB16_NONE: no record */
     uint16_t n0, n1, noth, nhome;
-    uint32_t next_free;
+    union {
+        uint32_t next_free;             /* a free chunk: the next one */
+        uint32_t run1;                  /* a live one: RUN_* or a run */
+    };
 } Chunk;
+
+/*
+ * run1: how the units of the latest record (sb1) were written.  A run is
+ * stored as RUN_BASE + (sb1's write pointer - unit index) of its first
+ * unit; it stays while every unit written under the record continued it
+ * (unit i at that base + i), and breaks at the first that did not.
+ */
+#define RUN_NONE 0u                     /* nothing written under it yet */
+#define RUN_ASSUMED 1u                  /* a uniform chunk's: LBA order */
+#define RUN_BROKEN 0xffffffffu
+#define RUN_BASE (CH_LPNS + 2u)
 
 typedef struct Sb {
     uint32_t valid;                     /* valid units */

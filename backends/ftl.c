@@ -257,6 +257,7 @@ Chunk *nvm_ftl_chunk_detail(NvmFtl *f, uint64_t c)
                 ch->n1 = n;
                 ch->sb1 = sb;
                 ch->ser1 = f->sb[sb].serial;
+                ch->run1 = RUN_ASSUMED;
                 break;
             }
         }
@@ -309,6 +310,7 @@ static void chunk_refresh(NvmFtl *f, Chunk *ch)
         ch->noth += ch->n1;
         ch->n1 = 0;
         ch->sb1 = SB16_NONE;
+        ch->run1 = RUN_NONE;
     }
     if (ch->sb0 != SB16_NONE && !nvm_ftl_sb_current(f, ch->sb0, ch->ser0)) {
         ch->noth += ch->n0;
@@ -380,6 +382,19 @@ static void chunk_record(NvmFtl *f, Chunk *ch, uint32_t sb)
     ch->sb1 = sb;
     ch->ser1 = f->sb[sb].serial;
     ch->n1 = 0;
+    ch->run1 = RUN_NONE;
+}
+
+/* Unit @i written at @wp of the latest record: does it continue its run? */
+static void chunk_run(Chunk *ch, uint32_t i, uint32_t wp)
+{
+    uint32_t v = wp - i + RUN_BASE;
+
+    if (ch->run1 == RUN_NONE) {
+        ch->run1 = v;
+    } else if (ch->run1 != v) {
+        ch->run1 = RUN_BROKEN;
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -429,6 +444,7 @@ bool nvm_ftl_write(NvmFtl *f, uint64_t lpn, uint32_t n, NvmSbMode mode)
             s = &f->sb[w];
             unit_invalidate(f, ch, i, lpn);
             chunk_record(f, ch, w);
+            chunk_run(ch, i, s->wp);
             st_set(ch, i, ST_NEW);
             ch->n1++;
             s->valid++;
@@ -594,7 +610,35 @@ void nvm_ftl_trim(NvmFtl *f, uint64_t lpn, uint64_t n)
     other_remove_many(f, others);
 }
 
-NvmLoc nvm_ftl_locate(NvmFtl *f, uint64_t lpn)
+/* A unit's place when only its superblock (or nothing) is known. */
+static uint64_t place_hash(uint64_t lpn, uint64_t salt)
+{
+    uint64_t z = lpn * 0x9e3779b97f4a7c15ULL ^ salt;
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void place_set(NvmPlace *pl, NvmPlaceKind kind, uint32_t sb,
+                      uint64_t pos)
+{
+    if (pl) {
+        pl->kind = kind;
+        pl->sb = sb;
+        pl->pos = pos;
+    }
+}
+
+/* A recorded unit of @sb (serial @ser): hashed with the record. */
+static void place_recorded(NvmPlace *pl, uint64_t lpn, uint32_t sb,
+                           uint32_t ser)
+{
+    place_set(pl, NVM_PLACE_SCATTERED, sb,
+              place_hash(lpn, (uint64_t)ser << 32 | sb));
+}
+
+NvmLoc nvm_ftl_place(NvmFtl *f, uint64_t lpn, NvmPlace *pl)
 {
     uint64_t c = lpn >> CH_SHIFT;
     uint32_t d, sb = NVM_FTL_NONE;
@@ -602,12 +646,16 @@ NvmLoc nvm_ftl_locate(NvmFtl *f, uint64_t lpn)
     if (lpn >= f->g.nlpn) {
         return NVM_LOC_UNMAPPED;
     }
+    /* units whose superblock is not recorded: hashed with the geometry */
+    place_set(pl, NVM_PLACE_SCATTERED, NVM_FTL_NONE,
+              place_hash(lpn, f->g.seed));
     d = f->dir[c];
     switch (DK_OF(d)) {
     case DK_UNMAPPED:
         return NVM_LOC_UNMAPPED;
     case DK_HOME:
         sb = nvm_ftl_home_sb(f, lpn);
+        place_set(pl, NVM_PLACE_HOME, sb, lpn);
         break;
     case DK_UNIFORM:
         if (!(d & U_OTHER)) {
@@ -616,6 +664,8 @@ NvmLoc nvm_ftl_locate(NvmFtl *f, uint64_t lpn)
             if (u < f->g.nsb &&
                 (f->sb[u].serial & U_SER_MASK) == (d & U_SER_MASK)) {
                 sb = u;
+                /* a whole chunk in one superblock: written in order */
+                place_set(pl, NVM_PLACE_RUN, sb, lpn);
             }
         }
         break;
@@ -629,13 +679,23 @@ NvmLoc nvm_ftl_locate(NvmFtl *f, uint64_t lpn)
             return NVM_LOC_UNMAPPED;
         case ST_HOME:
             sb = nvm_ftl_home_sb(f, lpn);
+            place_set(pl, NVM_PLACE_HOME, sb, lpn);
             break;
         case ST_NEW:
             sb = ch->sb1;
+            if (ch->run1 == RUN_ASSUMED) {
+                place_set(pl, NVM_PLACE_RUN, sb, lpn);
+            } else if (ch->run1 != RUN_BROKEN && ch->run1 != RUN_NONE) {
+                place_set(pl, NVM_PLACE_RUN, sb,
+                          (uint64_t)ch->run1 - RUN_BASE + i);
+            } else {
+                place_recorded(pl, lpn, sb, ch->ser1);
+            }
             break;
         default:
             if (old_in_rec0(f, ch)) {
                 sb = ch->sb0;
+                place_recorded(pl, lpn, sb, ch->ser0);
             }
             break;
         }
@@ -649,4 +709,9 @@ NvmLoc nvm_ftl_locate(NvmFtl *f, uint64_t lpn)
         sb = fen_find(f, (int64_t)ftl_below(f, f->fen_total));
     }
     return f->sb[sb].mode == NVM_SB_SLC ? NVM_LOC_SLC : NVM_LOC_NATIVE;
+}
+
+NvmLoc nvm_ftl_locate(NvmFtl *f, uint64_t lpn)
+{
+    return nvm_ftl_place(f, lpn, NULL);
 }

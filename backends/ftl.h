@@ -64,6 +64,29 @@ bool nvm_ftl_scatter(NvmFtl *f, uint64_t lo, uint64_t hi, uint32_t keep_free);
 /* Where unit @lpn's data is (reads).  May draw from the FTL's RNG. */
 NvmLoc nvm_ftl_locate(NvmFtl *f, uint64_t lpn);
 
+/* How a unit's data lies in its superblock, as far as the map knows. */
+typedef enum NvmPlaceKind {
+    NVM_PLACE_HOME,             /* where the fill put it: its LBA's place */
+    NVM_PLACE_RUN,              /* in a run written in order: @sb, @pos */
+    NVM_PLACE_SCATTERED,        /* not recorded: a die drawn from @pos */
+} NvmPlaceKind;
+
+typedef struct NvmPlace {
+    NvmPlaceKind kind;
+    uint32_t sb;                /* RUN: the superblock */
+    /*
+     * RUN: the unit's place in the superblock's write order; SCATTERED: a
+     * hash of the unit and what is known of its superblock
+     */
+    uint64_t pos;
+} NvmPlace;
+
+/*
+ * nvm_ftl_locate() with the unit's place (reads timed where the data
+ * lies): the same answer and the same draws from the FTL's RNG.
+ */
+NvmLoc nvm_ftl_place(NvmFtl *f, uint64_t lpn, NvmPlace *pl);
+
 /*
  * Host writes: @n units from @lpn into the open host superblock of @mode
  * (a new one is opened from the free pool when it fills).  Returns false
