@@ -114,6 +114,7 @@ struct NvmModel {
      * than sending host writes native, below this share of valid data */
     double slc_refold_below;
     bool slc_first_when_full;
+    bool read_place_ftl;            /* reads timed where the data lies */
     uint64_t write_buffer_bytes;
     uint32_t gc_start_free, gc_urgent_free;
     /* map: one chunk (the unit loaded on a miss) covers 2^cover_shift B */
@@ -335,6 +336,8 @@ uint64_t nvm_die_read(NvmModel *m, unsigned die, unsigned plane,
                       uint64_t t, uint64_t tr);
 uint64_t nvm_page_read(NvmModel *m, uint64_t page, uint64_t t,
                        double rd_ns, uint32_t bytes);
+uint64_t nvm_die_page_read(NvmModel *m, unsigned die, unsigned plane,
+                           uint64_t t, double rd_ns, uint32_t bytes);
 
 /* model-bg.c */
 uint64_t nvm_slc_size(const NvmModel *m, uint64_t valid);

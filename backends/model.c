@@ -307,6 +307,75 @@ static uint64_t nvm_flush(NvmModel *m, uint64_t t)
 
 /* ------------------------------------------------------------------ */
 
+/* Units of a read that lie on one page: read together. */
+typedef struct PageRun {
+    NvmPlaceKind kind;
+    uint32_t sb;                    /* a run's superblock */
+    uint64_t page;                  /* a hash for scattered units */
+    uint32_t n;                     /* units on NAND */
+    NvmLoc where;
+} PageRun;
+
+static uint64_t nvm_page_run_read(NvmModel *m, const PageRun *r,
+                                  uint64_t t, uint64_t done)
+{
+    uint64_t d;
+
+    if (!r->n) {
+        return done;
+    }
+    d = nvm_die_page_read(m, r->page % m->ndies,
+                          (r->page / m->ndies) % m->planes, t,
+                          r->where == NVM_LOC_SLC ? m->read_slc_ns
+                                                  : m->read_native_ns,
+                          r->n << m->lpn_shift);
+    return d > done ? d : done;
+}
+
+/*
+ * The NAND reads of units [@lpn, @last] with [ftl] read-placement = ftl:
+ * each unit is read where the map says it lies (nvm_ftl_place).  Units
+ * the fill placed are on their LBA's page, as with lba; units of a run
+ * written in order are on the page of their place in its superblock,
+ * striped over the dies the same way; neighbours in the read on one such
+ * page share its read.  Every other unit is a page read of its own on a
+ * die (and plane) drawn from its hash.  Returns when the last read's data
+ * is transferred (@done at least).
+ */
+static uint64_t nvm_read_placed(NvmModel *m, uint64_t lpn, uint64_t last,
+                                uint64_t cmd_t, uint64_t t, uint64_t done)
+{
+    PageRun cur = { .n = 0 };
+
+    for (; lpn <= last; lpn++) {
+        NvmPlace pl;
+        NvmLoc l = nvm_ftl_place(m->ftl, lpn, &pl);
+        uint64_t page;
+
+        if (l == NVM_LOC_UNMAPPED) {
+            continue;
+        }
+        if (nvm_buffer_hit(m, lpn, cmd_t)) {
+            m->buffer_hits++;
+            continue;
+        }
+        page = pl.kind == NVM_PLACE_SCATTERED ? pl.pos
+                                              : pl.pos / m->lpns_per_page;
+        if (!cur.n || pl.kind != cur.kind ||
+            pl.kind == NVM_PLACE_SCATTERED ||
+            (pl.kind == NVM_PLACE_RUN && pl.sb != cur.sb) ||
+            page != cur.page) {
+            done = nvm_page_run_read(m, &cur, t, done);
+            cur = (PageRun){ pl.kind, pl.sb, page, 0, NVM_LOC_UNMAPPED };
+        }
+        cur.n++;
+        if (cur.where != NVM_LOC_NATIVE) {
+            cur.where = l;
+        }
+    }
+    return nvm_page_run_read(m, &cur, t, done);
+}
+
 static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
                             uint64_t bytes)
 {
@@ -318,6 +387,10 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
     uint64_t last = (off + bytes - 1) >> m->lpn_shift;
     uint64_t path_ns, link_ns;
 
+    if (m->read_place_ftl) {
+        nand_done = nvm_read_placed(m, lpn, last, cmd_t, t_nand, nand_done);
+        lpn = last + 1;
+    }
     while (lpn <= last) {
         uint64_t page = lpn / m->lpns_per_page;
         uint64_t pend = (page + 1) * m->lpns_per_page;
@@ -554,6 +627,7 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
     m->slc_dyn_max_lpns = p->slc_dynamic_max_bytes >> m->lpn_shift;
     m->fold_idle_ns = p->fold_idle_ms * NS_PER_MS;
     m->slc_first_when_full = p->slc_first_when_full;
+    m->read_place_ftl = p->read_placement == NVM_READ_PLACE_FTL;
     /*
      * Per unit of data, an SLC program costs prog_slc / (prog_native /
      * bits) of a native one.  Writing into SLC after folding a superblock

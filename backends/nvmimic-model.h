@@ -43,6 +43,11 @@ typedef enum NvmMapKind {
     NVM_MAP_HMB,         /* DRAM-less: part of the map cached in host memory */
 } NvmMapKind;
 
+typedef enum NvmReadPlacement {
+    NVM_READ_PLACE_LBA,  /* reads timed on the dies the LBA stripes to */
+    NVM_READ_PLACE_FTL,  /* ... where the write history put the data */
+} NvmReadPlacement;
+
 typedef enum NvmReviewState {
     NVM_REVIEW_FILLED,   /* whole drive written, then a span is tested */
     NVM_REVIEW_ERASED,   /* secure erase, then only the span is written */
@@ -197,6 +202,9 @@ typedef struct NvmProfile {
     uint64_t gc_reserved_bytes;
     uint32_t gc_start_free;     /* superblocks: GC runs below this many free */
     uint32_t gc_urgent_free;    /* ... and stalls host writes at this many */
+
+    /* [ftl] */
+    NvmReadPlacement read_placement;
 
     /* [thermal] */
     bool thermal_enabled;

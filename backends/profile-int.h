@@ -24,6 +24,7 @@ typedef enum KeyType {
     KT_CELL,
     KT_MAP,
     KT_REVIEW,
+    KT_PLACEMENT,
     KT_VERSION,
     KT_LBAF,
 } KeyType;
@@ -43,7 +44,7 @@ enum {
  * nvme-version: the VS register value), and why says where they come
  * from.  Integer bounds are whole numbers below 2^53, so the double holds
  * them exactly.  Keys of the enumerated types (bool, cell mode, map kind,
- * review state) take NO_BOUND: their values are the set.
+ * review state, read placement) take NO_BOUND: their values are the set.
  *
  * The bounds keep everything the model and the device compute from a
  * profile inside 64-bit arithmetic, every allocation inside

@@ -353,6 +353,14 @@ const KeyDesc nvm_prof_key_table[] = {
             "firmware keeps a few free blocks per die"),
       "at this many free superblocks host writes wait for GC" },
 
+    { "ftl", "read-placement", KT_PLACEMENT, OFF(read_placement), 0,
+      NO_BOUND,
+      "where reads are timed: lba (every read on the dies its LBA stripes "
+      "to, as the fill lays data out) or ftl (where the write history put "
+      "it: runs written in order striped as written, data rewritten at "
+      "random one page read per unit on a die drawn per unit; "
+      "default lba)" },
+
     { "power", "states", KT_U32, OFF(n_power_states), KF_REQ,
       BOUND(1, NVM_MAX_POWER_STATES, "states",
             "drives report 3-5; the model's per-state table"),
@@ -465,6 +473,8 @@ static const char *type_name(KeyType t)
         return "dram|hmb";
     case KT_REVIEW:
         return "filled|erased";
+    case KT_PLACEMENT:
+        return "lba|ftl";
     case KT_VERSION:
         return "major.minor";
     case KT_LBAF:

@@ -266,6 +266,16 @@ static bool parse_value(const char *val, const KeyDesc *d, void *dst,
             return false;
         }
         return true;
+    case KT_PLACEMENT:
+        if (!strcmp(val, "lba")) {
+            *(NvmReadPlacement *)dst = NVM_READ_PLACE_LBA;
+        } else if (!strcmp(val, "ftl")) {
+            *(NvmReadPlacement *)dst = NVM_READ_PLACE_FTL;
+        } else {
+            *why = "not lba or ftl";
+            return false;
+        }
+        return true;
     case KT_VERSION: {
         unsigned maj, min;
         char extra;
