@@ -1242,6 +1242,173 @@ static void injected_steady_state_has_steady_write_amplification(void)
     nvm_profile_free(p);
 }
 
+/* ---- [ftl] read-placement: reads timed where the data lies ---- */
+
+static NvmProfile *load_placement(const char *name, const char *placement)
+{
+    g_autoptr(GError) err = NULL;
+    const char *const o[] = { "ftl", "read-placement", placement, NULL };
+    NvmProfile *p = nvm_profile_load_with(name, NVMIMIC_PROFILE_DIR, o, &err);
+
+    g_assert_no_error(err);
+    g_assert_nonnull(p);
+    return p;
+}
+
+/* The reviews' state: filled, the static SLC full, @span at steady state. */
+static NvmModel *placement_model(const NvmProfile *p, uint64_t span)
+{
+    NvmModel *m = nvm_model_new(p, 1);
+
+    g_assert_true(nvm_model_set_fill(m, 100, NULL));
+    g_assert_true(nvm_model_set_slc_used(m, p->slc_static_bytes, NULL));
+    if (span) {
+        g_assert_true(nvm_model_set_steady_random(m, 0, span, NULL));
+    }
+    nvm_model_warm_map(m, 0, p->capacity_bytes);
+    return m;
+}
+
+/*
+ * @n 64 KiB reads one at a time from byte @off on, @stride bytes apart:
+ * their total time (ns).
+ */
+static uint64_t read_64k_qd1(NvmModel *m, const NvmProfile *p, uint64_t off,
+                             uint64_t stride, int n, uint64_t *t)
+{
+    uint64_t sum = 0;
+
+    for (int i = 0; i < n; i++) {
+        NvmCmd c = { .op = NVM_OP_READ,
+                     .slba = (off + i * stride) / p->lba_bytes,
+                     .nlb = 65536 / p->lba_bytes };
+        uint64_t d = nvm_model_submit(m, &c, *t);
+
+        sum += d - *t;
+        *t = d;
+    }
+    return sum;
+}
+
+/* 64K reads of the steady-state span and of untouched fill data (us). */
+static void scattered_and_fill_reads(const char *placement, double *span_us,
+                                     double *fill_us)
+{
+    NvmProfile *p = load_placement("crucial-p5-1tb", placement);
+    uint64_t span = 1ULL << 30, t = 1000000000ULL;
+    NvmModel *m = placement_model(p, span);
+    const int n = 2000;
+
+    *span_us = read_64k_qd1(m, p, 0, span / n & ~65535ULL, n, &t) / 1e3 / n;
+    *fill_us = read_64k_qd1(m, p, p->capacity_bytes / 2,
+                            span / n & ~65535ULL, n, &t) / 1e3 / n;
+    g_test_message("read-placement %s: 64K read %.1f us in the random-"
+                   "written span, %.1f us in fill data", placement,
+                   *span_us, *fill_us);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+static void randomly_rewritten_data_reads_slower_only_where_placed(void)
+{
+    double span_us, fill_us, lba_span_us, lba_fill_us;
+
+    scattered_and_fill_reads("ftl", &span_us, &fill_us);
+    scattered_and_fill_reads("lba", &lba_span_us, &lba_fill_us);
+    /*
+     * placed: 16 page reads on dies drawn per unit, against 4 striped
+     * ones (the P5's dies read one page at a time): a tR or more longer
+     */
+    g_assert_cmpfloat(span_us, >, 1.3 * fill_us);
+    /* LBA striping: the same pages either way (jitter apart) */
+    g_assert_cmpfloat(fabs(lba_span_us - lba_fill_us), <, 0.02 * lba_fill_us);
+    /* fill data is read where it was with lba */
+    g_assert_cmpfloat(fabs(fill_us - lba_fill_us), <, 0.02 * lba_fill_us);
+}
+
+/*
+ * @n 64 KiB writes one after another from byte @off on (one sequential
+ * stream), then an idle second for their programs.
+ */
+static void write_64k_seq(NvmModel *m, const NvmProfile *p, uint64_t off,
+                          int n, uint64_t *t)
+{
+    for (int i = 0; i < n; i++) {
+        NvmCmd c = { .op = NVM_OP_WRITE,
+                     .slba = (off + i * 65536ULL) / p->lba_bytes,
+                     .nlb = 65536 / p->lba_bytes };
+
+        *t = nvm_model_submit(m, &c, *t);
+    }
+    *t += 1000000000ULL;
+}
+
+/*
+ * 64K reads of data written sequentially, of fill data, and of data
+ * written in random 4K pieces (us each)
+ */
+static void written_reads(const char *placement, double us[3])
+{
+    NvmProfile *p = load_placement("crucial-p5-1tb", placement);
+    NvmModel *m = placement_model(p, 0);
+    /*
+     * 12 MiB from 2 MiB + 64 KiB into a chunk: chunks written in part (a
+     * run at its place in the superblock, 4 pages off the LBA's stripe)
+     * and whole (a run assumed in LBA order)
+     */
+    uint64_t seq = (10ULL << 30) + (2 << 20) + 65536;
+    uint64_t fill = 20ULL << 30, rnd = 30ULL << 30;
+    uint64_t t = 1000000000ULL, st = 1;
+    const int n = 192;
+
+    write_64k_seq(m, p, seq, n, &t);
+    /* the same amount in 4K pieces, in an order drawn at random */
+    for (int i = 0; i < 16 * n; i++) {
+        NvmCmd c = { .op = NVM_OP_WRITE, .nlb = 4096 / p->lba_bytes };
+
+        st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+        c.slba = (rnd + (st >> 33) % (16 * n) * 4096) / p->lba_bytes;
+        t = nvm_model_submit(m, &c, t);
+    }
+    t += 1000000000ULL;
+    us[0] = read_64k_qd1(m, p, seq, 65536, n, &t) / 1e3 / n;
+    us[1] = read_64k_qd1(m, p, fill, 65536, n, &t) / 1e3 / n;
+    us[2] = read_64k_qd1(m, p, rnd, 65536, n, &t) / 1e3 / n;
+    g_test_message("read-placement %s: 64K read %.1f us of a sequential "
+                   "write, %.1f us of fill data, %.1f us of 4K random "
+                   "writes", placement, us[0], us[1], us[2]);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+static void sequentially_written_data_reads_as_striped(void)
+{
+    double on[3], off[3];
+
+    written_reads("ftl", on);
+    written_reads("lba", off);
+    /*
+     * a sequential write lies striped: read in the time the LBA's stripe
+     * takes, within 3 % (in SLC: faster than the fill's native data)
+     */
+    g_assert_cmpfloat(fabs(on[0] - off[0]), <, 0.03 * off[0]);
+    g_assert_cmpfloat(fabs(on[1] - off[1]), <, 0.03 * off[1]);
+    /* 4K pieces written at random do not */
+    g_assert_cmpfloat(on[2], >, 1.3 * off[2]);
+}
+
+static void placed_reads_repeat_exactly(void)
+{
+    double a[2], b[2], c[3], d[3];
+
+    scattered_and_fill_reads("ftl", &a[0], &a[1]);
+    scattered_and_fill_reads("ftl", &b[0], &b[1]);
+    written_reads("ftl", c);
+    written_reads("ftl", d);
+    g_assert_cmpmem(a, sizeof(a), b, sizeof(b));
+    g_assert_cmpmem(c, sizeof(c), d, sizeof(d));
+}
+
 /* ---- host memory buffer, thermal model ---- */
 
 static void host_memory_buffer_size_sets_map_misses(void)
@@ -1395,5 +1562,12 @@ int main(int argc, char **argv)
                     reads_after_idle_spells_are_not_queued_behind_later_ones);
     g_test_add_func("/model/hot_drive_throttles_and_the_switch_turns_it_off",
                     hot_drive_throttles_and_the_switch_turns_it_off);
+    g_test_add_func("/model/randomly_rewritten_data_reads_slower_only_"
+                    "where_placed",
+                    randomly_rewritten_data_reads_slower_only_where_placed);
+    g_test_add_func("/model/sequentially_written_data_reads_as_striped",
+                    sequentially_written_data_reads_as_striped);
+    g_test_add_func("/model/placed_reads_repeat_exactly",
+                    placed_reads_repeat_exactly);
     return g_test_run();
 }
