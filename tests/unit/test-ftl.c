@@ -2,8 +2,8 @@
 /*
  * The model's mapping state (backends/ftl.c): validity per 4 KiB region,
  * superblock valid counts that match a recount after any mix of writes,
- * trims and reclaims, greedy victims, exact sequential overwrites, and
- * bounded memory.
+ * trims and reclaims, greedy victims, exact sequential overwrites, where
+ * a read finds each unit (nvm_ftl_place), and bounded memory.
  */
 #include <string.h>
 
@@ -190,6 +190,75 @@ static void state_of_a_2tb_drive_is_bounded(void)
     nvm_ftl_free(f);
 }
 
+/*
+ * nvm_ftl_place: the fill's units at home, a run written in order at its
+ * place in the superblock, units written out of order scattered; and the
+ * same answers and draws as nvm_ftl_locate through any history.
+ */
+static void place_follows_runs_and_answers_as_locate(void)
+{
+    NvmFtl *f = small_ftl(5), *g = small_ftl(5);
+    NvmPlace pl;
+    uint64_t s = 17;
+
+    nvm_ftl_reset(f, 20000, 0);
+    g_assert_cmpint(nvm_ftl_place(f, 100, &pl), ==, NVM_LOC_NATIVE);
+    g_assert_cmpint(pl.kind, ==, NVM_PLACE_HOME);
+    g_assert_cmpuint(pl.pos, ==, 100);
+    /* 7 units elsewhere, then a run of 100 from the middle of a chunk */
+    g_assert_true(nvm_ftl_write(f, 25000, 7, NVM_SB_NATIVE));
+    g_assert_true(nvm_ftl_write(f, 30100, 100, NVM_SB_NATIVE));
+    for (uint64_t i = 0; i < 100; i++) {
+        g_assert_cmpint(nvm_ftl_place(f, 30100 + i, &pl), ==,
+                        NVM_LOC_NATIVE);
+        g_assert_cmpint(pl.kind, ==, NVM_PLACE_RUN);
+        g_assert_cmpuint(pl.pos, ==, 7 + i);
+    }
+    /* a whole chunk in one superblock: assumed in LBA order */
+    g_assert_true(nvm_ftl_write(f, 32768, 1024, NVM_SB_NATIVE));
+    nvm_ftl_place(f, 33000, &pl);
+    g_assert_cmpint(pl.kind, ==, NVM_PLACE_RUN);
+    g_assert_cmpuint(pl.pos, ==, 33000);
+    /* out of order: the record's run is broken, its units scattered */
+    g_assert_true(nvm_ftl_write(f, 40010, 1, NVM_SB_NATIVE));
+    g_assert_true(nvm_ftl_write(f, 40005, 1, NVM_SB_NATIVE));
+    nvm_ftl_place(f, 40010, &pl);
+    g_assert_cmpint(pl.kind, ==, NVM_PLACE_SCATTERED);
+    nvm_ftl_free(f);
+
+    /* the same history twice: place and locate answer alike */
+    nvm_ftl_reset(g, NLPN, 0);
+    f = small_ftl(5);
+    nvm_ftl_reset(f, NLPN, 0);
+    for (int i = 0; i < 20000; i++) {
+        uint64_t l, n;
+
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        l = (s >> 33) % NLPN;
+        n = 1 + (s >> 20) % 64;
+        n = l + n > NLPN ? NLPN - l : n;
+        if (i % 7 == 0) {
+            nvm_ftl_trim(f, l, n);
+            nvm_ftl_trim(g, l, n);
+        } else {
+            keep_free(f);
+            keep_free(g);
+            g_assert_true(nvm_ftl_write(f, l, n, NVM_SB_NATIVE));
+            g_assert_true(nvm_ftl_write(g, l, n, NVM_SB_NATIVE));
+        }
+        for (int k = 0; k < 8; k++) {
+            uint64_t x = (s >> (k * 4)) % NLPN;
+
+            g_assert_cmpint(nvm_ftl_locate(f, x), ==,
+                            nvm_ftl_place(g, x, &pl));
+        }
+    }
+    assert_consistent(f);
+    assert_consistent(g);
+    nvm_ftl_free(f);
+    nvm_ftl_free(g);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -203,6 +272,8 @@ int main(int argc, char **argv)
     g_test_add_func("/ftl/random_overwrite_leaves_partial_victims_greedy_"
                     "picks_least",
                     random_overwrite_leaves_partial_victims_greedy_picks_least);
+    g_test_add_func("/ftl/place_follows_runs_and_answers_as_locate",
+                    place_follows_runs_and_answers_as_locate);
     g_test_add_func("/ftl/state_of_a_2tb_drive_is_bounded",
                     state_of_a_2tb_drive_is_bounded);
     return g_test_run();
