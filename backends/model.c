@@ -102,8 +102,11 @@ static void nvm_open_unit(NvmModel *m, uint64_t t)
     nvm_bg_urgent(m, t);
     nvm_bg_slc_room(m, t);
     slc_size = nvm_slc_size(m, nvm_ftl_valid(m->ftl));
-    /* a full drive's static cache, written through (slc-first-when-full) */
-    m->unit_slc = ((m->slc_first_when_full &&
+    /*
+     * a full drive's static cache, written through (slc-first-when-full);
+     * a drive without one has nothing to write through
+     */
+    m->unit_slc = ((m->slc_first_when_full && m->slc_static_lpns &&
                     slc_size <= m->slc_static_lpns) ||
                    nvm_ftl_slc_written(m->ftl) + unit_lpns <= slc_size) &&
                   (nvm_ftl_open_room(m->ftl, NVM_SB_SLC) >= unit_lpns ||

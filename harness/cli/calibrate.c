@@ -478,7 +478,7 @@ static const NvmOpt calibrate_opts[] = {
             "FILE) into FILE between its markers (profiles/README.md)"),
     NVM_OPT("duration-s", NVM_OPT_DOUBLE, O(duration_s), "S",
             "simulated seconds per peak",
-            .min = 0, .max = 3600, .min_open = true, .def = "10"),
+            .min = 0, .max = 3600, .min_open = true, .def = "30"),
     NVM_OPT("seed", NVM_OPT_U64, O(seed), "N", "the model's seed",
             .def = "1"),
     PROFILE_DIR_OPT,

@@ -455,7 +455,7 @@ static const NvmOpt fit_opts[] = {
             "leave out the cross-capacity predictions"),
     NVM_OPT("duration-s", NVM_OPT_DOUBLE, O(duration_s), "S",
             "simulated seconds per peak",
-            .min = 0, .max = 600, .min_open = true, .def = "2"),
+            .min = 0, .max = 600, .min_open = true, .def = "30"),
     NVM_OPT("max-evals", NVM_OPT_UINT, O(max_evals), "N",
             "simulations per family fit", .min = 1, .max = 100000,
             .def = "80"),

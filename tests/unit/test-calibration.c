@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Calibration: every profile's simulated four-corners peaks against the
+ * Calibration: every profile's simulated four-corners peaks, over 30
+ * simulated s each (the point length `nvmimic fit` fits at), against the
  * reviews' four-corners.tsv (parsed, not copied).  The profiles are
  * physical parts with a few free parameters per drive family, fitted
  * jointly by `nvmimic fit`; not every row comes within the issue's 10 %.
@@ -25,7 +26,7 @@ static void check_drive(gconstpointer data)
     const char *drive = data;
     g_autoptr(GError) err = NULL;
     NvmProfile *p = nvm_profile_load(drive, NVMIMIC_PROFILE_DIR, &err);
-    NvmSimOptions o = { .seed = 1, .duration_s = 2, .peaks_only = true };
+    NvmSimOptions o = { .seed = 1, .duration_s = 30, .peaks_only = true };
     NvmCornerResult res[NVM_FOUR_CORNERS];
     unsigned checked = 0, bad = 0;
 

@@ -172,7 +172,10 @@ static void rewritten_span_keeps_the_slc_rate_past_the_cache_size(void)
     nvm_profile_free(p);
 }
 
-/* @name with @line added at the top of its [cache] section. */
+/*
+ * @name with @line ("key = value") at the top of its [cache] section, in
+ * place of the drive file's own line for that key, if it has one.
+ */
 static NvmProfile *load_with_cache_line(const char *name, const char *line)
 {
     g_autoptr(GError) err = NULL;
@@ -180,13 +183,27 @@ static NvmProfile *load_with_cache_line(const char *name, const char *line)
                                                      NVMIMIC_PROFILE_DIR,
                                                      &err);
     g_autofree char *head = g_strdup_printf("[cache]\n%s\n", line);
+    g_autofree char *key = g_strndup(line, strcspn(line, " ="));
+    g_autoptr(GString) kept = g_string_new(NULL);
+    g_auto(GStrv) lines = NULL;
     g_auto(GStrv) parts = NULL;
     g_autofree char *patched = NULL, *path = NULL;
     NvmProfile *p;
     int fd;
 
     g_assert_no_error(err);
-    parts = g_strsplit(text, "[cache]\n", 2);
+    lines = g_strsplit(text, "\n", -1);
+    for (unsigned i = 0; lines[i]; i++) {
+        const char *l = lines[i];
+        size_t n = strlen(key);
+
+        if (!strncmp(l, key, n) && strspn(l + n, " ") + n < strlen(l) &&
+            l[n + strspn(l + n, " ")] == '=') {
+            continue;
+        }
+        g_string_append_printf(kept, "%s%s", l, lines[i + 1] ? "\n" : "");
+    }
+    parts = g_strsplit(kept->str, "[cache]\n", 2);
     g_assert_nonnull(parts[1]);
     patched = g_strconcat(parts[0], head, parts[1], NULL);
     fd = g_file_open_tmp("nvmimic-XXXXXX.ini", &path, &err);
@@ -228,7 +245,8 @@ static double full_drive_seq_rate(NvmProfile *p, uint64_t *folded)
  */
 static void full_drive_writes_through_its_static_slc_only_when_told(void)
 {
-    NvmProfile *off = load("crucial-p5-1tb");
+    NvmProfile *off = load_with_cache_line("crucial-p5-1tb",
+                                           "slc-first-when-full = false");
     NvmProfile *on = load_with_cache_line("crucial-p5-1tb",
                                           "slc-first-when-full = true");
     uint64_t fold_off, fold_on;
