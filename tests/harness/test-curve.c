@@ -46,6 +46,15 @@ static void points_below_the_peak_reach_their_rate_and_110_120_saturate(void)
     for (unsigned k = 0; k < G_N_ELEMENTS(profiles); k++) {
         NvmProfile *p = load(profiles[k]);
 
+        /*
+         * The driver's mechanics, not the drive's: written through its
+         * static SLC (as both ship), a 2 s write peak is a burst on the
+         * free blocks GC left, and the points after it pay back the folds
+         * (P5 2 TB 4K write: 264 K at the peak, 109 K of 132 K asked at
+         * 50 %; docs/run.md).  Native writes have no such burst.
+         */
+        p->slc_first_when_full = false;
+
         for (unsigned w = 0; w < NVM_FOUR_CORNERS; w++) {
             NvmRunResult peak, pts[G_N_ELEMENTS(pcts)];
             double target[G_N_ELEMENTS(pcts)];
