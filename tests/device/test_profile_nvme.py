@@ -36,7 +36,7 @@ os.environ['NVMIMIC_PROFILE_DIR'] = PROFILE_DIR
 MAIN_PROFILE = 'crucial-p5-2tb'      # timing, QMP
 RAW_PROFILE = 'crucial-p2-500g'      # data on a sparse raw file
 WZ_PROFILE = 'crucial-p2-2tb'        # has Write Zeroes (the P5 has not)
-FAST_PROFILE = 'crucial-p5-1tb'      # programs, not cores, pace its writes
+QLC_PROFILE = 'crucial-p2-2tb'       # programs natively when full
 DEV_ID = 'nvm0'
 ASAN_SWAPCONTEXT_NOTICE = re.compile(
     r"^==\d+==WARNING: ASan doesn't fully support makecontext/swapcontext")
@@ -676,19 +676,22 @@ class ProfileNvme(ProfileTest):
 
     def test_full_drive_with_exhausted_slc_cache_writes_slower_than_erased(self):
         # A drive whose programs, not its firmware, set the pace of 4 KiB
-        # writes: the P5 1 TB's six cores.  (The P2 500 GB's single E13T
-        # core binds its 4 KiB writes erased and full alike: 1.13x.)  Its
-        # 32 MiB write buffer takes the first 8,192 writes at once in both
-        # states; the 8,192 after them start to wait for programs when the
-        # drive is full (erased, its six cores bind: ~550 K IOPS).
+        # writes once its SLC is gone: the P2 2 TB, whose QLC programs
+        # natively when full (it does not write through its static SLC).
+        # Erased, its writes land in SLC and its single E13T core binds;
+        # full, its 8 MiB write buffer takes the first 2,048 writes at once
+        # and the rest wait for QLC programs.  (The P5 1 TB no longer
+        # serves: its fitted power budget lets all 16 dies program at once,
+        # so its six cores bind full and erased alike, 117.2 us each; the
+        # P2 500 GB's single core binds both: 1.13x.)
         n = 16384
         mean = lambda xs: sum(xs) / len(xs)
-        ctrl, p = self.start_profile(FAST_PROFILE)
+        ctrl, p = self.start_profile(QLC_PROFILE)
         self.set_state(**{'secure-erase': True, 'reset-stats': True})
         erased_lat = self.random_write_lat_us(ctrl, p, n)
         erased = self.stats()
         self.machine.stop()
-        ctrl, p = self.start_profile(FAST_PROFILE)
+        ctrl, p = self.start_profile(QLC_PROFILE)
         self.set_state(**{'fill-pct': 100.0})
         self.set_state(**{'slc-used-bytes': self.stats()['slc-size-bytes'],
                           'reset-stats': True})
