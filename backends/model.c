@@ -93,11 +93,14 @@ out:
 /* ------------------------------------------------------------------ */
 /* Write path: buffer -> program units on the dies in turn. */
 
-static void nvm_open_unit(NvmModel *m, uint64_t t)
+/*
+ * The next program unit: the reclaims owed first, then SLC or native
+ * (m->unit_slc, m->unit_cap).  Host writes and untimed ones alike.
+ */
+static void nvm_choose_unit(NvmModel *m, uint64_t t)
 {
     uint64_t unit_lpns = m->slc_unit_bytes >> m->lpn_shift;
     uint64_t slc_size;
-    Unit *u;
 
     nvm_bg_urgent(m, t);
     nvm_bg_slc_room(m, t);
@@ -113,8 +116,15 @@ static void nvm_open_unit(NvmModel *m, uint64_t t)
                    nvm_ftl_free_sbs(m->ftl) > m->gc_urgent_free + 1);
     m->unit_cap = m->unit_slc ? m->slc_unit_bytes : m->native_unit_bytes;
     m->unit_fill = 0;
-    m->unit_ready = 0;
     m->unit_open = true;
+}
+
+static void nvm_open_unit(NvmModel *m, uint64_t t)
+{
+    Unit *u;
+
+    nvm_choose_unit(m, t);
+    m->unit_ready = 0;
     u = nvm_unit(m, m->unit_seq);
     u->seq = m->unit_seq;
     u->end = OPEN_END;
