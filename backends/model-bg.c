@@ -57,6 +57,10 @@ static bool nvm_reclaim(NvmModel *m, bool slc)
     dt->slc_src = slc;
     if (!slc) {
         m->gc_wa = u < 1 ? 1 / (1 - u) : 1e9;
+        if (m->untimed) {
+            m->untimed_victims++;
+            m->untimed_victim_valid += u;
+        }
     }
     return true;
 }
@@ -67,6 +71,17 @@ static void nvm_bg_issue(NvmModel *m, Debt *dt, uint64_t ready)
     unsigned die = m->bg_die;
     uint64_t dur;
 
+    if (m->untimed) {
+        /* preconditioning: the work is done, not timed nor counted */
+        if (dt->units) {
+            dt->units--;
+            m->untimed_copies++;
+            m->untimed_folds += dt->slc_src;
+        } else if (dt->erases) {
+            dt->erases--;
+        }
+        return;
+    }
     m->bg_die = die + 1 == m->ndies ? 0 : die + 1;
     if (dt->units) {
         double tr = dt->slc_src ? m->read_slc_ns : m->read_native_ns;

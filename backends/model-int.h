@@ -21,6 +21,8 @@
 #define NS_PER_MS 1000000ULL
 #define NONE32 0xffffffffu
 #define OPEN_END UINT64_MAX
+/* The mapping state's seed is the model's mixed with this. */
+#define NVM_FTL_SEED_MIX 0x5851f42d4c957f2dULL
 
 /* Operations queued on a die besides reads (which go first). */
 #define DIE_QUEUE 32
@@ -115,6 +117,7 @@ struct NvmModel {
     double slc_refold_below;
     bool slc_first_when_full;
     bool read_place_ftl;            /* reads timed where the data lies */
+    bool steady_simulated;          /* [review] steady-state = simulated */
     uint64_t write_buffer_bytes;
     uint32_t gc_start_free, gc_urgent_free;
     /* map: one chunk (the unit loaded on a miss) covers 2^cover_shift B */
@@ -182,6 +185,15 @@ struct NvmModel {
     Debt gc, fold;
     unsigned bg_die;
     double gc_wa;
+    /*
+     * Untimed (nvm_model_precondition_random): relocation owed is paid
+     * without timing or statistics, counted here instead.
+     */
+    bool untimed;
+    uint64_t untimed_copies;        /* native program units relocated */
+    uint64_t untimed_folds;         /* of which from SLC */
+    uint64_t untimed_victims;       /* GC victims */
+    double untimed_victim_valid;    /* their valid shares, summed */
 
     /* ---- map cache ---- */
     uint32_t *map_tags;             /* DRAM map cache or HMB */
@@ -321,6 +333,8 @@ uint64_t nvm_map_lookup(NvmModel *m, uint64_t off, uint64_t t,
 void nvm_map_setup(NvmModel *m);
 /* Forget the data of [off, off + bytes) (a discard) */
 void nvm_trim(NvmModel *m, uint64_t off, uint64_t bytes);
+/* One map unit of host data through the write policy, untimed. */
+void nvm_write_untimed(NvmModel *m, uint64_t lpn);
 
 /* model-die.c */
 double nvm_retry_p(const NvmModel *m);
@@ -355,5 +369,6 @@ void nvm_account_idle(const NvmModel *m, uint64_t *ps_time,
 
 /* model-state.c */
 void nvm_read_line_at(ReadLine *rl, uint64_t t);
+void nvm_quiesce(NvmModel *m);
 
 #endif

@@ -10,12 +10,13 @@
 #include <string.h>
 
 #include "model-int.h"
+#include "rng.h"
 
 /* ------------------------------------------------------------------ */
 /* State injection */
 
 /* Forget queued work and buffered data (the drive was just prepared). */
-static void nvm_quiesce(NvmModel *m)
+void nvm_quiesce(NvmModel *m)
 {
     memset(&m->gc, 0, sizeof(m->gc));
     memset(&m->fold, 0, sizeof(m->fold));
@@ -106,10 +107,89 @@ bool nvm_model_set_steady_random(NvmModel *m, uint64_t start_bytes,
     uint64_t lo = start_bytes >> m->lpn_shift;
     uint64_t hi = (start_bytes + span_bytes) >> m->lpn_shift;
 
+    if (m->steady_simulated) {
+        return nvm_model_precondition_random(m, start_bytes, span_bytes, 0,
+                                             NULL, errp);
+    }
     if (!m->pristine || !nvm_ftl_scatter(m->ftl, lo, hi, m->gc_start_free)) {
         g_set_error(errp, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                     "a steady random state needs a fill that holds the span "
                     "(set the fill level first) and room for it");
+        return false;
+    }
+    return true;
+}
+
+bool nvm_model_precondition_random(NvmModel *m, uint64_t start_bytes,
+                                   uint64_t span_bytes, unsigned max_passes,
+                                   NvmPrecondition *out, GError **errp)
+{
+    uint64_t lo = start_bytes >> m->lpn_shift;
+    uint64_t hi = (start_bytes + span_bytes) >> m->lpn_shift;
+    uint64_t n = hi - lo;
+    /* the addresses: a stream of the mapping state's seed of their own */
+    uint64_t x = nvm_rng_stream(m->seed ^ NVM_FTL_SEED_MIX, 28);
+    NvmPrecondition r = { 0 };
+
+    if (!m->pristine || lo >= hi || hi > m->fill_lpns) {
+        g_set_error(errp, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "random preconditioning needs a fill that holds the "
+                    "span (set the fill level first)");
+        return false;
+    }
+    if (!max_passes) {
+        max_passes = NVM_PRECONDITION_MAX_PASSES;
+    }
+    m->untimed = true;
+    m->unit_open = false;
+    while (r.passes < max_passes) {
+        uint64_t c0 = m->untimed_copies, f0 = m->untimed_folds;
+        uint64_t v0 = m->untimed_victims;
+        double u0 = m->untimed_victim_valid;
+        double host = (double)(n << m->lpn_shift);
+
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t k = (uint64_t)(((unsigned __int128)nvm_rng_u64(&x) *
+                                     n) >> 64);
+
+            nvm_write_untimed(m, lo + k);
+        }
+        r.passes++;
+        r.wa_prev = r.wa;
+        r.wa = 1 + (double)(m->untimed_copies - c0) *
+                   m->native_unit_bytes / host;
+        r.folded_share = (double)(m->untimed_folds - f0) *
+                         m->native_unit_bytes / host;
+        r.victims = m->untimed_victims - v0;
+        r.victim_valid = r.victims ? (m->untimed_victim_valid - u0) /
+                                     r.victims : 0;
+        if (r.passes >= 2 && fabs(r.wa - r.wa_prev) <= 0.01 * r.wa_prev) {
+            break;
+        }
+    }
+    m->untimed = false;
+    m->untimed_copies = m->untimed_folds = m->untimed_victims = 0;
+    m->untimed_victim_valid = 0;
+    nvm_quiesce(m);
+    if (out) {
+        *out = r;
+    }
+    return true;
+}
+
+bool nvm_model_check_state(const NvmModel *m, char **why)
+{
+    NvmFtlCounts c;
+
+    if (!nvm_ftl_check(m->ftl, why)) {
+        return false;
+    }
+    nvm_ftl_counts(m->ftl, &c);
+    if (c.lost || m->map_lost) {
+        *why = g_strdup_printf("%" G_GUINT64_FORMAT " invalidations with "
+                               "no superblock, %" G_GUINT64_FORMAT
+                               " units written with no room", c.lost,
+                               m->map_lost);
         return false;
     }
     return true;

@@ -240,6 +240,34 @@ static uint64_t nvm_buffer_write(NvmModel *m, uint64_t off, uint64_t b,
     return fua_end > done ? fua_end : done;
 }
 
+/*
+ * nvm_buffer_write() for one map unit with no time, no buffer and no
+ * statistics: the same choice of unit, the same reclaims before it, the
+ * same mapping update and the same relocation after each full unit
+ * (m->untimed pays it without timing).  nvm_model_precondition_random()
+ * drives it; the state it leaves is quiesced.
+ */
+void nvm_write_untimed(NvmModel *m, uint64_t lpn)
+{
+    NvmSbMode mode;
+
+    if (!m->unit_open) {
+        nvm_choose_unit(m, 0);
+    }
+    mode = m->unit_slc ? NVM_SB_SLC : NVM_SB_NATIVE;
+    if (!nvm_ftl_write(m->ftl, lpn, 1, mode)) {
+        nvm_bg_urgent(m, 0);
+        if (!nvm_ftl_write(m->ftl, lpn, 1, mode)) {
+            m->map_lost++;
+        }
+    }
+    m->unit_fill += 1u << m->lpn_shift;
+    if (m->unit_fill >= m->unit_cap) {
+        m->unit_open = false;
+        nvm_bg_interleave(m, 0, m->unit_cap);
+    }
+}
+
 /* Is @lpn's latest data still in the buffer at @t? */
 static bool nvm_buffer_hit(NvmModel *m, uint64_t lpn, uint64_t t)
 {
@@ -641,6 +669,7 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
     m->fold_idle_ns = p->fold_idle_ms * NS_PER_MS;
     m->slc_first_when_full = p->slc_first_when_full;
     m->read_place_ftl = p->read_placement == NVM_READ_PLACE_FTL;
+    m->steady_simulated = p->review_steady_state == NVM_STEADY_SIMULATED;
     /*
      * Per unit of data, an SLC program costs prog_slc / (prog_native /
      * bits) of a native one.  Writing into SLC after folding a superblock
@@ -667,7 +696,7 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
         .sb_lpns = m->sb_lpns,
         .bits = m->bits,
         .nsb = m->nsb,
-        .seed = seed ^ 0x5851f42d4c957f2dULL,
+        .seed = seed ^ NVM_FTL_SEED_MIX,
     };
     m->ftl = nvm_ftl_new(&g);
     m->fill_lpns = 0;

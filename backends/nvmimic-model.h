@@ -53,6 +53,12 @@ typedef enum NvmReviewState {
     NVM_REVIEW_ERASED,   /* secure erase, then only the span is written */
 } NvmReviewState;
 
+/* How nvm_model_set_steady_random() reaches a span's steady state. */
+typedef enum NvmSteadyState {
+    NVM_STEADY_FORMULA,     /* computed: valid counts decaying with age */
+    NVM_STEADY_SIMULATED,   /* random writes through the FTL until WA holds */
+} NvmSteadyState;
+
 typedef struct NvmPowerState {
     double max_power_w;
     uint32_t entry_lat_us;
@@ -233,6 +239,7 @@ typedef struct NvmProfile {
     double review_span_pct;
     uint32_t review_threads_4k_random_write;
     uint32_t review_threads_64k_seq_write;
+    NvmSteadyState review_steady_state;
 } NvmProfile;
 
 /*
@@ -365,10 +372,46 @@ void nvm_model_warm_map(NvmModel *m, uint64_t start_bytes,
 /*
  * Right after a fill: [@start_bytes, +@span_bytes) rewritten at random
  * until greedy GC reached its steady state (the state the reviews' earlier
- * write tests leave on their span), computed, not simulated.
+ * write tests leave on their span).  Computed (the profile's [review]
+ * steady-state = formula, the default), or simulated with
+ * nvm_model_precondition_random() and its default pass limit (simulated).
  */
 bool nvm_model_set_steady_random(NvmModel *m, uint64_t start_bytes,
                                  uint64_t span_bytes, GError **errp);
+
+/* What nvm_model_precondition_random() did. */
+typedef struct NvmPrecondition {
+    unsigned passes;            /* passes of one span's worth of writes */
+    double wa;                  /* write amplification of the last pass */
+    double wa_prev;             /* of the pass before it (0: none) */
+    uint64_t victims;           /* GC victims in the last pass */
+    double victim_valid;        /* their mean valid share (0..1) */
+    double folded_share;        /* last pass: units folded / units written */
+} NvmPrecondition;
+
+#define NVM_PRECONDITION_MAX_PASSES 30
+
+/*
+ * Right after a fill (or another preconditioning): uniform random writes
+ * of one map unit each over [@start_bytes, +@span_bytes) through the
+ * model's own mapping state and its policies for host writes (SLC or
+ * native, folding, greedy GC from start-free-blocks, urgent GC), with no
+ * timing, in passes of one span's worth of writes, until a pass's write
+ * amplification is within 1 % of the pass before (at least 2 passes, at
+ * most @max_passes; 0: NVM_PRECONDITION_MAX_PASSES; 1: exactly one).  The
+ * addresses are drawn from the model's seed.  Then the model is quiesced
+ * as after a fill; statistics and lifetime counters do not see the
+ * writes.  @out (may be NULL) says what it did.
+ */
+bool nvm_model_precondition_random(NvmModel *m, uint64_t start_bytes,
+                                   uint64_t span_bytes, unsigned max_passes,
+                                   NvmPrecondition *out, GError **errp);
+/*
+ * Self-check of the mapping state (tests): every count against a recount,
+ * no write the mapping state had no room for, valid data as filled.
+ * False with a newly allocated reason in @why.
+ */
+bool nvm_model_check_state(const NvmModel *m, char **why);
 void nvm_model_secure_erase(NvmModel *m);
 /*
  * The state injected by the calls above holds from @now_ns: the drive was

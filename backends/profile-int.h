@@ -25,6 +25,7 @@ typedef enum KeyType {
     KT_MAP,
     KT_REVIEW,
     KT_PLACEMENT,
+    KT_STEADY,
     KT_VERSION,
     KT_LBAF,
 } KeyType;

@@ -423,6 +423,12 @@ const KeyDesc nvm_prof_key_table[] = {
       OFF(review_threads_64k_seq_write), KF_REQ,
       BOUND(1, 65536, "commands", "an NVMe queue holds at most 64 Ki"),
       "outstanding count the 64K write calibration was taken at" },
+    { "review", "steady-state", KT_STEADY, OFF(review_steady_state), 0,
+      NO_BOUND,
+      "how a filled drive's span reaches random-write steady state: "
+      "formula (valid counts decaying with age, computed) or simulated "
+      "(random 4 KiB writes through the FTL until the write amplification "
+      "holds; default formula)" },
 };
 
 const size_t nvm_prof_key_table_len = G_N_ELEMENTS(nvm_prof_key_table);
@@ -475,6 +481,8 @@ static const char *type_name(KeyType t)
         return "filled|erased";
     case KT_PLACEMENT:
         return "lba|ftl";
+    case KT_STEADY:
+        return "formula|simulated";
     case KT_VERSION:
         return "major.minor";
     case KT_LBAF:

@@ -276,6 +276,16 @@ static bool parse_value(const char *val, const KeyDesc *d, void *dst,
             return false;
         }
         return true;
+    case KT_STEADY:
+        if (!strcmp(val, "formula")) {
+            *(NvmSteadyState *)dst = NVM_STEADY_FORMULA;
+        } else if (!strcmp(val, "simulated")) {
+            *(NvmSteadyState *)dst = NVM_STEADY_SIMULATED;
+        } else {
+            *why = "not formula or simulated";
+            return false;
+        }
+        return true;
     case KT_VERSION: {
         unsigned maj, min;
         char extra;
