@@ -10,12 +10,14 @@
 #include <glib/gstdio.h>
 
 #include "curve.h"
+#include "rng.h"
 #include "sim.h"
 #include "test-profile.h"
 
 /*
  * Load @name (composed with its parts) with "key=value" lines replaced in
- * every section that has the key (for isolating mechanisms).
+ * every section that has the key (for isolating mechanisms); a key written
+ * "[section]" adds its value as a line after that section's header.
  */
 static NvmProfile *load_patched(const char *name, const char *const *kv)
 {
@@ -37,6 +39,11 @@ static NvmProfile *load_patched(const char *name, const char *const *kv)
         for (const char *const *k = kv; *k; k += 2) {
             size_t n = strlen(k[0]);
 
+            if (k[0][0] == '[' && !strcmp(line, k[0])) {
+                line = NULL;
+                g_string_append_printf(out, "%s\n%s\n", k[0], k[1]);
+                break;
+            }
             if (!strncmp(line, k[0], n) && line[n] == '=') {
                 line = NULL;
                 g_string_append_printf(out, "%s = %s\n", k[0], k[1]);
@@ -1427,6 +1434,187 @@ static void placed_reads_repeat_exactly(void)
     g_assert_cmpmem(c, sizeof(c), d, sizeof(d));
 }
 
+/*
+ * The reviews' span brought to steady state by simulation: random 4 KiB
+ * writes through the FTL with the host write path's own policy (greedy
+ * GC from start-free-blocks), in passes of one span's worth, until a
+ * pass's WA is within 1 % of the one before.
+ */
+static const char *const mini_review[] = {
+    "channels", "2", "dies-per-channel", "1", "die-bytes", "1073741824",
+    "pages-per-block", "24", "capacity-bytes", "2000000000",
+    "reserved-bytes", "0", "slc-static-bytes", "0",
+    "slc-dynamic-max-bytes", "0", NULL,
+};
+#define MINI_SPAN (400ULL << 20)
+
+static NvmModel *mini_preconditioned(const NvmProfile *p, uint64_t seed,
+                                     NvmPrecondition *r)
+{
+    NvmModel *m = nvm_model_new(p, seed);
+    g_autoptr(GError) err = NULL;
+
+    g_assert_true(nvm_model_set_fill(m, 100, &err));
+    g_assert_true(nvm_model_precondition_random(m, 0, MINI_SPAN, 0, r,
+                                                &err));
+    g_assert_no_error(err);
+    g_test_message("seed %" PRIu64 ": %u passes, WA %.4f (before %.4f), "
+                   "%" PRIu64 " victims %.4f valid", seed, r->passes, r->wa,
+                   r->wa_prev, r->victims, r->victim_valid);
+    return m;
+}
+
+static void simulated_steady_state_holds_its_write_amplification(void)
+{
+    NvmProfile *p = load_patched("crucial-p5-1tb", mini_review);
+    NvmPrecondition r, more, f;
+    NvmModel *m = mini_preconditioned(p, 1, &r);
+    NvmModel *g = nvm_model_new(p, 1);
+    g_autoptr(GError) err = NULL;
+
+    /* one more pass of random writes: the same WA */
+    g_assert_true(nvm_model_precondition_random(m, 0, MINI_SPAN, 1, &more,
+                                                &err));
+    g_test_message("one more pass: WA %.4f, victims %.4f valid", more.wa,
+                   more.victim_valid);
+    g_assert_cmpuint(more.passes, ==, 1);
+    g_assert_cmpfloat(fabs(more.wa - r.wa), <=, 0.02 * r.wa);
+    /* it stopped because the WA held, not at the pass limit */
+    g_assert_cmpuint(r.passes, >=, 2);
+    g_assert_cmpuint(r.passes, <, NVM_PRECONDITION_MAX_PASSES);
+    g_assert_cmpfloat(fabs(r.wa - r.wa_prev), <=, 0.01 * r.wa_prev);
+    g_assert_cmpfloat(r.wa, >, 1.2);
+    /*
+     * Greedy GC at steady state.  Mean field (a unit written t host
+     * writes ago is still valid with probability e^(-t / span), blocks
+     * so large that they all decay alike, greedy = oldest first): the
+     * victims' valid share u solves u = e^(-a (1 - u)), a = the physical
+     * space the span circulates in over its size; that is what
+     * nvm_ftl_scatter's decay puts in place.  Finite superblocks let
+     * greedy do a little better (lower u) than this limit.
+     */
+    {
+        uint64_t sb = (uint64_t)p->dies_per_channel * p->channels *
+                      p->pages_per_block * p->planes * p->page_bytes;
+        uint64_t nsb = p->raw_bytes / sb;
+        /* cold data in whole superblocks; free ones kept (GC runs below
+         * start-free-blocks) and about one open superblock lost */
+        double phys = (double)(nsb - p->gc_start_free) * sb -
+                      (p->capacity_bytes - MINI_SPAN) - sb;
+        double a = phys / MINI_SPAN, ustar = 0.5;
+
+        for (int i = 0; i < 1000; i++) {
+            ustar = exp(-a * (1 - ustar));
+        }
+        g_test_message("mean field: a %.3f, u* %.4f", a, ustar);
+        g_assert_cmpfloat(more.victim_valid, <=, ustar + 0.01);
+        g_assert_cmpfloat(more.victim_valid, >=, ustar - 0.05);
+    }
+    /* and as in the formula's state: one pass of writes from it */
+    g_assert_true(nvm_model_set_fill(g, 100, &err));
+    g_assert_true(nvm_model_set_steady_random(g, 0, MINI_SPAN, &err));
+    g_assert_true(nvm_model_precondition_random(g, 0, MINI_SPAN, 1, &f,
+                                                &err));
+    g_test_message("formula, one pass: WA %.4f, victims %.4f valid", f.wa,
+                   f.victim_valid);
+    g_assert_cmpfloat(fabs(more.victim_valid - f.victim_valid), <, 0.02);
+    g_assert_cmpfloat(fabs(more.wa - f.wa), <, 0.03 * f.wa);
+    nvm_model_free(g);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+static void simulated_steady_state_keeps_every_unit_and_its_counts(void)
+{
+    NvmProfile *p = load_patched("crucial-p5-1tb", mini_review);
+    NvmPrecondition r;
+    NvmModel *m = mini_preconditioned(p, 3, &r);
+    uint64_t x = 77, now = 0;
+    g_autofree char *why = NULL;
+    NvmStats st;
+
+    /* every count recounts, nothing lost, every unit still holds data */
+    g_assert_true(nvm_model_check_state(m, &why));
+    g_assert_null(why);
+    nvm_model_get_stats(m, 0, &st);
+    g_assert_cmpuint(st.valid_bytes, ==,
+                     p->capacity_bytes / 4096 * 4096);
+    g_assert_cmpfloat(st.write_amplification, ==, 0);
+    g_assert_cmpuint(st.host_bytes_written, ==, 0);
+    g_assert_cmpuint(st.total_nand_bytes_written, ==, 0);
+    g_assert_cmpuint(st.free_superblocks, >=, p->gc_urgent_free);
+    /* reads of the span's units are mapped: each reads NAND */
+    for (int i = 0; i < 200; i++) {
+        uint64_t off = nvm_rng_u64(&x) % (MINI_SPAN / 4096) * 4096;
+        NvmCmd c = { .op = NVM_OP_READ, .slba = off / p->lba_bytes,
+                     .nlb = 4096 / p->lba_bytes };
+        uint64_t before;
+
+        nvm_model_get_stats(m, now, &st);
+        before = st.nand_bytes_read;
+        now = nvm_model_submit(m, &c, now);
+        nvm_model_get_stats(m, now, &st);
+        g_assert_cmpuint(st.nand_bytes_read, >, before);
+    }
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
+/* The same seed gives the same state; the profile key selects it. */
+static void simulated_steady_state_is_deterministic(void)
+{
+    static const char *const keyed[] = {
+        "channels", "2", "dies-per-channel", "1", "die-bytes", "1073741824",
+        "pages-per-block", "24", "capacity-bytes", "2000000000",
+        "reserved-bytes", "0", "slc-static-bytes", "0",
+        "slc-dynamic-max-bytes", "0",
+        "[review]", "steady-state = simulated", NULL,
+    };
+    NvmProfile *p = load_patched("crucial-p5-1tb", mini_review);
+    NvmProfile *q = load_patched("crucial-p5-1tb", keyed);
+    NvmWorkload wl = { "4k-random-write", NVM_OP_WRITE, 4096, false, 32 };
+    NvmRunSpec spec = {
+        .wl = &wl, .lba_bytes = p->lba_bytes, .span_bytes = MINI_SPAN,
+        .duration_ns = 500000000ULL,
+    };
+    NvmPrecondition r[2];
+    NvmRunResult run[3];
+    NvmModel *m;
+    g_autoptr(GError) err = NULL;
+
+    g_assert_cmpint(p->review_steady_state, ==, NVM_STEADY_FORMULA);
+    g_assert_cmpint(q->review_steady_state, ==, NVM_STEADY_SIMULATED);
+    for (int i = 0; i < 3; i++) {
+        uint64_t now = 0;
+        NvmStats st;
+
+        if (i < 2) {
+            m = mini_preconditioned(p, 5, &r[i]);
+        } else {
+            /* [review] steady-state = simulated: the same, by the key */
+            m = nvm_model_new(q, 5);
+            g_assert_true(nvm_model_set_fill(m, 100, &err));
+            g_assert_true(nvm_model_set_steady_random(m, 0, MINI_SPAN,
+                                                      &err));
+        }
+        nvm_curve_run(m, &spec, 9, &now, &run[i]);
+        nvm_model_get_stats(m, now, &st);
+        g_test_message("run %d: %.1f IOPS, WA %.4f", i, run[i].fig.iops,
+                       st.write_amplification);
+        nvm_model_free(m);
+    }
+    g_assert_cmpuint(r[0].passes, ==, r[1].passes);
+    g_assert_cmpfloat(r[0].wa, ==, r[1].wa);
+    g_assert_cmpfloat(r[0].victim_valid, ==, r[1].victim_valid);
+    for (int i = 1; i < 3; i++) {
+        g_assert_cmpuint(run[i].ios, ==, run[0].ios);
+        g_assert_cmpfloat(run[i].fig.iops, ==, run[0].fig.iops);
+        g_assert_cmpfloat(run[i].fig.p99_us, ==, run[0].fig.p99_us);
+    }
+    nvm_profile_free(q);
+    nvm_profile_free(p);
+}
+
 /* ---- host memory buffer, thermal model ---- */
 
 static void host_memory_buffer_size_sets_map_misses(void)
@@ -1573,6 +1761,14 @@ int main(int argc, char **argv)
     g_test_add_func("/model/injected_steady_state_has_steady_write_"
                     "amplification",
                     injected_steady_state_has_steady_write_amplification);
+    g_test_add_func("/model/simulated_steady_state_holds_its_write_"
+                    "amplification",
+                    simulated_steady_state_holds_its_write_amplification);
+    g_test_add_func("/model/simulated_steady_state_keeps_every_unit_and_"
+                    "its_counts",
+                    simulated_steady_state_keeps_every_unit_and_its_counts);
+    g_test_add_func("/model/simulated_steady_state_is_deterministic",
+                    simulated_steady_state_is_deterministic);
     g_test_add_func("/model/host_memory_buffer_size_sets_map_misses",
                     host_memory_buffer_size_sets_map_misses);
     g_test_add_func("/model/reads_after_idle_spells_are_not_queued_behind_"
