@@ -30,6 +30,22 @@ typedef enum KeyType {
     KT_LBAF,
 } KeyType;
 
+/*
+ * The enumerated key types with two names (cell mode, map kind, review
+ * state, read placement, steady state): the names, the enum values they
+ * stand for (each stored as the enum it is, an int), the type's name in
+ * the key reference and the one-line reason a value is refused.  NULL for
+ * the other types.
+ */
+typedef struct KeyChoice {
+    const char *name[2];
+    int value[2];
+    const char *type_name;          /* "tlc|qlc" */
+    const char *refused;            /* "not tlc or qlc" */
+} KeyChoice;
+
+const KeyChoice *nvm_prof_key_choice(KeyType t);
+
 enum {
     KF_REQ = 1,         /* must be present */
     KF_POW2 = 2,        /* must be a power of two */

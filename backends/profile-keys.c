@@ -459,6 +459,54 @@ const KeyDesc nvm_prof_ps_table[] = {
 
 const size_t nvm_prof_ps_table_len = G_N_ELEMENTS(nvm_prof_ps_table);
 
+/* profile-parse.c stores each of these enums as an int */
+_Static_assert(sizeof(NvmCellMode) == sizeof(int) &&
+               sizeof(NvmMapKind) == sizeof(int) &&
+               sizeof(NvmReviewState) == sizeof(int) &&
+               sizeof(NvmReadPlacement) == sizeof(int) &&
+               sizeof(NvmSteadyState) == sizeof(int),
+               "a two-name key's enum is not the size of an int");
+
+const KeyChoice *nvm_prof_key_choice(KeyType t)
+{
+    static const KeyChoice cell = {
+        { "tlc", "qlc" }, { NVM_CELL_TLC, NVM_CELL_QLC },
+        "tlc|qlc", "not tlc or qlc",
+    };
+    static const KeyChoice map = {
+        { "dram", "hmb" }, { NVM_MAP_DRAM, NVM_MAP_HMB },
+        "dram|hmb", "not dram or hmb",
+    };
+    static const KeyChoice review = {
+        { "filled", "erased" }, { NVM_REVIEW_FILLED, NVM_REVIEW_ERASED },
+        "filled|erased", "not filled or erased",
+    };
+    static const KeyChoice placement = {
+        { "lba", "ftl" }, { NVM_READ_PLACE_LBA, NVM_READ_PLACE_FTL },
+        "lba|ftl", "not lba or ftl",
+    };
+    static const KeyChoice steady = {
+        { "formula", "simulated" },
+        { NVM_STEADY_FORMULA, NVM_STEADY_SIMULATED },
+        "formula|simulated", "not formula or simulated",
+    };
+
+    switch (t) {
+    case KT_CELL:
+        return &cell;
+    case KT_MAP:
+        return &map;
+    case KT_REVIEW:
+        return &review;
+    case KT_PLACEMENT:
+        return &placement;
+    case KT_STEADY:
+        return &steady;
+    default:
+        return NULL;
+    }
+}
+
 static const char *type_name(KeyType t)
 {
     switch (t) {
@@ -474,15 +522,11 @@ static const char *type_name(KeyType t)
     case KT_BOOL:
         return "true|false";
     case KT_CELL:
-        return "tlc|qlc";
     case KT_MAP:
-        return "dram|hmb";
     case KT_REVIEW:
-        return "filled|erased";
     case KT_PLACEMENT:
-        return "lba|ftl";
     case KT_STEADY:
-        return "formula|simulated";
+        return nvm_prof_key_choice(t)->type_name;
     case KT_VERSION:
         return "major.minor";
     case KT_LBAF:

@@ -237,55 +237,22 @@ static bool parse_value(const char *val, const KeyDesc *d, void *dst,
         }
         return true;
     case KT_CELL:
-        if (!strcmp(val, "tlc")) {
-            *(NvmCellMode *)dst = NVM_CELL_TLC;
-        } else if (!strcmp(val, "qlc")) {
-            *(NvmCellMode *)dst = NVM_CELL_QLC;
-        } else {
-            *why = "not tlc or qlc";
-            return false;
-        }
-        return true;
     case KT_MAP:
-        if (!strcmp(val, "dram")) {
-            *(NvmMapKind *)dst = NVM_MAP_DRAM;
-        } else if (!strcmp(val, "hmb")) {
-            *(NvmMapKind *)dst = NVM_MAP_HMB;
-        } else {
-            *why = "not dram or hmb";
-            return false;
-        }
-        return true;
     case KT_REVIEW:
-        if (!strcmp(val, "filled")) {
-            *(NvmReviewState *)dst = NVM_REVIEW_FILLED;
-        } else if (!strcmp(val, "erased")) {
-            *(NvmReviewState *)dst = NVM_REVIEW_ERASED;
-        } else {
-            *why = "not filled or erased";
-            return false;
-        }
-        return true;
     case KT_PLACEMENT:
-        if (!strcmp(val, "lba")) {
-            *(NvmReadPlacement *)dst = NVM_READ_PLACE_LBA;
-        } else if (!strcmp(val, "ftl")) {
-            *(NvmReadPlacement *)dst = NVM_READ_PLACE_FTL;
-        } else {
-            *why = "not lba or ftl";
-            return false;
+    case KT_STEADY: {
+        /* each of these enums is stored as an int (its values fit one) */
+        const KeyChoice *c = nvm_prof_key_choice(d->type);
+
+        for (unsigned k = 0; k < 2; k++) {
+            if (!strcmp(val, c->name[k])) {
+                *(int *)dst = c->value[k];
+                return true;
+            }
         }
-        return true;
-    case KT_STEADY:
-        if (!strcmp(val, "formula")) {
-            *(NvmSteadyState *)dst = NVM_STEADY_FORMULA;
-        } else if (!strcmp(val, "simulated")) {
-            *(NvmSteadyState *)dst = NVM_STEADY_SIMULATED;
-        } else {
-            *why = "not formula or simulated";
-            return false;
-        }
-        return true;
+        *why = c->refused;
+        return false;
+    }
     case KT_VERSION: {
         unsigned maj, min;
         char extra;
