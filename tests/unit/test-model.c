@@ -179,50 +179,6 @@ static void rewritten_span_keeps_the_slc_rate_past_the_cache_size(void)
     nvm_profile_free(p);
 }
 
-/*
- * @name with @line ("key = value") at the top of its [cache] section, in
- * place of the drive file's own line for that key, if it has one.
- */
-static NvmProfile *load_with_cache_line(const char *name, const char *line)
-{
-    g_autoptr(GError) err = NULL;
-    g_autofree char *text = nvm_profile_compose_text(name,
-                                                     NVMIMIC_PROFILE_DIR,
-                                                     &err);
-    g_autofree char *head = g_strdup_printf("[cache]\n%s\n", line);
-    g_autofree char *key = g_strndup(line, strcspn(line, " ="));
-    g_autoptr(GString) kept = g_string_new(NULL);
-    g_auto(GStrv) lines = NULL;
-    g_auto(GStrv) parts = NULL;
-    g_autofree char *patched = NULL, *path = NULL;
-    NvmProfile *p;
-    int fd;
-
-    g_assert_no_error(err);
-    lines = g_strsplit(text, "\n", -1);
-    for (unsigned i = 0; lines[i]; i++) {
-        const char *l = lines[i];
-        size_t n = strlen(key);
-
-        if (!strncmp(l, key, n) && strspn(l + n, " ") + n < strlen(l) &&
-            l[n + strspn(l + n, " ")] == '=') {
-            continue;
-        }
-        g_string_append_printf(kept, "%s%s", l, lines[i + 1] ? "\n" : "");
-    }
-    parts = g_strsplit(kept->str, "[cache]\n", 2);
-    g_assert_nonnull(parts[1]);
-    patched = g_strconcat(parts[0], head, parts[1], NULL);
-    fd = g_file_open_tmp("nvmimic-XXXXXX.ini", &path, &err);
-    g_assert_no_error(err);
-    close(fd);
-    g_assert_true(g_file_set_contents(path, patched, -1, &err));
-    p = nvm_profile_load(path, NULL, &err);
-    g_assert_no_error(err);
-    g_unlink(path);
-    return p;
-}
-
 /* Filled P5 1 TB, 4 GB of sequential writes: MB/s, and bytes folded. */
 static double full_drive_seq_rate(NvmProfile *p, uint64_t *folded)
 {
@@ -252,10 +208,14 @@ static double full_drive_seq_rate(NvmProfile *p, uint64_t *folded)
  */
 static void full_drive_writes_through_its_static_slc_only_when_told(void)
 {
-    NvmProfile *off = load_with_cache_line("crucial-p5-1tb",
-                                           "slc-first-when-full = false");
-    NvmProfile *on = load_with_cache_line("crucial-p5-1tb",
-                                          "slc-first-when-full = true");
+    static const char *const kv_off[] = {
+        "slc-first-when-full", "false", NULL,
+    };
+    static const char *const kv_on[] = {
+        "slc-first-when-full", "true", NULL,
+    };
+    NvmProfile *off = load_patched("crucial-p5-1tb", kv_off);
+    NvmProfile *on = load_patched("crucial-p5-1tb", kv_on);
     uint64_t fold_off, fold_on;
     double r_off, r_on;
 
