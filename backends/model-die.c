@@ -249,14 +249,8 @@ out:
 uint64_t nvm_page_read(NvmModel *m, uint64_t page, uint64_t t,
                        double tr_ns, uint32_t bytes)
 {
-    return nvm_die_page_read(m, page % m->ndies,
-                             (page / m->ndies) % m->planes, t, tr_ns, bytes);
-}
-
-/* A page read on (@die, @plane); returns when its data is transferred. */
-uint64_t nvm_die_page_read(NvmModel *m, unsigned die, unsigned plane,
-                           uint64_t t, double tr_ns, uint32_t bytes)
-{
+    unsigned die = page % m->ndies;
+    unsigned plane = (page / m->ndies) % m->planes;
     double tr = tr_ns * nvm_jitter(m) * m->slow;
     uint64_t end, xfer;
 

@@ -350,8 +350,6 @@ uint64_t nvm_die_read(NvmModel *m, unsigned die, unsigned plane,
                       uint64_t t, uint64_t tr);
 uint64_t nvm_page_read(NvmModel *m, uint64_t page, uint64_t t,
                        double rd_ns, uint32_t bytes);
-uint64_t nvm_die_page_read(NvmModel *m, unsigned die, unsigned plane,
-                           uint64_t t, double rd_ns, uint32_t bytes);
 
 /* model-bg.c */
 uint64_t nvm_slc_size(const NvmModel *m, uint64_t valid);

@@ -365,11 +365,10 @@ static uint64_t nvm_page_run_read(NvmModel *m, const PageRun *r,
     if (!r->n) {
         return done;
     }
-    d = nvm_die_page_read(m, r->page % m->ndies,
-                          (r->page / m->ndies) % m->planes, t,
-                          r->where == NVM_LOC_SLC ? m->read_slc_ns
-                                                  : m->read_native_ns,
-                          r->n << m->lpn_shift);
+    d = nvm_page_read(m, r->page, t,
+                      r->where == NVM_LOC_SLC ? m->read_slc_ns
+                                              : m->read_native_ns,
+                      r->n << m->lpn_shift);
     return d > done ? d : done;
 }
 
