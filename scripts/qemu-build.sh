@@ -87,12 +87,21 @@ if [ ! -e "$SRC/.nvmimic-unpacked" ]; then
 fi
 
 # 2. Our patch series.  The applied copy is kept, so a changed series is
-#    reverted and re-applied; files no patch touches keep their mtimes.
+#    reverted and re-applied; files no patch touches keep their mtimes, and
+#    so does a patched file that comes out as it was (a patch added at the
+#    end then rebuilds what it changes, not what the whole series touches).
 APPLIED=$SRC/.nvmimic-patches
 new_sum=$(cat "$ROOT"/qemu/patches/*.patch 2>/dev/null | sha256sum | cut -d' ' -f1)
 old_sum=$(cat "$APPLIED"/*.patch 2>/dev/null | sha256sum | cut -d' ' -f1)
 if [ "$new_sum" != "$old_sum" ]; then
+    keep=$(mktemp -d "${TMPDIR:-/tmp}/nvmimic-patched.XXXXXX")
     if [ -d "$APPLIED" ]; then
+        for f in $(sed -n 's|^+++ b/||p' "$APPLIED"/*.patch 2>/dev/null | sort -u); do
+            if [ -f "$SRC/$f" ]; then
+                mkdir -p "$keep/$(dirname "$f")"
+                cp -p "$SRC/$f" "$keep/$f"
+            fi
+        done
         for p in $(ls "$APPLIED"/*.patch 2>/dev/null | sort -r); do
             patch -s -R -p1 -d "$SRC" <"$p" || die "could not revert $(basename "$p")"
         done
@@ -104,6 +113,10 @@ if [ "$new_sum" != "$old_sum" ]; then
             die "qemu/patches/$(basename "$p") does not apply to $QEMU_DIR_NAME"
         cp "$p" "$APPLIED/"
     done
+    (cd "$keep" && find . -type f) | while read -r f; do
+        if cmp -s "$keep/$f" "$SRC/$f"; then touch -r "$keep/$f" "$SRC/$f"; fi
+    done
+    rm -rf "$keep"
 fi
 
 # 3. Overlay: each of our files is linked into hw/nvme/nvmimic/, a real
