@@ -195,6 +195,23 @@ typedef struct NvmimicRtPoll {
     uint64_t hits;              /* polls that saw a new deadline come */
 } NvmimicRtPoll;
 
+/*
+ * Take the BQL, trying without sleeping for up to the largest spin window
+ * first: a contended lock otherwise puts the thread to sleep in the kernel,
+ * and the holder's unlock wakes it only after the host's wake-up latency,
+ * which is longer than most holds (a vCPU's MMIO, a main-loop handler).
+ */
+static void nvmimic_rt_bql_lock(NvmimicRt *rt, int64_t t0)
+{
+    while (!bql_trylock()) {
+        if (get_clock() - t0 >= rt->spin_max_ns) {
+            bql_lock();
+            return;
+        }
+        cpu_relax();
+    }
+}
+
 /* With the BQL: post what is due, unless stopped; false when stopped. */
 static bool nvmimic_rt_post(NvmimicRt *rt, int64_t due_ns,
                             const uint64_t *wake_hist, uint64_t *gen,
@@ -204,7 +221,7 @@ static bool nvmimic_rt_post(NvmimicRt *rt, int64_t due_ns,
     int64_t waited;
     unsigned i;
 
-    bql_lock();
+    nvmimic_rt_bql_lock(rt, t0);
     if (!rt->opaque) {
         bql_unlock();
         return false;

@@ -17,11 +17,27 @@
 
 static pthread_mutex_t bql = PTHREAD_MUTEX_INITIALIZER;
 static __thread bool bql_held;
+/* the test's own thread; the timing thread's takes of the BQL are counted */
+static pthread_t test_thread;
+static unsigned bql_blocking_takes, bql_failed_tries;
 
 void shim_bql_lock(void)
 {
+    if (!pthread_equal(pthread_self(), test_thread)) {
+        __atomic_add_fetch(&bql_blocking_takes, 1, __ATOMIC_RELAXED);
+    }
     pthread_mutex_lock(&bql);
     bql_held = true;
+}
+
+bool shim_bql_trylock(void)
+{
+    if (pthread_mutex_trylock(&bql)) {
+        __atomic_add_fetch(&bql_failed_tries, 1, __ATOMIC_RELAXED);
+        return false;
+    }
+    bql_held = true;
+    return true;
 }
 
 void shim_bql_unlock(void)
@@ -458,6 +474,66 @@ static void test_stop_at_any_moment(void)
     sleep_us(20000);
 }
 
+/*
+ * A hold of the BQL across a deadline, shorter than the largest spin
+ * window: the thread takes the lock by trying until it is free, not by
+ * sleeping on it (a contended lock's wake-up costs the host's wake-up
+ * latency).  The hold lasts 5 ms, 3 ms past the deadline, inside a
+ * window of 10 ms (so that a loaded host's preemption of the thread does
+ * not make it give up).
+ */
+static void test_a_short_bql_hold_is_waited_out_without_sleeping(void)
+{
+    Dev d;
+    int64_t deadline;
+
+    /* a first deadline, so that the thread is awake and polling */
+    dev_start_poll(&d, NVMIMIC_RT_SPIN_US_MAX, 0, NVMIMIC_RT_POLL_US_MAX);
+    bql_lock();
+    dev_push(&d, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + 1000000);
+    bql_unlock();
+    for (int64_t until = get_clock() + 2000000000LL;;) {
+        bool done;
+
+        bql_lock();
+        done = d.posted == 1;
+        bql_unlock();
+        if (done) {
+            break;
+        }
+        g_assert_cmpint(get_clock(), <, until);
+        sleep_us(200);
+    }
+    /* the second comes due 2 ms into a hold of 5 ms */
+    bql_lock();
+    deadline = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + 2000000;
+    dev_push(&d, deadline);
+    __atomic_store_n(&bql_blocking_takes, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&bql_failed_tries, 0, __ATOMIC_RELAXED);
+    while (qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) < deadline + 3000000) {
+    }
+    g_assert_cmpuint(d.posted, ==, 1);
+    bql_unlock();
+    for (int64_t until = get_clock() + 2000000000LL;;) {
+        bool done;
+
+        bql_lock();
+        done = d.posted == 2;
+        bql_unlock();
+        if (done) {
+            break;
+        }
+        g_assert_cmpint(get_clock(), <, until);
+        sleep_us(200);
+    }
+    g_assert_cmpuint(__atomic_load_n(&bql_failed_tries, __ATOMIC_RELAXED),
+                     >=, 1);
+    g_assert_cmpuint(__atomic_load_n(&bql_blocking_takes, __ATOMIC_RELAXED),
+                     ==, 0);
+    g_assert_cmpuint(d.early, ==, 0);
+    dev_stop(&d);
+}
+
 static void test_bad_options_are_refused(void)
 {
     NvmimicRtOpts o;
@@ -489,6 +565,7 @@ static void test_bad_options_are_refused(void)
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    test_thread = pthread_self();
     g_test_add_func("/rt/never_early_and_every_deadline_runs",
                     test_never_early_and_every_deadline_runs);
     g_test_add_func("/rt/early_option_is_caught", test_early_option_is_caught);
@@ -497,6 +574,8 @@ int main(int argc, char **argv)
     g_test_add_func("/rt/stop_at_any_moment", test_stop_at_any_moment);
     g_test_add_func("/rt/polling_sees_a_deadline_without_a_sleep",
                     test_polling_sees_a_deadline_without_a_sleep);
+    g_test_add_func("/rt/a_short_bql_hold_is_waited_out_without_sleeping",
+                    test_a_short_bql_hold_is_waited_out_without_sleeping);
     g_test_add_func("/rt/bad_options_are_refused",
                     test_bad_options_are_refused);
     return g_test_run();

@@ -35,9 +35,11 @@
 
 /* qemu/main-loop.h: the BQL */
 void shim_bql_lock(void);
+bool shim_bql_trylock(void);
 void shim_bql_unlock(void);
 bool shim_bql_locked(void);
 #define bql_lock() shim_bql_lock()
+#define bql_trylock() shim_bql_trylock()
 #define bql_unlock() shim_bql_unlock()
 #define bql_locked() shim_bql_locked()
 
