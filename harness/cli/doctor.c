@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <poll.h>
 #include <sched.h>
@@ -29,6 +30,8 @@ typedef struct DoctorOpts {
     const char *format;
     double seconds;
     unsigned spin_us;
+    unsigned cpu;
+    bool cpu_set;
     bool no_kvm;
 } DoctorOpts;
 
@@ -147,6 +150,127 @@ static void self_test(double secs, unsigned spin_us, SelfTest *st)
     st->window_us = spin_ns / 1e3;
 }
 
+/*
+ * The host's floor: what no timing thread can beat.  A thread that never
+ * sleeps, pinned to one CPU at SCHED_FIFO priority 1 where the host allows
+ * it (the device's timing-cpu and timing-fifo=on), reads the clock in a
+ * loop; a gap between two reads longer than 1 us is time the host took
+ * from it (interrupts, a hypervisor running something else, the kernel's
+ * real-time throttling).  A deadline that falls at a uniform instant is
+ * late by the rest of the gap it falls in, so the share of deadlines late
+ * by more than x is sum(max(0, gap - x)) / time; its 50th, 99th and 99.9th
+ * percentiles are what a perfect thread on this CPU would post at.  The
+ * spin runs in 50 ms slices 5 ms apart, under the kernel's default real-time
+ * throttling (950 ms of each second), so that the throttling itself is not
+ * what is measured.
+ */
+#define FLOOR_SLICE_NS 50000000
+#define FLOOR_PAUSE_NS 5000000
+#define FLOOR_GAP_NS 1000
+
+typedef struct Floor {
+    int cpu;                    /* -1: not pinned */
+    bool fifo;
+    double spun_s;              /* the time it spun */
+    uint64_t gaps;              /* reads more than 1 us apart */
+    double lost_share;          /* their time, of spun_s */
+    double gap_max_us;
+    double p50_us, p99_us, p999_us;
+} Floor;
+
+/* x such that sum(max(0, gap - x)) = @share * @total, by bisection */
+static double floor_quantile(const GArray *gaps, double total, double share)
+{
+    double lo = 0, hi = 1e9;
+
+    for (int it = 0; it < 64; it++) {
+        double x = (lo + hi) / 2, s = 0;
+
+        for (guint i = 0; i < gaps->len; i++) {
+            int64_t g = g_array_index(gaps, int64_t, i);
+
+            s += g > x ? g - x : 0;
+        }
+        if (s > share * total) {
+            lo = x;
+        } else {
+            hi = x;
+        }
+    }
+    return lo / 1e3;
+}
+
+static gpointer floor_thread(gpointer opaque)
+{
+    Floor *f = opaque;
+    double secs = f->spun_s;
+    g_autoptr(GArray) gaps = g_array_new(false, false, sizeof(int64_t));
+    struct sched_param sp = { .sched_priority = 1 };
+    int64_t total = 0, lost = 0, gmax = 0;
+    int64_t want = (int64_t)(secs * 1e9);
+
+    if (f->cpu >= 0) {
+        cpu_set_t set;
+
+        CPU_ZERO(&set);
+        CPU_SET(f->cpu, &set);
+        if (sched_setaffinity(0, sizeof(set), &set)) {
+            f->cpu = -1;
+        }
+    }
+    f->fifo = !sched_setscheduler(0, SCHED_FIFO, &sp);
+    while (total < want) {
+        int64_t t0 = now_ns(), prev = t0;
+        int64_t end = t0 + MIN(FLOOR_SLICE_NS, want - total);
+
+        while (prev < end) {
+            int64_t t = now_ns();
+
+            if (t - prev > FLOOR_GAP_NS) {
+                int64_t g = t - prev;
+
+                g_array_append_val(gaps, g);
+                lost += g;
+                gmax = MAX(gmax, g);
+            }
+            prev = t;
+        }
+        total += prev - t0;
+        sleep_ns(FLOOR_PAUSE_NS);
+    }
+    f->spun_s = total / 1e9;
+    f->gaps = gaps->len;
+    f->lost_share = total ? (double)lost / total : 0;
+    f->gap_max_us = gmax / 1e3;
+    f->p50_us = floor_quantile(gaps, total, 0.5);
+    f->p99_us = floor_quantile(gaps, total, 0.01);
+    f->p999_us = floor_quantile(gaps, total, 0.001);
+    return NULL;
+}
+
+/* In a thread of its own, so that this one keeps its CPUs and priority. */
+static void floor_test(double secs, int cpu, Floor *f)
+{
+    *f = (Floor){ .cpu = cpu, .spun_s = secs };
+    g_thread_join(g_thread_new("doctor-floor", floor_thread, f));
+}
+
+/* The last CPU this process may run on (where a timing-cpu would go). */
+static int last_usable_cpu(void)
+{
+    cpu_set_t set;
+
+    if (sched_getaffinity(0, sizeof(set), &set)) {
+        return -1;
+    }
+    for (int c = CPU_SETSIZE - 1; c >= 0; c--) {
+        if (CPU_ISSET(c, &set)) {
+            return c;
+        }
+    }
+    return -1;
+}
+
 static char *read_line(const char *path)
 {
     g_autofree char *s = NULL;
@@ -262,6 +386,10 @@ static const NvmOpt doctor_opts[] = {
     NVM_OPT("spin-us", NVM_OPT_UINT, O(spin_us), "N",
             "the self-test's largest spin window, as the device's\n"
             "timing-spin-us (default 200)", .min = 0, .max = 10000),
+    NVM_OPT("cpu", NVM_OPT_UINT, O(cpu), "N",
+            "the CPU of the floor test (default: the last this\n"
+            "process may run on)", .min = 0, .max = CPU_SETSIZE - 1,
+            .given = NVM_OPT_GIVEN(DoctorOpts, cpu_set)),
     NVM_OPT("no-kvm-probe", NVM_OPT_FLAG, O(no_kvm), NULL,
             "skip the KVM probe (it boots a guest: up to 10 s)"),
     NVM_OPT_END,
@@ -270,7 +398,8 @@ static const NvmOpt doctor_opts[] = {
 
 const NvmCommand nvm_cmd_doctor = {
     .name = "doctor",
-    .synopsis = "[--format table|json] [--seconds S] [--spin-us N]",
+    .synopsis = "[--format table|json] [--seconds S] [--spin-us N] "
+                "[--cpu N]",
     .summary = "Check whether this host can hold the drive's timing in real "
                "time.",
     .description =
@@ -279,7 +408,10 @@ const NvmCommand nvm_cmd_doctor = {
 "clock source and the load, then a self-test of the device's timing thread\n"
 "on this host, without QEMU: how late a plain sleep wakes (what a timer in\n"
 "QEMU's main loop gets) and how late the thread's sleep-then-spin is with\n"
-"the given spin window.  docs/realtime.md says what to make of it.\n",
+"the given spin window; then the host's floor: how much of its time a\n"
+"thread that never sleeps, pinned to one CPU at SCHED_FIFO where allowed,\n"
+"loses to the host, and the lateness that alone gives a deadline at a\n"
+"random instant.  docs/realtime.md says what to make of it.\n",
     .opts = doctor_opts,
     .main = doctor_main,
 };
@@ -293,9 +425,12 @@ static int doctor_main(int argc, char **argv)
     g_autofree char *driver = NULL, *gov = NULL, *isolated = NULL;
     g_autofree char *nohz = NULL, *isolcpus = NULL, *clocksrc = NULL;
     g_autofree char *loadavg = NULL, *kvm = NULL;
+    g_autofree char *rt_runtime = NULL;
     bool kvm_ok = false;
     double load1 = NAN;
     SelfTest st;
+    Floor fl;
+    char cpu_name[32];
 
     rc = nvm_opts_parse(&nvm_cmd_doctor, argc, argv, &o, NULL);
     if (rc != NVM_OPTS_OK) {
@@ -303,6 +438,11 @@ static int doctor_main(int argc, char **argv)
     }
     if (!sched_getaffinity(0, sizeof(set), &set)) {
         usable = CPU_COUNT(&set);
+        if (o.cpu_set && !CPU_ISSET(o.cpu, &set)) {
+            fprintf(stderr, "nvmimic doctor: --cpu %u is not a CPU this "
+                    "process may run on\n", o.cpu);
+            return 2;
+        }
     }
     gov = governors(ncpu > 0 ? ncpu : 0, &driver);
     isolated = read_line("/sys/devices/system/cpu/isolated");
@@ -316,7 +456,9 @@ static int doctor_main(int argc, char **argv)
     }
     kvm = o.no_kvm ? g_strdup("not probed (--no-kvm-probe)") :
           kvm_probe(&kvm_ok);
+    rt_runtime = read_line("/proc/sys/kernel/sched_rt_runtime_us");
     self_test(o.seconds, o.spin_us, &st);
+    floor_test(o.seconds, o.cpu_set ? (int)o.cpu : last_usable_cpu(), &fl);
 
     if (!strcmp(o.format, "json")) {
         g_autoptr(GString) s = g_string_new("{");
@@ -341,11 +483,21 @@ static int doctor_main(int argc, char **argv)
                                "\"sleep_late_max_us\": %.1f, "
                                "\"late_p50_us\": %.2f, \"late_p99_us\": %.2f, "
                                "\"late_max_us\": %.1f, "
-                               "\"spin_share\": %.3f, \"window_us\": %.1f}}",
+                               "\"spin_share\": %.3f, \"window_us\": %.1f}, ",
                                o.seconds, st.events, o.spin_us, st.sleep_p50,
                                st.sleep_p99, st.sleep_max, st.late_p50,
                                st.late_p99, st.late_max, st.spin_share,
                                st.window_us);
+        g_string_append_printf(s, "\"floor\": {\"cpu\": %d, \"fifo\": %s, "
+                               "\"sched_rt_runtime_us\": %s, "
+                               "\"seconds\": %.3f, \"gaps\": %" PRIu64 ", "
+                               "\"lost_share\": %.4f, \"gap_max_us\": %.1f, "
+                               "\"late_p50_us\": %.2f, \"late_p99_us\": %.2f, "
+                               "\"late_p999_us\": %.2f}}",
+                               fl.cpu, fl.fifo ? "true" : "false",
+                               rt_runtime ? rt_runtime : "null", fl.spun_s,
+                               fl.gaps, fl.lost_share, fl.gap_max_us,
+                               fl.p50_us, fl.p99_us, fl.p999_us);
         puts(s->str);
         return 0;
     }
@@ -381,6 +533,27 @@ static int doctor_main(int argc, char **argv)
            "                                spinning took %.0f %% of one "
            "core, window %.0f us at the end)\n", o.spin_us, st.late_p50,
            st.late_p99, st.late_max, st.spin_share * 100, st.window_us);
+    if (fl.cpu >= 0) {
+        g_snprintf(cpu_name, sizeof(cpu_name), "on CPU %d", fl.cpu);
+    } else {
+        g_strlcpy(cpu_name, "unpinned", sizeof(cpu_name));
+    }
+    printf("Floor, %.2f s of a thread that never sleeps, %s%s:\n"
+           "  the host took %.1f %% of its time in %" PRIu64 " gaps over "
+           "1 us (longest %.1f us);\n"
+           "  a deadline at a random instant is late by   p50 %7.2f us  "
+           "p99 %7.2f us  p99.9 %7.2f us\n"
+           "  the least lateness any timing thread can have on this CPU, "
+           "at those percentiles.\n",
+           fl.spun_s, cpu_name, fl.fifo ? ", SCHED_FIFO" : ", normal priority (SCHED_FIFO "
+           "refused)", fl.lost_share * 100, fl.gaps, fl.gap_max_us,
+           fl.p50_us, fl.p99_us, fl.p999_us);
+    if (rt_runtime && strcmp(rt_runtime, "-1")) {
+        printf("  Real-time throttling is on (sched_rt_runtime_us %s): a "
+               "SCHED_FIFO thread\n  that spins for most of a second loses "
+               "the rest of it (timing-fifo=on,\n  docs/realtime.md).\n",
+               rt_runtime);
+    }
     if (st.sleep_p99 > 1000 && st.sleep_p99 > o.spin_us) {
         printf("  Wake-ups a millisecond late are the host's load, not "
                "something a spin window\n  can cover: run on a quieter "
