@@ -17,16 +17,23 @@
 #
 # usage: bench/lateness.sh [--profile NAME|PATH] [--rates R,R,...]
 #            [--seconds S] [--paths off,on] [--device-opts ,K=V...]
-#            [--qemu PATH] [--guest-dir DIR]
+#            [--qemu-cpus LIST] [--qemu PATH] [--guest-dir DIR]
 # Defaults: crucial-p5-2tb, 1000,2000,5000,10000,20000,50000,100000 IOPS
 # (past some 14,000 the TCG guest cannot keep up: its IOPS say how far it
 # got), 10 s each, both paths.  Prints a table and one JSON line; docs/
 # realtime.md has its output with the commit, date and load it ran at.
+# --qemu-cpus runs each QEMU on those host CPUs only (taskset -c LIST; its
+# threads inherit them, a timing-cpu= in --device-opts then moves the
+# timing thread alone), so the timing thread can have a CPU of its own:
+#   --qemu-cpus 0 --device-opts ,timing-cpu=1,timing-fifo=on
+# The header prints the host's real-time throttling
+# (/proc/sys/kernel/sched_rt_runtime_us), which a SCHED_FIFO thread that
+# polls most of the time runs into (docs/realtime.md).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 profile=crucial-p5-2tb rates=1000,2000,5000,10000,20000,50000,100000 secs=10
-paths=off,on devopts=
+paths=off,on devopts= qemucpus=
 qemu=${NVMIMIC_QEMU:-$root/build/qemu/qemu-system-x86_64}
 guest=${NVMIMIC_GUEST_DIR:-$root/build/guest}
 while [ $# -gt 0 ]; do
@@ -36,6 +43,7 @@ while [ $# -gt 0 ]; do
         --seconds) secs=$2; shift 2 ;;
         --paths) paths=$2; shift 2 ;;
         --device-opts) devopts=$2; shift 2 ;;
+        --qemu-cpus) qemucpus=$2; shift 2 ;;
         --qemu) qemu=$2; shift 2 ;;
         --guest-dir) guest=$2; shift 2 ;;
         *) echo "lateness: unknown option $1 (see the header)" >&2; exit 2 ;;
@@ -49,6 +57,13 @@ esac
 for p in $(echo "$paths" | tr , ' '); do
     case $p in on|off) ;; *) echo "lateness: --paths takes on and off, not $p" >&2; exit 2 ;; esac
 done
+pin=
+if [ -n "$qemucpus" ]; then
+    taskset -c "$qemucpus" true 2>/dev/null ||
+        { echo "lateness: --qemu-cpus $qemucpus is not a CPU list taskset takes" >&2; exit 2; }
+    pin="taskset -c $qemucpus"
+fi
+rtrun=$(cat /proc/sys/kernel/sched_rt_runtime_us 2>/dev/null || echo unknown)
 cap=$(sed -n 's/^capacity-bytes *= *\([0-9]*\).*/\1/p' "$profile")
 work=$(mktemp -d "${TMPDIR:-/tmp}/nvmimic-lateness.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -63,7 +78,7 @@ fio --name=late --filename=/dev/nvme0n1 --direct=1 --ioengine=libaio \\
     --randrepeat=0 $fioopts --time_based=1 --ramp_time=1 --runtime=$secs \\
     --output-format=json --output=\$RESULTS/fio.json
 EOF
-    bash "$root/vm-images/run-guest.sh" --accel tcg --device-stats nvm0 \
+    $pin bash "$root/vm-images/run-guest.sh" --accel tcg --device-stats nvm0 \
         "$qemu" "$guest" "$work/job-$name" "$work/res-$name" $((600 + secs * 30)) \
         -drive "if=none,id=d,driver=null-co,size=$cap,read-zeroes=on" \
         -device "nvme,id=nvm0,drive=d,addr=0x10,profile=$profile,timing-thread=$path$devopts" \
@@ -83,9 +98,10 @@ for p in $(echo "$paths" | tr , ' '); do
     run_one "qd1-$p" "--iodepth=1" "$p"
 done
 load=$(cut -d' ' -f1-3 /proc/loadavg)
-python3 - "$work" "$rates" "$secs" "$(basename "$profile" .ini)" "$paths" "$load" <<'PY'
+python3 - "$work" "$rates" "$secs" "$(basename "$profile" .ini)" "$paths" "$load" \
+    "$devopts" "$qemucpus" "$rtrun" <<'PY'
 import json, sys
-work, rates, secs, prof, paths, load = sys.argv[1:7]
+work, rates, secs, prof, paths, load, devopts, qemucpus, rtrun = sys.argv[1:10]
 rates, paths = rates.split(","), paths.split(",")
 name = {"off": "main-loop timer", "on": "timing thread"}
 
@@ -111,7 +127,9 @@ def point(tag):
 rows = []
 print(f"{prof}, TCG in real time, 4K random reads at fixed Poisson rates "
       f"(QD up to 32), {secs} s each; lateness = posted minus scheduled "
-      f"time, us; load average {load}:")
+      f"time, us; load average {load}; device options "
+      f"'{devopts or '(none)'}', QEMU on CPUs {qemucpus or 'any'}, "
+      f"sched_rt_runtime_us {rtrun}:")
 hdr = f"  {'rate':>7s} {'guest IOPS':>10s}"
 for p in paths:
     hdr += f" | {name[p]:>26s}"
@@ -154,5 +172,6 @@ if "on" in paths:
               f", spin {pt['spin_ms']:.0f} ms, poll {pt['poll_ms']:.0f} ms"
               f" ({pt['poll_hits']} hits)")
 print(json.dumps({"profile": prof, "seconds": float(secs), "load": load,
-                  "rates": rows, "qd1": qd1}))
+                  "device_opts": devopts, "qemu_cpus": qemucpus,
+                  "sched_rt_runtime_us": rtrun, "rates": rows, "qd1": qd1}))
 PY
