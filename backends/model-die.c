@@ -207,6 +207,18 @@ uint64_t nvm_die_read(NvmModel *m, unsigned die, unsigned plane,
     uint64_t s0 = s, re;
 
     nvm_die_retire(m, d);
+    if (m->die_fifo) {
+        /* in arrival order: after everything queued, suspending nothing */
+        for (uint32_t i = 0; i < d->n; i++) {
+            const DieOp *op = &d->q[(d->head + i) % DIE_QUEUE];
+
+            if (op->end > s) {
+                s = op->end;
+            }
+        }
+        re = s + tr;
+        goto out;
+    }
     for (uint32_t i = 0; i < d->n; i++) {
         DieOp *op = &d->q[(d->head + i) % DIE_QUEUE];
 

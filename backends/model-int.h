@@ -109,6 +109,7 @@ struct NvmModel {
     bool suspend_ok;
     uint64_t suspend_ns, resume_ns;
     unsigned max_suspends;
+    bool die_fifo;                  /* [controller] die-queue-fifo */
     uint64_t slc_static_lpns;
     uint64_t slc_dyn_max_lpns;
     uint64_t fold_idle_ns;

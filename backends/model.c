@@ -663,6 +663,7 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
     m->suspend_ns = llround(p->suspend_us * NS_PER_US);
     m->resume_ns = llround(p->resume_us * NS_PER_US);
     m->max_suspends = p->max_suspends;
+    m->die_fifo = p->die_fifo;
     m->slc_static_lpns = p->slc_static_bytes >> m->lpn_shift;
     m->slc_dyn_max_lpns = p->slc_dynamic_max_bytes >> m->lpn_shift;
     m->fold_idle_ns = p->fold_idle_ms * NS_PER_MS;

@@ -163,6 +163,7 @@ typedef struct NvmProfile {
     double idle_w;              /* controller + DRAM power, idle */
     double active_w;            /* ... with every core busy */
     double hmb_rtt_ns;          /* device read of host memory, round trip */
+    bool die_fifo;              /* reads wait for a die's queued operations */
 
     /* [nand] */
     NvmCellMode cell_mode;      /* native mode: TLC or QLC */

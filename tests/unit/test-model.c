@@ -1034,6 +1034,42 @@ static void read_goes_ahead_of_queued_programs(void)
     nvm_profile_free(p);
 }
 
+/*
+ * [controller] die-queue-fifo: the same read waits for every program
+ * queued on its die before it and suspends none of them.
+ */
+static void read_waits_for_queued_programs_with_a_fifo_die_queue(void)
+{
+    static const char *const kv[] = {
+        "channels", "1", "dies-per-channel", "1", "die-bytes", "1073741824",
+        "pages-per-block", "48", "capacity-bytes", "800000000",
+        "reserved-bytes", "0", "slc-static-bytes", "0",
+        "slc-dynamic-max-bytes", "0", "nand-jitter-pct", "0",
+        "read-retry-ppm", "0", "read-retry-ppm-eol", "0",
+        "nand-power-budget-mw", "5000",
+        "[controller]", "die-queue-fifo = true", NULL,
+    };
+    NvmProfile *p = load_patched("crucial-p5-1tb", kv);
+    NvmModel *m = nvm_model_new(p, 1);
+    double tprog = p->program_us_native * 1e3;
+    uint64_t done, t = 1000000;
+    NvmStats st;
+
+    g_assert_true(p->die_fifo);
+    nvm_model_set_fill(m, 50, NULL);
+    for (unsigned i = 0; i < 4 * 48; i++) {
+        submit(m, NVM_OP_WRITE, 629145600 + i * 4096ULL, 4096, 0, 0);
+    }
+    done = submit(m, NVM_OP_READ, 0, 4096, 0, t);
+    nvm_model_get_stats(m, done, &st);
+    g_test_message("read behind queued programs, in order: %.1f us",
+                   (done - t) / 1e3);
+    g_assert_cmpfloat(done - t, >, 3 * tprog);
+    g_assert_cmpuint(st.suspends, ==, 0);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
 static void read_of_data_still_in_the_buffer_touches_no_nand(void)
 {
     NvmProfile *p = load_patched("crucial-p5-1tb", one_die);
@@ -1707,6 +1743,9 @@ int main(int argc, char **argv)
                     read_suspends_a_program_up_to_the_parts_limit);
     g_test_add_func("/model/read_goes_ahead_of_queued_programs",
                     read_goes_ahead_of_queued_programs);
+    g_test_add_func("/model/read_waits_for_queued_programs_with_a_fifo_"
+                    "die_queue",
+                    read_waits_for_queued_programs_with_a_fifo_die_queue);
     g_test_add_func("/model/read_of_data_still_in_the_buffer_touches_no_nand",
                     read_of_data_still_in_the_buffer_touches_no_nand);
     g_test_add_func("/model/trimmed_data_reads_as_unmapped",
