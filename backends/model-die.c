@@ -195,9 +195,13 @@ uint64_t nvm_channel(NvmModel *m, unsigned die, uint64_t t,
     return s + dur;
 }
 
-/* A read of @tr ns on (@die, @plane) ready at @t; returns its end. */
+/*
+ * A read of @tr ns on (@die, @plane) ready at @t; returns its end.  A
+ * @host read (host data, not a map chunk) with die-queue-fifo waits for
+ * every operation queued on the die instead.
+ */
 uint64_t nvm_die_read(NvmModel *m, unsigned die, unsigned plane,
-                      uint64_t t, uint64_t tr)
+                      uint64_t t, uint64_t tr, bool host)
 {
     Die *d = &m->dies[die];
     ReadLine *rl = &m->rd[die * m->rd_planes +
@@ -207,7 +211,7 @@ uint64_t nvm_die_read(NvmModel *m, unsigned die, unsigned plane,
     uint64_t s0 = s, re;
 
     nvm_die_retire(m, d);
-    if (m->die_fifo) {
+    if (m->die_fifo && host) {
         /* in arrival order: after everything queued, suspending nothing */
         for (uint32_t i = 0; i < d->n; i++) {
             const DieOp *op = &d->q[(d->head + i) % DIE_QUEUE];
@@ -257,9 +261,9 @@ out:
     return re;
 }
 
-/* One page read; returns when its data is off the channel. */
+/* One page read (@host: of host data); returns when it is off the channel. */
 uint64_t nvm_page_read(NvmModel *m, uint64_t page, uint64_t t,
-                       double tr_ns, uint32_t bytes)
+                       double tr_ns, uint32_t bytes, bool host)
 {
     unsigned die = page % m->ndies;
     unsigned plane = (page / m->ndies) % m->planes;
@@ -271,7 +275,7 @@ uint64_t nvm_page_read(NvmModel *m, uint64_t page, uint64_t t,
             tr += m->retry_ns;
         }
     }
-    end = nvm_die_read(m, die, plane, t, (uint64_t)tr);
+    end = nvm_die_read(m, die, plane, t, (uint64_t)tr, host);
     nvm_energy(m, m->read_mw, tr);
     xfer = (uint64_t)(bytes * m->chan_ns_per_byte);
     m->nand_read += bytes;

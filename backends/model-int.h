@@ -109,7 +109,7 @@ struct NvmModel {
     bool suspend_ok;
     uint64_t suspend_ns, resume_ns;
     unsigned max_suspends;
-    bool die_fifo;                  /* [controller] die-queue-fifo */
+    bool die_fifo;                  /* host reads wait for queued ops */
     uint64_t slc_static_lpns;
     uint64_t slc_dyn_max_lpns;
     uint64_t fold_idle_ns;
@@ -348,9 +348,9 @@ uint64_t nvm_die_push(NvmModel *m, unsigned die, uint64_t ready,
                       unsigned slot);
 uint64_t nvm_channel(NvmModel *m, unsigned die, uint64_t t, uint64_t bytes);
 uint64_t nvm_die_read(NvmModel *m, unsigned die, unsigned plane,
-                      uint64_t t, uint64_t tr);
+                      uint64_t t, uint64_t tr, bool host);
 uint64_t nvm_page_read(NvmModel *m, uint64_t page, uint64_t t,
-                       double rd_ns, uint32_t bytes);
+                       double rd_ns, uint32_t bytes, bool host);
 
 /* model-bg.c */
 uint64_t nvm_slc_size(const NvmModel *m, uint64_t valid);

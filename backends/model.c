@@ -80,7 +80,7 @@ uint64_t nvm_map_lookup(NvmModel *m, uint64_t off, uint64_t t,
     m->map_misses++;
     done = nvm_page_read(m, mp * (m->map_chunk_bytes < m->page_bytes ?
                                   1 : m->map_chunk_bytes / m->page_bytes),
-                         t, m->read_slc_ns, m->map_chunk_bytes);
+                         t, m->read_slc_ns, m->map_chunk_bytes, false);
 out:
     if ((update ? m->map_update_blocks_core : m->map_miss_blocks_core) &&
         done > m->core_free[core]) {
@@ -368,7 +368,7 @@ static uint64_t nvm_page_run_read(NvmModel *m, const PageRun *r,
     d = nvm_page_read(m, r->page, t,
                       r->where == NVM_LOC_SLC ? m->read_slc_ns
                                               : m->read_native_ns,
-                      r->n << m->lpn_shift);
+                      r->n << m->lpn_shift, true);
     return d > done ? d : done;
 }
 
@@ -459,7 +459,7 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
             uint64_t d = nvm_page_read(m, page, t_nand,
                                        where == NVM_LOC_SLC ?
                                        m->read_slc_ns : m->read_native_ns,
-                                       n << m->lpn_shift);
+                                       n << m->lpn_shift, true);
 
             nand_done = d > nand_done ? d : nand_done;
         }

@@ -207,10 +207,11 @@ const KeyDesc nvm_prof_key_table[] = {
       "NAND power the controller allows at once: programs and erases "
       "start only while it lasts" },
     { "controller", "die-queue-fifo", KT_BOOL, OFF(die_fifo), 0, NO_BOUND,
-      "the firmware issues each die's operations in arrival order: a host "
-      "read waits for the programs, copies and erases already queued on "
-      "its die and suspends none (default false: reads go ahead of queued "
-      "operations and suspend a running one within the NAND's limits)" },
+      "the firmware issues each die's operations in arrival order: a read "
+      "of host data waits for the programs, copies and erases already "
+      "queued on its die and suspends none; map chunk loads keep read "
+      "priority (default false: reads go ahead of queued operations and "
+      "suspend a running one within the NAND's limits)" },
     { "controller", "idle-w", KT_DBL, OFF(idle_w), KF_REQ,
       BOUND(0, 50, "W", "an M.2/U.2 drive draws at most tens of W"),
       "controller and DRAM power while idle in PS0 (thermal model)" },
