@@ -107,6 +107,13 @@ bool run_setup(Run *r, GError **errp)
                                      nvm_vdi_names[i])) {
             continue;
         }
+        if (v->mix->write_sync && !r->o.fio_opts) {
+            g_set_error(errp, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "%s: sync writes are modelled by nvmimic sim but not "
+                        "issued by nvmimic-load; run the file with fio "
+                        "(--fio-opts)", v->path);
+            return false;
+        }
         wl = &r->wls[r->n_wls++];
         wl->suite = S_VDI;
         wl->mix = v->mix;

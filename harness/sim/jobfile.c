@@ -334,6 +334,22 @@ static bool apply_option(Parse *ps, const char *key, const char *val,
         ps->have_iotime = m->think_iotime_ns > 0;
         return true;
     }
+    if (!strcmp(key, "sync")) {
+        /*
+         * fio: sync=1 (or sync, dsync) opens the file O_SYNC (O_DSYNC):
+         * with direct=1 on a block device every write carries FUA
+         */
+        if (val && (!strcmp(val, "1") || !strcmp(val, "sync") ||
+                    !strcmp(val, "dsync"))) {
+            m->write_sync = true;
+        } else if (val && (!strcmp(val, "0") || !strcmp(val, "none"))) {
+            m->write_sync = false;
+        } else {
+            *why = "not one of 0, 1, none, sync, dsync";
+            return false;
+        }
+        return true;
+    }
     if (!strcmp(key, "thinktime_blocks") || !strcmp(key, "thinktime_spin") ||
         !strcmp(key, "rate") || !strcmp(key, "rate_iops") ||
         !strcmp(key, "rate_process") || !strcmp(key, "zonemode") ||

@@ -32,6 +32,7 @@ typedef struct NvmMix {
     unsigned numjobs;
     uint64_t think_ns;          /* idle time of a burst cycle, 0: none */
     uint64_t think_iotime_ns;   /* issuing time of a burst cycle */
+    bool write_sync;            /* sync=1: every write with FUA */
 } NvmMix;
 
 /*

@@ -199,6 +199,8 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
             .op = dir == NVM_DIR_READ ? NVM_OP_READ : NVM_OP_WRITE,
             .slba = (spec->span_start_bytes + off) / spec->lba_bytes,
             .nlb = bs / spec->lba_bytes,
+            .flags = dir == NVM_DIR_WRITE && mix->write_sync ? NVM_CMD_FUA
+                                                             : 0,
         };
         if (spec->on_submit) {
             spec->on_submit(spec->opaque, &cmd, t);

@@ -138,6 +138,7 @@ static void jobfile_bad_values_name_file_line_and_value(void)
         { "[j]\nthinktime_iotime=1s\n", "needs thinktime" },
         { "[j]\nthinktime=5 hours\nthinktime_iotime=1\n", "thinktime=5" },
         { "[j]\nrate_iops=100\n", "rate_iops=100: not modelled" },
+        { "[j]\nsync=maybe\n", "t.fio:2: sync=maybe: not one of" },
         { "[j]\niodepth=4096\nnumjobs=2\n", "more than 4096" },
         { "[global]\nrw=read\n", "no job section" },
         { "[j\nrw=read\n", "t.fio:1: malformed section header" },
@@ -242,6 +243,37 @@ static void mix_issues_the_read_share_block_split_and_sequential_share(void)
     run_mix("[j]\nrw=randrw\npercentage_random=100\nbs=4k\niodepth=4\n",
             0, 50, &s, &r);
     g_assert_cmpfloat((double)s.sequential / s.n, <, 0.01);
+}
+
+/*
+ * sync=1 (fio: O_SYNC; with direct=1 every write carries FUA): each write
+ * of the mix completes once programmed, not when the buffer takes it.
+ */
+static void mix_sync_writes_complete_once_programmed(void)
+{
+    NvmProfile *p = load("crucial-p5-2tb");
+    Seen s;
+    NvmMixResult buffered, sync;
+    NvmMix *m = parse_ok("[j]\nrw=randwrite\nbs=4k\nsync=1\n");
+
+    g_assert_true(m->write_sync);
+    nvm_mix_free(m);
+    m = parse_ok("[j]\nrw=randwrite\nbs=4k\nsync=1\nsync=none\n");
+    g_assert_false(m->write_sync);
+    nvm_mix_free(m);
+    run_mix("[j]\nrw=randwrite\nbs=4k\niodepth=4\n", 0, 50, &s,
+            &buffered);
+    run_mix("[j]\nrw=randwrite\nbs=4k\niodepth=4\nsync=1\n", 0, 50, &s,
+            &sync);
+    g_test_message("4K random writes at 4 outstanding: %.1f us buffered, "
+                   "%.1f us with sync=1 (SLC program %.0f us)",
+                   buffered.cls[NVM_DIR_WRITE].fig.lat_us,
+                   sync.cls[NVM_DIR_WRITE].fig.lat_us, p->program_us_slc);
+    g_assert_cmpfloat(buffered.cls[NVM_DIR_WRITE].fig.lat_us, <,
+                      p->program_us_slc / 4);
+    g_assert_cmpfloat(sync.cls[NVM_DIR_WRITE].fig.lat_us, >,
+                      p->program_us_slc);
+    nvm_profile_free(p);
 }
 
 static void mix_open_loop_reaches_its_rate_with_and_without_bursts(void)
@@ -687,6 +719,8 @@ int main(int argc, char **argv)
     g_test_add_func("/mix/issues_the_read_share_block_split_and_"
                     "sequential_share",
                     mix_issues_the_read_share_block_split_and_sequential_share);
+    g_test_add_func("/mix/sync_writes_complete_once_programmed",
+                    mix_sync_writes_complete_once_programmed);
     g_test_add_func("/mix/open_loop_reaches_its_rate_with_and_without_bursts",
                     mix_open_loop_reaches_its_rate_with_and_without_bursts);
     g_test_add_func("/mix/closed_loop_bursts_idle_for_the_think_time",
