@@ -58,6 +58,9 @@
  * rate "missed", as one burst as deep as its iodepth (with
  * rate_ignore_thinktime=1 it credits only the direction of the I/O that
  * ended the burst).  The JSON then has one "mixed" section per phase.
+ * With --sync (a job file's sync=1) every write of the mix goes with
+ * RWF_DSYNC, so Linux sends it with FUA on the O_DIRECT device, as fio's
+ * O_SYNC/O_DSYNC open does and as mix.c sets NVM_CMD_FUA on the model's.
  *
  * usage: nvmimic-load --dev DEV --rw randread|randwrite|read|write --bs B
  *            --threads N --span BYTES [--offset BYTES] [--seed N]
@@ -67,7 +70,7 @@
  *            [--marks] [--output FILE]
  *        nvmimic-load --dev DEV --mix RD%,RAND_RD%,RAND_WR%,JOBS,IODEPTH,
  *            THINK_NS,IOTIME_NS --bssplit B/PCT:B/PCT...,B/PCT:... (reads,
- *            then writes) --span BYTES ... (the rest as above)
+ *            then writes) [--sync] --span BYTES ... (the rest as above)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -146,6 +149,7 @@ typedef struct Opts {
     double peak_ramp_ms, ramp_ms, run_ms;
     bool poll, marks;
     bool mixed;                 /* --mix */
+    bool sync;                  /* --sync: the mix's writes with FUA */
     Mix mix;
 } Opts;
 
@@ -235,7 +239,10 @@ static void usage(void)
           "--bs B --threads N --span BYTES [--offset BYTES] [--seed N] "
           "[--rate IOPS | --points PCT,...] [--seeds S,...] [--precondition] "
           "[--peak-ramp-ms MS] --ramp-ms MS --run-ms MS [--poll] [--marks] "
-          "[--output FILE]\n", stderr);
+          "[--output FILE]\n"
+          "       nvmimic-load --dev DEV --mix RD%,RAND_RD%,RAND_WR%,JOBS,"
+          "IODEPTH,THINK_NS,IOTIME_NS --bssplit B/PCT:...,B/PCT:... "
+          "[--sync] --span BYTES ... (the rest as above)\n", stderr);
     exit(2);
 }
 
@@ -354,7 +361,7 @@ static void parse(int argc, char **argv, Opts *o)
         { "seed", 1, NULL, 'S' }, { "poll", 0, NULL, 'p' },
         { "marks", 0, NULL, 'M' }, { "output", 1, NULL, 'O' },
         { "seeds", 1, NULL, 'E' }, { "mix", 1, NULL, 'X' },
-        { "bssplit", 1, NULL, 'B' },
+        { "bssplit", 1, NULL, 'B' }, { "sync", 0, NULL, 'Y' },
         { NULL, 0, NULL, 0 },
     };
     char *list, *tok, *save;
@@ -411,8 +418,15 @@ static void parse(int argc, char **argv, Opts *o)
         case 'O': o->output = optarg; break;
         case 'X': parse_mix(optarg, &o->mix); o->mixed = true; break;
         case 'B': parse_bssplit(optarg, o->mix.bs); break;
+        case 'Y': o->sync = true; break;
         default: usage();
         }
+    }
+    if (o->sync && !o->mixed) {
+        /* the curves' single operations run as nvmimic sim's, buffered */
+        fprintf(stderr, "nvmimic-load: --sync is for --mix (the job file's "
+                "writes); a single-operation curve has no sync writes\n");
+        exit(2);
     }
     if (o->mixed) {
         /* the largest block of the split, for the buffers and the span */
@@ -762,6 +776,11 @@ static void mix_prep(Ctx *x, unsigned i, struct io_uring_sqe *sqe)
     if (dir) {
         io_uring_prep_write_fixed(sqe, 0, x->iov[i].iov_base, bs,
                                   x->o.offset + off, (int)i);
+        if (x->o.sync) {
+            /* O_DIRECT + RWF_DSYNC: the block layer sets REQ_FUA, the
+             * NVMe driver the FUA bit (a drive with a volatile cache) */
+            sqe->rw_flags = RWF_DSYNC;
+        }
     } else {
         io_uring_prep_read_fixed(sqe, 0, x->iov[i].iov_base, bs,
                                  x->o.offset + off, (int)i);

@@ -7,7 +7,9 @@
 #    finish (the precondition once waited forever for a completion after
 #    the span's last one: every erased-drive run, the 670p's, hung there);
 #  - the JSON has a job per phase, I/Os in each, the mix's "mixed" section
-#    with its mean block size, and late_ns for the open-loop point.
+#    with its mean block size, and late_ns for the open-loop point;
+#  - the mix with --sync (its writes RWF_DSYNC, FUA on a drive) finishes
+#    with I/Os in each phase, and --sync without --mix is refused.
 # usage: loadgen_host.sh SRCDIR WORKDIR
 set -eu
 src=$1
@@ -30,13 +32,30 @@ timeout 60 "$work/nvmimic-load" --dev "$img" \
     --seeds 3,4 --ramp-ms 20 --run-ms 400 --points 50 \
     --output "$work/mix.json" ||
     fail "the --mix curve after --precondition did not finish"
+timeout 60 "$work/nvmimic-load" --dev "$img" \
+    --mix 20,75,80,2,4,0,0 --bssplit 4096/100,4096/100 --sync \
+    --span 33554432 --seeds 5,6 --ramp-ms 20 --run-ms 200 --points 50 \
+    --output "$work/sync.json" ||
+    fail "the --mix curve with --sync did not finish"
+set +e
+err=$("$work/nvmimic-load" --dev "$img" --rw randwrite --bs 4096 \
+    --threads 1 --span 33554432 --run-ms 10 --sync 2>&1 >/dev/null)
+rc=$?
+set -e
+[ "$rc" = 2 ] && [ "$err" = "nvmimic-load: --sync is for --mix (the job \
+file's writes); a single-operation curve has no sync writes" ] ||
+    fail "--sync without --mix: exit $rc, said '$err'"
 
-python3 - "$work/single.json" "$work/mix.json" <<'PY'
+python3 - "$work/single.json" "$work/mix.json" "$work/sync.json" <<'PY'
 import json
 import sys
 
 single = json.load(open(sys.argv[1]))["jobs"]
 mix = json.load(open(sys.argv[2]))["jobs"]
+sync = json.load(open(sys.argv[3]))["jobs"]
+assert len(sync) == 2, len(sync)
+for j in sync:
+    assert j["mixed"]["total_ios"] > 0, j
 assert len(single) == 2 and len(mix) == 2, (len(single), len(mix))
 for j in single:
     assert j["read"]["total_ios"] > 0, j
@@ -54,6 +73,8 @@ for j in mix:
     assert n >= 200, ("too few I/Os to judge the block split", n)
     assert abs(mean - 10240) < tol, (mean, 10240, tol, n)
 assert mix[1]["late_ns"]["mean"] >= 0 and mix[1]["target_pct"] == 50
-print("loadgen_host: ok (%d and %d I/Os at the mix's peak and 50 %%)"
-      % (mix[0]["mixed"]["total_ios"], mix[1]["mixed"]["total_ios"]))
+print("loadgen_host: ok (%d and %d I/Os at the mix's peak and 50 %%; "
+      "%d and %d with --sync)"
+      % (mix[0]["mixed"]["total_ios"], mix[1]["mixed"]["total_ios"],
+         sync[0]["mixed"]["total_ios"], sync[1]["mixed"]["total_ios"]))
 PY
