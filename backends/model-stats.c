@@ -94,6 +94,40 @@ bool nvm_op_from_name(const char *name, NvmOp *op)
     return false;
 }
 
+/* Commands named apart from their operation: FUA writes (nvm_cmd_name) */
+static const struct {
+    const char *name;
+    NvmOp op;
+    uint32_t flags;
+} cmd_names[] = {
+    { "write-fua", NVM_OP_WRITE, NVM_CMD_FUA },
+    { "write-zeroes-fua", NVM_OP_WRITE_ZEROES, NVM_CMD_FUA },
+};
+
+const char *nvm_cmd_name(NvmOp op, uint32_t flags)
+{
+    for (unsigned i = 0; i < G_N_ELEMENTS(cmd_names); i++) {
+        if (cmd_names[i].op == op &&
+            (flags & NVM_CMD_FUA) == cmd_names[i].flags) {
+            return cmd_names[i].name;
+        }
+    }
+    return nvm_op_name(op);
+}
+
+bool nvm_cmd_from_name(const char *name, NvmOp *op, uint32_t *flags)
+{
+    for (unsigned i = 0; i < G_N_ELEMENTS(cmd_names); i++) {
+        if (!strcmp(name, cmd_names[i].name)) {
+            *op = cmd_names[i].op;
+            *flags = cmd_names[i].flags;
+            return true;
+        }
+    }
+    *flags = 0;
+    return nvm_op_from_name(name, op);
+}
+
 
 void nvm_model_reset_stats(NvmModel *m, uint64_t now_ns)
 {

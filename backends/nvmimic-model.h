@@ -323,6 +323,18 @@ bool nvm_op_from_name(const char *name, NvmOp *op);
 /* NvmCmd.flags */
 #define NVM_CMD_FUA 1u          /* write: complete once it is on NAND */
 
+/*
+ * A command's name in a device trace: its operation's, with "-fua" after a
+ * write's or a write zeroes' that carries NVM_CMD_FUA ("write-fua",
+ * "write-zeroes-fua"); the other operations are named without it (the
+ * model's FUA path is the writes'); "?" for an unknown operation.  One
+ * table for the drive that writes traces and the tools that read them.
+ */
+const char *nvm_cmd_name(NvmOp op, uint32_t flags);
+/* The operation and flags (NVM_CMD_FUA or 0) named @name, as nvm_cmd_name
+ * spells them; false if none is. */
+bool nvm_cmd_from_name(const char *name, NvmOp *op, uint32_t *flags);
+
 typedef struct NvmCmd {
     NvmOp op;
     uint64_t slba;

@@ -11,10 +11,13 @@ reads and writes in each, and the first command whose completion differs
 by more than 1 us and 1 %: where device and model part, if they do.  More model traces (the same replay with other --seed
 values) add the range of their means per window: how far the model's own
 random draws move a window, against which the device's difference is
-judged.
+judged.  A FUA write (write-fua) counts with the writes.
 """
 import argparse
 import sys
+
+# the columns a command's name counts in: FUA writes with the writes
+COLUMN = {"write-fua": "write"}
 
 
 def load(path):
@@ -56,13 +59,14 @@ def main():
         w = win.setdefault(int(d[0] / (a.window_s * 1e9)),
                            {"read": [0, 0, 0] + [0] * len(more),
                             "write": [0, 0, 0] + [0] * len(more)})
-        if d[1] in w:
-            w[d[1]][0] += 1
-            w[d[1]][1] += ld
-            w[d[1]][2] += lm
+        col = COLUMN.get(d[1], d[1])
+        if col in w:
+            w[col][0] += 1
+            w[col][1] += ld
+            w[col][2] += lm
             for j, o in enumerate(more):
                 if o[i][4] is not None:
-                    w[d[1]][3 + j] += o[i][4] - o[i][0]
+                    w[col][3 + j] += o[i][4] - o[i][0]
     rng = f" {'all models':>17}" if more else ""
     print(f"{'window s':>9} {'reads':>8} {'dev us':>9} {'model us':>9}{rng} "
           f"{'writes':>8} {'dev us':>9} {'model us':>9}{rng}")

@@ -363,11 +363,11 @@ uint16_t nvmimic_cmd(NvmeCtrl *n, NvmeRequest *req)
 static void nvmimic_record(NvmimicCtrl *s, int64_t now, const NvmCmd *c,
                            int64_t deadline)
 {
-    trace_nvmimic_model_cmd(nvm_op_name(c->op), c->slba, c->nlb, now,
-                            deadline);
+    const char *name = nvm_cmd_name(c->op, c->flags);   /* write-fua... */
+
+    trace_nvmimic_model_cmd(name, c->slba, c->nlb, now, deadline);
     if (s->iolog) {
-        nvmimic_iolog_cmd(s->iolog, now, nvm_op_name(c->op), c->slba, c->nlb,
-                          deadline);
+        nvmimic_iolog_cmd(s->iolog, now, name, c->slba, c->nlb, deadline);
     }
 }
 

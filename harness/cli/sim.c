@@ -637,7 +637,7 @@ static int trace2iolog_main(int argc, char **argv)
     const char *trace;
     NvmTrace *t;
     GString *log;
-    unsigned dropped, depth;
+    unsigned dropped, depth, fua = 0;
     int rc = nvm_opts_parse(cmd, argc, argv, &o, args);
 
     if (rc) {
@@ -658,6 +658,14 @@ static int trace2iolog_main(int argc, char **argv)
     depth = nvm_trace_max_outstanding(t);
     fputs(log->str, stdout);
     g_string_free(log, TRUE);
+    for (guint i = 0; i < t->cmds->len; i++) {
+        fua += !!(g_array_index(t->cmds, NvmTraceCmd, i).flags & NVM_CMD_FUA);
+    }
+    if (fua) {
+        fprintf(stderr, "nvmimic trace2iolog: %u FUA write(s) replay as "
+                "plain writes (an iolog has no FUA; fio's sync=1 makes "
+                "every write FUA)\n", fua);
+    }
     if (dropped) {
         fprintf(stderr, "nvmimic trace2iolog: %u discard(s) left out (fio "
                 "cannot replay trims from an iolog)\n", dropped);
@@ -703,7 +711,8 @@ const NvmCommand nvm_cmd_trace2iolog = {
     .summary = "A device trace as a fio iolog (version 3) on stdout.",
     .description =
 "fio cannot replay trims from an iolog, so discards are left out (counted on\n"
-"stderr); write-zeroes replay as writes and flushes as sync.\n",
+"stderr); write-zeroes replay as writes and flushes as sync.  An iolog has no\n"
+"FUA: write-fua and write-zeroes-fua replay as plain writes (counted on stderr).\n",
     .opts = trace2iolog_opts,
     .args = "a TRACE",
     .min_args = 1,

@@ -36,6 +36,23 @@ static bool parse_u64(const char *s, uint64_t *out)
     return !errno && !*end;
 }
 
+/* The names a trace's commands may have, for an error: "read, write, ..." */
+static char *cmd_names(void)
+{
+    GString *s = g_string_new(NULL);
+
+    for (unsigned o = 0; o < NVM_CLASS_COUNT; o++) {
+        const char *fua = nvm_cmd_name((NvmOp)o, NVM_CMD_FUA);
+
+        g_string_append_printf(s, "%s%s", s->len ? ", " : "",
+                               nvm_op_name((NvmOp)o));
+        if (strcmp(fua, nvm_op_name((NvmOp)o))) {
+            g_string_append_printf(s, ", %s", fua);
+        }
+    }
+    return g_string_free(s, FALSE);
+}
+
 /* "# key=value key=value" header line */
 static bool parse_header(NvmTrace *t, const char *line, const char *origin,
                          unsigned ln, GError **errp)
@@ -117,9 +134,11 @@ NvmTrace *nvm_trace_parse(const char *text, const char *origin,
                       "[complete_ns]', got '%s'", origin, i + 1, line);
             goto fail;
         }
-        if (!nvm_op_from_name(f[1], &op)) {
-            TRACE_ERR(errp, "%s:%u: unknown op '%s' (read, write, flush, "
-                      "discard, write-zeroes)", origin, i + 1, f[1]);
+        if (!nvm_cmd_from_name(f[1], &op, &c.flags)) {
+            g_autofree char *names = cmd_names();
+
+            TRACE_ERR(errp, "%s:%u: unknown op '%s' (%s)", origin, i + 1,
+                      f[1], names);
             goto fail;
         }
         c.op = op;
@@ -194,6 +213,8 @@ GString *nvm_trace_to_iolog(const NvmTrace *t, const char *device,
             break;
         case NVM_OP_WRITE:
         case NVM_OP_WRITE_ZEROES:
+            /* write-fua too: an iolog has no FUA (trace2iolog says how
+             * many lost it) */
             g_string_append_printf(s, "%" G_GUINT64_FORMAT " %s write %"
                                    G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
                                    "\n", ts, device, off, len);
@@ -301,7 +322,8 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
             TRACE_ERR(errp, "trace line %u: %s of %" G_GUINT64_FORMAT
                       " bytes at byte %" G_GUINT64_FORMAT " does not fit %s "
                       "(%" G_GUINT64_FORMAT " bytes, %u-byte LBAs)", c->line,
-                      nvm_op_name(c->op), len, off, p->name, p->capacity_bytes,
+                      nvm_cmd_name(c->op, c->flags), len, off, p->name,
+                      p->capacity_bytes,
                       p->lba_bytes);
             return false;
         }
@@ -337,6 +359,7 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
         const NvmTraceCmd *c = &g_array_index(t->cmds, NvmTraceCmd, i);
         NvmCmd cmd = {
             .op = c->op,
+            .flags = c->flags,
             .slba = c->slba * t->lba_bytes / p->lba_bytes,
             .nlb = (uint32_t)((uint64_t)c->nlb * t->lba_bytes /
                               p->lba_bytes),
@@ -349,8 +372,8 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
             }
             if (log) {
                 fprintf(log, "%" G_GUINT64_FORMAT " %s %" G_GUINT64_FORMAT
-                        " %u -\n", c->submit_ns, nvm_op_name(c->op),
-                        cmd.slba, cmd.nlb);
+                        " %u -\n", c->submit_ns,
+                        nvm_cmd_name(c->op, c->flags), cmd.slba, cmd.nlb);
             }
             if (c->submit_ns < from) {
                 first = i + 1;
@@ -365,7 +388,7 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
         if (log) {
             fprintf(log, "%" G_GUINT64_FORMAT " %s %" G_GUINT64_FORMAT
                     " %u %" G_GUINT64_FORMAT "\n", c->submit_ns,
-                    nvm_op_name(c->op), cmd.slba, cmd.nlb,
+                    nvm_cmd_name(c->op, c->flags), cmd.slba, cmd.nlb,
                     done - t0 + from);
         }
         bytes[c->op] += (uint64_t)c->nlb * t->lba_bytes;

@@ -11,8 +11,10 @@
  *   12000 read 2048 8 95000
  * submit_ns and complete_ns are QEMU_CLOCK_VIRTUAL nanoseconds since the
  * trace started (complete_ns: when the model scheduled the completion, or
- * "-"); op is read, write, flush, discard or write-zeroes; slba and nlb are
- * in lba-bytes units (flush: 0 0).  Lines are in submission order.
+ * "-"); op is read, write, flush, discard or write-zeroes, or write-fua
+ * or write-zeroes-fua for one with Force Unit Access (nvm_cmd_name(), the
+ * model's NVM_CMD_FUA); slba and nlb are in lba-bytes units (flush: 0 0).
+ * Lines are in submission order.
  */
 #ifndef NVMIMIC_TRACE_H
 #define NVMIMIC_TRACE_H
@@ -32,6 +34,7 @@ typedef struct NvmTraceCmd {
     uint32_t nlb;
     uint32_t line;              /* in the trace file, for errors */
     NvmOp op;
+    uint32_t flags;             /* NVM_CMD_FUA: write-fua, write-zeroes-fua */
 } NvmTraceCmd;
 
 typedef struct NvmTrace {

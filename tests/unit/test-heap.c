@@ -153,6 +153,50 @@ static void operation_names_round_trip(void)
     }
 }
 
+/* A trace's command names: the operation's, "-fua" after a FUA write's or
+ * write zeroes'; each name gives back its operation and flags. */
+static void command_names_mark_fua_writes_and_round_trip(void)
+{
+    static const struct {
+        NvmOp op;
+        uint32_t flags;
+        const char *name;
+        uint32_t back;          /* the flags the name gives back */
+    } cases[] = {
+        { NVM_OP_READ, 0, "read", 0 },
+        { NVM_OP_READ, NVM_CMD_FUA, "read", 0 },
+        { NVM_OP_WRITE, 0, "write", 0 },
+        { NVM_OP_WRITE, NVM_CMD_FUA, "write-fua", NVM_CMD_FUA },
+        { NVM_OP_FLUSH, 0, "flush", 0 },
+        { NVM_OP_DISCARD, 0, "discard", 0 },
+        { NVM_OP_WRITE_ZEROES, 0, "write-zeroes", 0 },
+        { NVM_OP_WRITE_ZEROES, NVM_CMD_FUA, "write-zeroes-fua",
+          NVM_CMD_FUA },
+    };
+    static const char *const bad[] = {
+        "trim", "fua", "read-fua", "flush-fua", "write-", "WRITE-FUA", "",
+    };
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(cases); i++) {
+        NvmOp op = NVM_OP_FLUSH;
+        uint32_t flags = 7;
+
+        g_assert_cmpstr(nvm_cmd_name(cases[i].op, cases[i].flags), ==,
+                        cases[i].name);
+        g_assert_true(nvm_cmd_from_name(cases[i].name, &op, &flags));
+        g_assert_cmpint(op, ==, cases[i].op);
+        g_assert_cmpuint(flags, ==, cases[i].back);
+    }
+    g_assert_cmpstr(nvm_cmd_name((NvmOp)NVM_CLASS_COUNT, NVM_CMD_FUA), ==,
+                    "?");
+    for (unsigned i = 0; i < G_N_ELEMENTS(bad); i++) {
+        NvmOp op;
+        uint32_t flags;
+
+        g_assert_false(nvm_cmd_from_name(bad[i], &op, &flags));
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -164,5 +208,7 @@ int main(int argc, char **argv)
                     filter_keeps_the_rest_in_order);
     g_test_add_func("/heap/operation_names_round_trip",
                     operation_names_round_trip);
+    g_test_add_func("/heap/command_names_mark_fua_writes_and_round_trip",
+                    command_names_mark_fua_writes_and_round_trip);
     return g_test_run();
 }

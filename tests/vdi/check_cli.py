@@ -145,6 +145,18 @@ class Cli(unittest.TestCase):
         self.assertEqual(res['read']['total_ios'], 2)
         self.assertEqual(res['write']['total_ios'], 2)
 
+    def test_trace2iolog_writes_fua_writes_as_plain_writes(self):
+        fua = os.path.join(self.dir, 'fua.trace')
+        with open(fua, 'w') as f:
+            f.write(TRACE.replace('1500 write ', '1500 write-fua ')
+                    .replace('400000 write-zeroes ',
+                             '400000 write-zeroes-fua '))
+        plain = run('trace2iolog', self.trace)
+        p = run('trace2iolog', fua)
+        self.assertEqual(p.stdout, plain.stdout)
+        self.assertIn('2 FUA write(s) replay as plain writes', p.stderr)
+        self.assertNotIn('FUA', plain.stderr)
+
     def test_bad_input_is_one_clear_line(self):
         cases = [
             (['sim', '--profile', 'crucial-p5-2tb', '--trace',
@@ -172,6 +184,16 @@ class Cli(unittest.TestCase):
                     '5 write 99999999999999 8\n')
         cases.append((['sim', '--profile', 'crucial-p2-500g', '--trace',
                        bad], 'trace line 4: write'))
+        # an unknown command name: the file, the line, the names there are
+        unknown = os.path.join(self.dir, 'unknown.trace')
+        with open(unknown, 'w') as f:
+            f.write('# nvmimic trace 1\n# lba-bytes=512\n0 write-fua 0 8\n'
+                    '5 read-fua 0 8\n')
+        for cmd in (['sim', '--profile', 'crucial-p2-500g', '--trace'],
+                    ['trace2iolog']):
+            cases.append((cmd + [unknown], "%s:4: unknown op 'read-fua' "
+                          "(read, write, write-fua, flush, discard, "
+                          "write-zeroes, write-zeroes-fua)" % unknown))
         for args, want in cases:
             p = run(*args, ok=False)
             self.assertNotEqual(p.returncode, 0, args)
