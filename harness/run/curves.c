@@ -107,13 +107,6 @@ bool run_setup(Run *r, GError **errp)
                                      nvm_vdi_names[i])) {
             continue;
         }
-        if (v->mix->write_sync && !r->o.fio_opts) {
-            g_set_error(errp, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                        "%s: sync writes are modelled by nvmimic sim but not "
-                        "issued by nvmimic-load; run the file with fio "
-                        "(--fio-opts)", v->path);
-            return false;
-        }
         wl = &r->wls[r->n_wls++];
         wl->suite = S_VDI;
         wl->mix = v->mix;
@@ -647,6 +640,10 @@ static void plan_curve(Run *r, Wl *wl, Plan *p)
                                        i ? ":" : d ? "," : "",
                                        m->bs[d].bytes[i], m->bs[d].pct[i]);
             }
+        }
+        if (m->write_sync) {
+            /* sync=1: every write FUA, as mix.c issues the model's */
+            g_string_append(what_io, " --sync");
         }
     } else {
         g_string_append_printf(what_io, "--rw %s --bs %u --threads %u",
