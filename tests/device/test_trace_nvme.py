@@ -21,6 +21,8 @@ from test_profile_nvme import (  # noqa: E402
     ProfileTest, Profile, MAIN_PROFILE, WZ_PROFILE, DEV_ID, null_drive,
     profile_device)
 
+FUA = 1 << 30                   # CDW12 bit 30 of a Write
+
 
 def read_trace(path, comments=None):
     """(header dict, [(submit_ns, op, slba, nlb, complete_ns)]); comment
@@ -39,6 +41,21 @@ def read_trace(path, comments=None):
         f = ln.split()
         rows.append((int(f[0]), f[1], int(f[2]), int(f[3]), int(f[4])))
     return hdr, rows
+
+
+def read_trace_out(path):
+    """nvmimic sim --trace-out's file: (header line, [(submit_ns, op,
+    complete_ns)]), in the trace's clock."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    assert lines[0] == '# nvmimic trace 1', lines[:1]
+    rows = []
+    for ln in lines[1:]:
+        if ln.startswith('#'):
+            continue
+        f = ln.split()
+        rows.append((int(f[0]), f[1], int(f[4])))
+    return lines[1], rows
 
 
 class TraceNvme(ProfileTest):
@@ -103,6 +120,65 @@ class TraceNvme(ProfileTest):
             i += len(ranges)
             self.assertEqual(max(ends), r.complete_ns - start, name)
             self.assertTrue(all(e > r.submit_ns - start for e in ends))
+
+    def test_fua_writes_wait_for_their_program_and_replay_as_fua(self):
+        """FUA writes (CDW12 bit 30) on a drive with a volatile write cache
+        are traced as write-fua, complete after their program where the
+        plain writes between them (200 us after the one before, less
+        than the link's L1 idle time) complete from the
+        buffer, and the model fed the trace (nvmimic sim --trace
+        --trace-state erased, the drive's state set where the trace
+        starts) gives every command the drive's completion to the ns.
+        Replayed as plain writes, the FUA ones would complete from the
+        buffer there."""
+        ctrl, p = self.start_profile(MAIN_PROFILE)
+        lb = p.lba_bytes
+        per = 4096 // lb
+        tprog_us = p.float('nand', 'program-us-slc')
+        self.assertTrue(p.bool('identity', 'volatile-write-cache'))
+        self.set_state(**{'secure-erase': True, 'reset-stats': True})
+        path = os.path.join(self.dir, 'fua.trace')
+        self.trace('nvmimic-trace-start', path=path)
+        sent = []               # (name, completion)
+        for i in range(40):
+            fua = i % 2 == 1
+            c = ctrl.write_cmd((i * 7919 % 100000) * per,
+                               bytes([0x41 + i % 26]) * 4096)
+            if fua:
+                c.cdw[2] |= FUA
+            r = ctrl.execute(c)
+            self.assertStatus(r, SC_SUCCESS, 'write')
+            sent.append(('write-fua' if fua else 'write', r))
+            ctrl.qt.clock_step(200000)
+        info = self.trace('nvmimic-trace-stop')
+        self.assertEqual(info['commands'], len(sent))
+        hdr, rows = read_trace(path)
+        start = int(hdr['start-ns'])
+        self.assertEqual([(row[1], row[0], row[4]) for row in rows],
+                         [(name, r.submit_ns - start, r.complete_ns - start)
+                          for name, r in sent])
+        lat = {}
+        for name, r in sent:
+            lat.setdefault(name, []).append(r.latency_ns / 1000)
+        mean = {k: sum(v) / len(v) for k, v in lat.items()}
+        print('4 KiB writes 200 us apart: plain %.1f us, FUA %.1f us (SLC '
+              'program %.0f us)' % (mean['write'], mean['write-fua'],
+                                    tprog_us))
+        self.assertLess(mean['write'], tprog_us / 4)
+        self.assertGreater(mean['write-fua'], tprog_us)
+
+        cli = os.environ.get('NVMIMIC_CLI')
+        self.assertTrue(cli, 'NVMIMIC_CLI is not set: the replay needs '
+                        'build/nvmimic')
+        out = os.path.join(self.dir, 'fua.model')
+        r = subprocess.run([cli, 'sim', '--profile', MAIN_PROFILE, '--trace',
+                            path, '--trace-state', 'erased', '--trace-out',
+                            out], capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        _, model = read_trace_out(out)
+        self.assertEqual(model, [(row[0], row[1], row[4]) for row in rows],
+                         'the model fed the trace parts from the drive')
 
     def test_bad_path_and_misuse_are_clear_qmp_errors(self):
         p = Profile(MAIN_PROFILE)

@@ -707,6 +707,68 @@ static void model_figures_do_not_depend_on_the_work_before_the_state(void)
     nvm_profile_free(p);
 }
 
+/*
+ * A trace's write-fua lines replay with NVM_CMD_FUA: 4 KiB writes 500 us
+ * apart (1 ms idle would add a power-state exit), every other one FUA,
+ * on the P5 2 TB.  The FUA ones wait for their
+ * program (the open unit programmed at once, padded), hundreds of us; the
+ * plain ones are buffered (~20 us).  Were the name read as a plain write,
+ * both would be ~20 us.  The log gives the names back as they came.
+ */
+static void trace_fua_writes_replay_as_fua(void)
+{
+    g_autoptr(GError) err = NULL;
+    NvmProfile *p = load("crucial-p5-2tb");
+    GString *text = g_string_new("# nvmimic trace 1\n# lba-bytes=512\n");
+    const unsigned n = 200;
+    g_autofree uint64_t *done = g_new(uint64_t, n);
+    NvmTraceReplayOpts ro = { .done_ns = done };
+    NvmTraceReplay r;
+    double sum[2] = { 0, 0 };
+    unsigned fua_lines = 0;
+    char line[256];
+    FILE *log = tmpfile();
+    NvmTrace *t;
+
+    for (unsigned i = 0; i < n; i++) {
+        g_string_append_printf(text, "%u %s %u 8 -\n", i * 500000,
+                               i % 2 ? "write-fua" : "write",
+                               (i * 7919u) % 1000000 * 8);
+    }
+    t = nvm_trace_parse(text->str, "fua.trace", &err);
+    g_assert_no_error(err);
+    for (unsigned i = 0; i < n; i++) {
+        const NvmTraceCmd *c = &g_array_index(t->cmds, NvmTraceCmd, i);
+
+        g_assert_cmpint(c->op, ==, NVM_OP_WRITE);
+        g_assert_cmpuint(c->flags, ==, i % 2 ? NVM_CMD_FUA : 0);
+    }
+    g_assert_nonnull(log);
+    ro.log = log;
+    g_assert_true(nvm_trace_replay(t, p, 5, &ro, &r, &err));
+    g_assert_no_error(err);
+    /* one class: FUA writes are writes */
+    g_assert_cmpuint(r.model[NVM_OP_WRITE].count, ==, n);
+    for (unsigned i = 0; i < n; i++) {
+        g_assert_cmpuint(done[i], !=, NVM_TRACE_NO_COMPLETION);
+        sum[i % 2] += (done[i] - (uint64_t)i * 500000) / 1e3;
+    }
+    g_test_message("4 KiB writes 500 us apart on the P5 2 TB: %.1f us plain, "
+                   "%.1f us write-fua (SLC program %.0f us)",
+                   sum[0] / (n / 2), sum[1] / (n / 2), p->program_us_slc);
+    g_assert_cmpfloat(sum[0] / (n / 2), <, p->program_us_slc / 4);
+    g_assert_cmpfloat(sum[1] / (n / 2), >, p->program_us_slc);
+    rewind(log);
+    while (fgets(line, sizeof(line), log)) {
+        fua_lines += line[0] != '#' && strstr(line, " write-fua ") != NULL;
+    }
+    g_assert_cmpuint(fua_lines, ==, n / 2);
+    fclose(log);
+    nvm_trace_free(t);
+    g_string_free(text, TRUE);
+    nvm_profile_free(p);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -729,6 +791,8 @@ int main(int argc, char **argv)
                     trace_converts_to_fio_iolog_v3_in_microseconds);
     g_test_add_func("/trace/bad_lines_are_refused_with_their_line",
                     trace_bad_lines_are_refused_with_their_line);
+    g_test_add_func("/trace/fua_writes_replay_as_fua",
+                    trace_fua_writes_replay_as_fua);
     g_test_add_func("/trace/replay_submits_each_command_at_its_time",
                     trace_replay_submits_each_command_at_its_time);
     g_test_add_func("/model/figures_do_not_depend_on_when_the_state_was_set",
