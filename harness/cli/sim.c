@@ -637,7 +637,7 @@ static int trace2iolog_main(int argc, char **argv)
     const char *trace;
     NvmTrace *t;
     GString *log;
-    unsigned dropped, depth, fua = 0;
+    unsigned dropped, fua, depth;
     int rc = nvm_opts_parse(cmd, argc, argv, &o, args);
 
     if (rc) {
@@ -654,13 +654,10 @@ static int trace2iolog_main(int argc, char **argv)
         fprintf(stderr, "nvmimic trace2iolog: %s\n", err->message);
         return 1;
     }
-    log = nvm_trace_to_iolog(t, o.device, &dropped);
+    log = nvm_trace_to_iolog(t, o.device, &dropped, &fua);
     depth = nvm_trace_max_outstanding(t);
     fputs(log->str, stdout);
     g_string_free(log, TRUE);
-    for (guint i = 0; i < t->cmds->len; i++) {
-        fua += !!(g_array_index(t->cmds, NvmTraceCmd, i).flags & NVM_CMD_FUA);
-    }
     if (fua) {
         fprintf(stderr, "nvmimic trace2iolog: %u FUA write(s) replay as "
                 "plain writes (an iolog has no FUA; fio's sync=1 makes "

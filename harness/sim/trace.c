@@ -192,12 +192,12 @@ NvmTrace *nvm_trace_load(const char *path, GError **errp)
 }
 
 GString *nvm_trace_to_iolog(const NvmTrace *t, const char *device,
-                            unsigned *dropped)
+                            unsigned *dropped, unsigned *unfua)
 {
     GString *s = g_string_new("fio version 3 iolog\n");
     uint64_t ts = 1;
 
-    *dropped = 0;
+    *dropped = *unfua = 0;
     g_string_append_printf(s, "1 %s add\n1 %s open\n", device, device);
     for (unsigned i = 0; i < t->cmds->len; i++) {
         const NvmTraceCmd *c = &g_array_index(t->cmds, NvmTraceCmd, i);
@@ -213,8 +213,7 @@ GString *nvm_trace_to_iolog(const NvmTrace *t, const char *device,
             break;
         case NVM_OP_WRITE:
         case NVM_OP_WRITE_ZEROES:
-            /* write-fua too: an iolog has no FUA (trace2iolog says how
-             * many lost it) */
+            *unfua += !!(c->flags & NVM_CMD_FUA);
             g_string_append_printf(s, "%" G_GUINT64_FORMAT " %s write %"
                                    G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
                                    "\n", ts, device, off, len);

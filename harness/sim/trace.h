@@ -55,9 +55,11 @@ void nvm_trace_free(NvmTrace *t);
  * microseconds (+1, since fio ignores the delay after a zero timestamp).
  * fio 3.33 cannot replay trims from an iolog, so discards are left out
  * (*dropped counts them); write-zeroes replay as writes, flushes as sync.
+ * An iolog has no FUA: write-fua and write-zeroes-fua replay as plain
+ * writes (*unfua counts them).
  */
 GString *nvm_trace_to_iolog(const NvmTrace *t, const char *device,
-                            unsigned *dropped);
+                            unsigned *dropped, unsigned *unfua);
 /* Most commands in flight at once (needs completion times; else 0). */
 unsigned nvm_trace_max_outstanding(const NvmTrace *t);
 

@@ -328,13 +328,13 @@ static void trace_converts_to_fio_iolog_v3_in_microseconds(void)
     g_autoptr(GError) err = NULL;
     NvmTrace *t = nvm_trace_parse(trace_text, "t.trace", &err);
     GString *log;
-    unsigned dropped;
+    unsigned dropped, unfua;
 
     g_assert_no_error(err);
     g_assert_cmpuint(t->cmds->len, ==, 5);
     g_assert_cmpuint(t->lba_bytes, ==, 512);
     g_assert_cmpstr(t->profile, ==, "crucial-p5-2tb");
-    log = nvm_trace_to_iolog(t, "/dev/nvme0n1", &dropped);
+    log = nvm_trace_to_iolog(t, "/dev/nvme0n1", &dropped, &unfua);
     g_assert_cmpstr(log->str, ==,
                     "fio version 3 iolog\n"
                     "1 /dev/nvme0n1 add\n"
@@ -345,6 +345,7 @@ static void trace_converts_to_fio_iolog_v3_in_microseconds(void)
                     "3001 /dev/nvme0n1 write 8192 4096\n"
                     "3001 /dev/nvme0n1 close\n");
     g_assert_cmpuint(dropped, ==, 1);
+    g_assert_cmpuint(unfua, ==, 0);
     /* read [0, 90 us) and write [1.5, 30 us) overlap; the rest do not */
     g_assert_cmpuint(nvm_trace_max_outstanding(t), ==, 2);
     g_string_free(log, TRUE);
