@@ -121,7 +121,8 @@ def point(tag):
             "bql_wait_p99_us": rt.get("bql-wait-p99-us"),
             "wake_late_p99_us": rt.get("wake-late-p99-us"),
             "spin_ms": rt.get("spin-ms"), "poll_ms": rt.get("poll-ms"),
-            "poll_hits": rt.get("poll-hits")}
+            "poll_hits": rt.get("poll-hits"),
+            "fifo_rests": rt.get("fifo-rests")}
 
 
 rows = []
@@ -170,7 +171,8 @@ if "on" in paths:
         print(f"  {r:>7s}: BQL {pt['bql_wait_p50_us']:.1f}/"
               f"{pt['bql_wait_p99_us']:.1f}, wake-up {pt['wake_late_p99_us']:.1f}"
               f", spin {pt['spin_ms']:.0f} ms, poll {pt['poll_ms']:.0f} ms"
-              f" ({pt['poll_hits']} hits)")
+              f" ({pt['poll_hits']} hits)"
+              + (f", {pt['fifo_rests']} FIFO rests" if pt['fifo_rests'] else ""))
 print(json.dumps({"profile": prof, "seconds": float(secs), "load": load,
                   "device_opts": devopts, "qemu_cpus": qemucpus,
                   "sched_rt_runtime_us": rtrun, "rates": rows, "qd1": qd1}))

@@ -77,10 +77,12 @@ struct NvmimicRt {
                                  * INT64_MIN: awake (it reads next_ns) */
     bool stop;
     bool running;               /* the VM runs */
+    bool fifo;                  /* SCHED_FIFO was granted (set before it runs) */
 
     /* statistics, written with the BQL held */
     uint64_t runs, sleeps, spin_total_ns, bql_wait_max_ns;
     uint64_t poll_total_ns, poll_hits;
+    uint64_t fifo_rests;        /* the thread's (atomic) */
     uint64_t bql_hist[NVM_HIST_BUCKETS];
     uint64_t wake_hist[NVM_HIST_BUCKETS];
     uint64_t stats_gen;         /* bumped by a reset */
@@ -326,6 +328,105 @@ static bool nvmimic_rt_poll(NvmimicRt *rt, int64_t next, int64_t until,
     return came || t < until;
 }
 
+/*
+ * timing-fifo=on under the kernel's real-time throttling: a SCHED_FIFO
+ * thread that polls and spins for more than sched_rt_runtime_us of each
+ * sched_rt_period_us is stopped for the rest of that period (50 ms of each
+ * second by default), and every deadline in it is posted that late.  So
+ * the thread keeps its own account: once its CPU time in a period comes
+ * within 5 % of the period of that runtime, it goes back to SCHED_OTHER
+ * (it still runs, as any thread) until the period ends.  On a host where
+ * throttling is off (sched_rt_runtime_us -1) it stays SCHED_FIFO.
+ */
+#define NVMIMIC_RT_DUTY_CHECK_NS (1000 * SCALE_US)
+
+typedef struct NvmimicRtDuty {
+    int64_t budget_ns;          /* SCHED_FIFO CPU time per period; <0: none */
+    int64_t period_ns;
+    int64_t window_end;         /* host clock */
+    int64_t cpu0;               /* the thread's CPU time at the window start */
+    int64_t next_check;
+    bool known;                 /* budget_ns read (SCHED_FIFO granted) */
+    bool rested;                /* SCHED_OTHER until window_end */
+} NvmimicRtDuty;
+
+static int64_t nvmimic_rt_read_sysctl(const char *path)
+{
+    g_autofree char *text = NULL;
+    char *end;
+    int64_t v;
+
+    if (!g_file_get_contents(path, &text, NULL, NULL)) {
+        return -1;
+    }
+    errno = 0;
+    v = g_ascii_strtoll(g_strstrip(text), &end, 10);
+    return errno || end == text || *end ? -1 : v;
+}
+
+static int64_t nvmimic_rt_cpu_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * NANOSECONDS_PER_SECOND + ts.tv_nsec;
+}
+
+static void nvmimic_rt_duty_init(NvmimicRtDuty *d)
+{
+    int64_t runtime_us, period_us;
+
+    d->known = true;
+    runtime_us = nvmimic_rt_read_sysctl("/proc/sys/kernel/sched_rt_runtime_us");
+    period_us = nvmimic_rt_read_sysctl("/proc/sys/kernel/sched_rt_period_us");
+    if (runtime_us < 0 || period_us <= 0) {
+        return;                 /* throttling off, or not Linux's files */
+    }
+    d->period_ns = period_us * SCALE_US;
+    d->budget_ns = MAX(0, runtime_us * SCALE_US - d->period_ns / 20);
+}
+
+static void nvmimic_rt_set_fifo(bool on)
+{
+    struct sched_param sp = { .sched_priority = on ? 1 : 0 };
+
+    /* it was granted once: going back and forth is not refused */
+    pthread_setschedparam(pthread_self(), on ? SCHED_FIFO : SCHED_OTHER, &sp);
+}
+
+static void nvmimic_rt_duty(NvmimicRt *rt, NvmimicRtDuty *d)
+{
+    int64_t t;
+
+    if (d->budget_ns < 0) {
+        /* nvmimic_rt_start() sets fifo once the thread runs SCHED_FIFO */
+        if (d->known || !qatomic_read(&rt->fifo)) {
+            return;
+        }
+        nvmimic_rt_duty_init(d);
+        if (d->budget_ns < 0) {
+            return;
+        }
+    }
+    t = get_clock();
+    if (t < d->next_check) {
+        return;
+    }
+    d->next_check = t + NVMIMIC_RT_DUTY_CHECK_NS;
+    if (t >= d->window_end) {
+        d->window_end = t + d->period_ns;
+        d->cpu0 = nvmimic_rt_cpu_ns();
+        if (d->rested) {
+            nvmimic_rt_set_fifo(true);
+            d->rested = false;
+        }
+    } else if (!d->rested && nvmimic_rt_cpu_ns() - d->cpu0 > d->budget_ns) {
+        nvmimic_rt_set_fifo(false);
+        d->rested = true;
+        qatomic_inc(&rt->fifo_rests);
+    }
+}
+
 static void *nvmimic_rt_thread(void *opaque)
 {
     NvmimicRt *rt = opaque;
@@ -334,6 +435,7 @@ static void *nvmimic_rt_thread(void *opaque)
     NvmimicRtPoll poll = { 0, 0 };
     int64_t poll_until = INT64_MIN;     /* host clock: poll, not sleep */
     NvmimicRtWakes wakes = { .n = 0 };
+    NvmimicRtDuty duty = { .budget_ns = -1 };
 
     rcu_register_thread();
 #ifdef CONFIG_PRCTL_PR_SET_TIMERSLACK
@@ -343,6 +445,8 @@ static void *nvmimic_rt_thread(void *opaque)
     while (!qatomic_read(&rt->stop)) {
         int64_t next = qatomic_read(&rt->next_ns);
         int64_t now, spin_from, spin_start;
+
+        nvmimic_rt_duty(rt, &duty);
 
         if (qatomic_read(&rt->running) && get_clock() < poll_until &&
             nvmimic_rt_before_window(rt, next)) {
@@ -439,6 +543,7 @@ NvmimicRt *nvmimic_rt_start(NvmimicRtRunFn *run, void *opaque,
     rt->running = runstate_is_running();
     rt->refs = 2;
     rt->vmstate = qemu_add_vm_change_state_handler(nvmimic_rt_vm_state, rt);
+    /* the thread starts at the creator's policy; it reads fifo once set */
     qemu_thread_create(&rt->thread, "nvmimic-timing", nvmimic_rt_thread, rt,
                        QEMU_THREAD_DETACHED);
     if (o->cpu >= 0) {
@@ -462,6 +567,9 @@ NvmimicRt *nvmimic_rt_start(NvmimicRtRunFn *run, void *opaque,
             warn_report("%s: timing-fifo=on: SCHED_FIFO refused (%s); the "
                         "timing thread runs at normal priority", what,
                         strerror(ret));
+        } else {
+            qatomic_set(&rt->fifo, true);
+            nvmimic_rt_kick(rt);
         }
     }
     return rt;
@@ -488,6 +596,7 @@ void nvmimic_rt_get_stats(NvmimicRt *rt, NvmimicRtStats *st)
                                                  0.99);
     st->spin_ns = rt->spin_total_ns;
     st->spin_us = qatomic_read(&rt->spin_ns) / SCALE_US;
+    st->fifo_rests = qatomic_read(&rt->fifo_rests);
     st->poll_ns = rt->poll_total_ns;
     st->poll_hits = rt->poll_hits;
     {

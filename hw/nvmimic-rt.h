@@ -79,6 +79,7 @@ typedef struct NvmimicRtStats {
     uint64_t poll_ns;           /* time spent polling for a deadline */
     uint64_t poll_hits;         /* polls that saw a new deadline come */
     uint32_t spin_us;           /* the spin window now (it adapts) */
+    uint64_t fifo_rests;        /* periods it left SCHED_FIFO to not be throttled */
 } NvmimicRtStats;
 
 void nvmimic_rt_get_stats(NvmimicRt *rt, NvmimicRtStats *st);

@@ -568,6 +568,7 @@ NvmimicStats *nvmimic_timing_query(NvmimicTiming *t, char *canon_id)
         r->realtime->spin_ms = rs.spin_ns / 1e6;
         r->realtime->poll_ms = rs.poll_ns / 1e6;
         r->realtime->poll_hits = rs.poll_hits;
+        r->realtime->fifo_rests = rs.fifo_rests;
     }
     return r;
 }

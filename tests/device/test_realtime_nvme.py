@@ -239,6 +239,43 @@ class RealtimeNvme(TinyGuestCase):
         self.assertIn('realtime', st)
         self.assertEqual(self.read_class(st)['early'], 0)
 
+    def test_fifo_thread_rests_before_the_kernel_throttles_it(self):
+        """timing-fifo=on with polling that never ends (timing-poll-us at
+        its 100 ms maximum) keeps the thread busy for the whole run.  Under
+        the kernel's real-time throttling (sched_rt_runtime_us of each
+        sched_rt_period_us) it must go back to normal priority before its
+        runtime is spent, once per period it would have been throttled in:
+        realtime.fifo-rests counts those periods.  Where throttling is off,
+        or SCHED_FIFO was refused (its warning), it never rests.  Every read
+        completes, none early."""
+        n = 30000
+        t0 = time.monotonic()
+        ios, posts, st = self.run_qd(
+            n, ',timing-fifo=on,timing-poll-us=100000')
+        wall = time.monotonic() - t0
+        self.assertEqual(len(ios), n)
+        self.assertEqual([s for _, s, _, _ in ios], [0] * n)
+        self.assertEqual(timing_violations(posts), [])
+        self.assertEqual(self.read_class(st)['early'], 0)
+        with open('/proc/sys/kernel/sched_rt_runtime_us') as f:
+            runtime_us = int(f.read())
+        with open('/proc/sys/kernel/sched_rt_period_us') as f:
+            period_s = int(f.read()) / 1e6
+        refused = 'SCHED_FIFO refused' in self.guest.read(self.guest.err_path)
+        rests = st['realtime']['fifo-rests']
+        if runtime_us < 0 or refused:
+            self.assertEqual(rests, 0, 'throttling off (%d) or FIFO refused '
+                             '(%s): no rest needed' % (runtime_us, refused))
+        else:
+            self.assertGreaterEqual(wall, 2 * period_s,
+                                    'the run must outlast two periods')
+            # the first period from the thread's first deadline, the last
+            # one may be cut short by the end of the run
+            self.assertGreaterEqual(rests, int(wall / period_s) - 2,
+                                    'rested in %d periods of a %.1f s run'
+                                    % (rests, wall))
+            self.assertLessEqual(rests, int(wall / period_s) + 1)
+
     def test_eject_with_completions_held_posts_nothing_and_stops_the_thread(
             self):
         """Eight reads held, then the guest ejects the controller (ACPI PCI
