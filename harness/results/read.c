@@ -466,6 +466,7 @@ static NvmResults *results_read(JsonObject *o, const char *path,
             w->review_src = g_strdup("results.json");
         }
         w->loadgen = jstr(wo, "loadgen");
+        w->peak_ramp_s = jnum(wo, "peak_ramp_s");
         so = jobj(wo, "sim_replay");
         w->has_replay = so != NULL;
         if (so) {

@@ -63,6 +63,7 @@ NvmResWork *nvm_res_work_new(const char *name)
     nvm_res_point_init(&w->sim_peak);
     w->review_iops = w->review_lat_us = NAN;
     w->replay_idle_s = NAN;
+    w->peak_ramp_s = NAN;
     nvm_res_point_init(&w->replay_peak);
     return w;
 }

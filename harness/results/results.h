@@ -81,6 +81,7 @@ typedef struct NvmResWork {
     double review_lat_us;       /* NAN: none or not published */
     char *review_src;           /* "results.json" or the TSV; NULL: none */
     char *loadgen;              /* NULL: absent (files from before it) */
+    double peak_ramp_s;         /* the guest peak's warm-up; NAN: absent */
     /* sim_replay; has_replay false: absent */
     bool has_replay;
     double replay_idle_s;

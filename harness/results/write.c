@@ -199,6 +199,9 @@ static void work(JsonBuilder *b, const NvmResults *r, const NvmResWork *w)
         if (w->loadgen) {
             str(b, "loadgen", w->loadgen);
         }
+        if (!isnan(w->peak_ramp_s)) {
+            num(b, "peak_ramp_s", w->peak_ramp_s, 3);
+        }
         if (w->has_replay) {
             json_builder_set_member_name(b, "sim_replay");
             json_builder_begin_object(b);

@@ -346,11 +346,48 @@ static bool point_done(Run *r, PlanStep *st, JsonNode *stats,
     return true;
 }
 
+/* The workload's place in the four corners (it picks sim's seeds). */
+static unsigned fc_index(const Wl *wl)
+{
+    NvmWorkload all[NVM_FOUR_CORNERS];
+
+    nvm_four_corners(all, false);
+    for (unsigned i = 0; i < NVM_FOUR_CORNERS; i++) {
+        if (!strcmp(all[i].name, wl->wl.name)) {
+            return i;
+        }
+    }
+    return 0;
+}
+
+/*
+ * The peak's warm-up: --ramp-s's (a fifth of the point by default), but a
+ * four-corners write that short would measure the drive's first seconds
+ * from the review's state (the SLC cache's room, the free blocks), not the
+ * reviews' minutes-long point: then as long as nvm_sim_peak_warmup_ns()
+ * finds on the model, which the model replaying the guest's schedule then
+ * uses as well (matched_model()).
+ */
+static double wl_peak_ramp_s(const Run *r, Wl *wl)
+{
+    if (wl->peak_ramp_s > 0) {
+        return wl->peak_ramp_s;
+    }
+    wl->peak_ramp_s = r->o.peak_ramp_s;
+    if (!wl->mix) {
+        wl->peak_ramp_s = nvm_sim_peak_warmup_ns(
+            r->p, &wl->wl, r->o.seed, 0, r->o.seed * 7919 + fc_index(wl),
+            (uint64_t)(r->o.run_s * 1e9),
+            (uint64_t)(r->o.peak_ramp_s * 1e9)) / 1e9;
+    }
+    return wl->peak_ramp_s;
+}
+
 static void plan_point(Run *r, Wl *wl, Point *pt, unsigned wi, unsigned pi,
                        Plan *p)
 {
     bool peak = !pt->target_pct;
-    double ramp = peak ? r->o.peak_ramp_s : r->o.ramp_s;
+    double ramp = peak ? wl_peak_ramp_s(r, wl) : r->o.ramp_s;
     double run = r->o.run_s;
     double cycle = burst_cycle_s(wl);
     g_autofree char *id = peak ? g_strdup_printf("%s-peak", wl->wl.name) :
@@ -402,29 +439,6 @@ static void plan_point(Run *r, Wl *wl, Point *pt, unsigned wi, unsigned pi,
     run_plan_cmd(p, &c, what, point_done, wl, pt);
 }
 
-/*
- * The model replaying the guest's schedule for workload @wl: the review
- * state, the guest's idle before its first I/O, the peak, then the
- * guest's points at their percentages of the peak the guest measured, each
- * as long as the guest's.  Each point of the guest then compares with the
- * model's at the same target, not with the model's own curve, whose rates
- * follow the model's peak: near the knee a 1 % difference between the two
- * peaks moves a point a long way along a steep curve.
- */
-/* The workload's place in the four corners (it picks sim's seeds). */
-static unsigned fc_index(const Wl *wl)
-{
-    NvmWorkload all[NVM_FOUR_CORNERS];
-
-    nvm_four_corners(all, false);
-    for (unsigned i = 0; i < NVM_FOUR_CORNERS; i++) {
-        if (!strcmp(all[i].name, wl->wl.name)) {
-            return i;
-        }
-    }
-    return 0;
-}
-
 /* The workload's index among nvmimic sim's VDI workloads. */
 static unsigned vdi_index(const Wl *wl)
 {
@@ -442,6 +456,15 @@ static unsigned sim_index(const Wl *wl)
     return wl->mix ? NVM_VDI_SEED_BASE + vdi_index(wl) : fc_index(wl);
 }
 
+/*
+ * The model replaying the guest's schedule for workload @wl: the review
+ * state, the guest's idle before its first I/O, the peak, then the
+ * guest's points at their percentages of the peak the guest measured, each
+ * as long as the guest's.  Each point of the guest then compares with the
+ * model's at the same target, not with the model's own curve, whose rates
+ * follow the model's peak: near the knee a 1 % difference between the two
+ * peaks moves a point a long way along a steep curve.
+ */
 static void matched_model(Run *r, Wl *wl)
 {
     int pcts[MAX_PCTS];
@@ -453,6 +476,8 @@ static void matched_model(Run *r, Wl *wl)
         .n_pcts = wl->n_curve,
         .base_iops = wl->peak.guest.iops,
         .idle_ns = (uint64_t)(wl->idle_s * 1e9),
+        .peak_warmup_ns = wl->mix ? 0 :
+                          (uint64_t)(wl_peak_ramp_s(r, wl) * 1e9),
     };
     NvmModel *m;
 
@@ -658,11 +683,11 @@ static void plan_curve(Run *r, Wl *wl, Plan *p)
         "--output \"$RESULTS/%s.json\"",
         what_io->str, r->span_bytes,
         seeds->str, erased ? " --precondition" : "",
-        r->o.peak_ramp_s * 1e3, r->o.ramp_s * 1e3, r->o.run_s * 1e3,
+        wl_peak_ramp_s(r, wl) * 1e3, r->o.ramp_s * 1e3, r->o.run_s * 1e3,
         wl->n_curve ? " --points " : "", pcts->str, w->name);
     c.args = args;
     /* a mix with bursts: ramps and runs of whole cycles, as mix.c's */
-    peak_s = (mix_whole_ns(wl, r->o.peak_ramp_s, 0) +
+    peak_s = (mix_whole_ns(wl, wl_peak_ramp_s(r, wl), 0) +
               mix_whole_ns(wl, r->o.run_s, 1)) / 1e9;
     point_s = (mix_whole_ns(wl, r->o.ramp_s, 0) +
                mix_whole_ns(wl, r->o.run_s, 1)) / 1e9;

@@ -91,6 +91,9 @@ static NvmResWork *work_to(const Run *r, const Wl *wl)
     w->review_iops = wl->review_iops;
     w->review_lat_us = wl->review_lat_us;
     w->loadgen = g_strdup(wl->fio ? "fio" : "nvmimic-load");
+    if (wl->peak_ramp_s > 0) {
+        w->peak_ramp_s = wl->peak_ramp_s;
+    }
     if (wl->matched) {
         /* the model replaying the guest's schedule, sim_lat_us's source */
         const NvmCornerResult *m = wl->matched;

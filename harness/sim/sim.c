@@ -72,10 +72,13 @@ void nvm_sim_curve(const NvmProfile *p, const NvmSimOptions *o,
     uint64_t dur = (uint64_t)(o->duration_s * 1e9);
     uint64_t now = 0, span;
     NvmSimPoint pt = {
-        .warmup_ns = dur / 5,
+        .warmup_ns = o->peak_warmup_ns ? o->peak_warmup_ns : dur / 5,
+        .settle = !o->peak_warmup_ns,
         .duration_ns = dur,
         .seed = o->seed * 7919 + index,
         .hook = hook,
+        .model_seed = o->seed,
+        .idle_ns = o->idle_ns,
     };
     double peak;
 
@@ -127,6 +130,79 @@ void nvm_sim_curves(const NvmProfile *p, const NvmSimOptions *o, unsigned n,
     g_free(t);
 }
 
+#define NVM_SETTLE_STEP_NS 100000000ULL     /* 0.1 s */
+#define NVM_SETTLE_TOL 0.05
+
+typedef struct SettleBins {
+    uint64_t t0, n;
+    uint64_t *done;             /* completions per NVM_SETTLE_STEP_NS */
+} SettleBins;
+
+static void settle_submitted(void *opaque, const NvmCmd *cmd G_GNUC_UNUSED,
+                             uint64_t t_ns G_GNUC_UNUSED, uint64_t done_ns)
+{
+    SettleBins *b = opaque;
+    uint64_t i = (done_ns - b->t0) / NVM_SETTLE_STEP_NS;
+
+    if (done_ns >= b->t0 && i < b->n) {
+        b->done[i]++;
+    }
+}
+
+uint64_t nvm_sim_peak_warmup_ns(const NvmProfile *p, const NvmWorkload *wl,
+                                uint64_t model_seed, uint64_t idle_ns,
+                                uint64_t seed, uint64_t point_ns,
+                                uint64_t base_ns)
+{
+    const uint64_t long_ns = (uint64_t)(NVM_SIM_LONG_S * 1e9);
+    const uint64_t long_warm = long_ns / 5;
+    uint64_t now = 0, span, ref = 0, w, result = long_warm;
+    uint64_t len = point_ns / NVM_SETTLE_STEP_NS;
+    NvmModel *m;
+    SettleBins b;
+    NvmRunHook hook = { .submitted = settle_submitted };
+    NvmRunSpec spec;
+    NvmRunResult res;
+
+    if (wl->op != NVM_OP_WRITE || point_ns >= long_ns || base_ns >= long_warm
+        || len == 0) {
+        return base_ns;
+    }
+    m = nvm_model_new(p, model_seed);
+    nvm_sim_review_state(m, p, &span, &now);
+    now += idle_ns;
+    b.t0 = now;
+    b.n = (long_warm + long_ns) / NVM_SETTLE_STEP_NS;
+    b.done = g_new0(uint64_t, b.n);
+    hook.opaque = &b;
+    spec = (NvmRunSpec){
+        .wl = wl, .lba_bytes = p->lba_bytes, .span_bytes = span,
+        .duration_ns = long_warm + long_ns, .hook = &hook,
+    };
+    nvm_curve_run(m, &spec, seed, &now, &res);
+    nvm_model_free(m);
+    for (uint64_t i = long_warm / NVM_SETTLE_STEP_NS; i < b.n; i++) {
+        ref += b.done[i];
+    }
+    /* the long point's IOPS, and the short one's, per step */
+    for (w = base_ns / NVM_SETTLE_STEP_NS; w * NVM_SETTLE_STEP_NS < long_warm;
+         w++) {
+        uint64_t n = 0;
+
+        for (uint64_t i = w; i < w + len && i < b.n; i++) {
+            n += b.done[i];
+        }
+        if (fabs((double)n / len - (double)ref / (b.n - long_warm /
+                 NVM_SETTLE_STEP_NS)) <=
+            NVM_SETTLE_TOL * ref / (b.n - long_warm / NVM_SETTLE_STEP_NS)) {
+            result = MAX(base_ns, w * NVM_SETTLE_STEP_NS);
+            break;
+        }
+    }
+    g_free(b.done);
+    return result;
+}
+
 typedef struct CornerJob {
     const NvmProfile *p;
     NvmCornerResult *r;
@@ -147,6 +223,13 @@ static double corner_point(void *job, NvmModel *m, const NvmSimPoint *pt,
         .hook = pt->hook,
     };
     NvmRunResult *out = pt->k ? &r->curve[pt->k - 1] : &r->peak;
+
+    if (!pt->k && pt->settle && pt->rate_iops <= 0) {
+        spec.warmup_ns = nvm_sim_peak_warmup_ns(j->p, &r->wl, pt->model_seed,
+                                                pt->idle_ns, pt->seed,
+                                                pt->duration_ns,
+                                                pt->warmup_ns);
+    }
 
     nvm_curve_run(m, &spec, pt->seed, now_ns, out);
     if (pt->k) {

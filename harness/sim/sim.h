@@ -25,6 +25,9 @@ typedef struct NvmSimOptions {
     unsigned n_pcts;
     double base_iops;
     uint64_t idle_ns;
+    /* the peak's warm-up as the guest ran it (0: a fifth of the point,
+     * lengthened for a write by nvm_sim_peak_warmup_ns()) */
+    uint64_t peak_warmup_ns;
 } NvmSimOptions;
 
 typedef struct NvmCornerResult {
@@ -51,6 +54,10 @@ typedef struct NvmSimPoint {
     unsigned k;
     int pct;
     const NvmRunHook *hook;     /* see curve.h; NULL but under qtest */
+    /* how the model was made: its seed, and the idle after the state */
+    uint64_t model_seed;
+    uint64_t idle_ns;
+    bool settle;                /* the peak's warm-up may be lengthened */
 } NvmSimPoint;
 
 /* Run @pt of workload @job on @m from *now_ns (advanced to its end), keep
@@ -83,6 +90,31 @@ void nvm_sim_review_state(NvmModel *m, const NvmProfile *p,
 void nvm_sim_review_state_hook(NvmModel *m, const NvmProfile *p,
                                uint64_t *span_bytes, uint64_t *now_ns,
                                const NvmRunHook *hook);
+
+/*
+ * The length of the point the fit and calibrate time (docs/sim.md, "Point
+ * length"): NVM_SIM_LONG_S measured after a fifth of it of warm-up.
+ */
+#define NVM_SIM_LONG_S 30.0
+
+/*
+ * The warm-up of a closed-loop write peak of @point_ns from the review's
+ * state (a fresh model of @p seeded @model_seed, @idle_ns of idle, the
+ * point's @seed): @base_ns, or longer where a point that short would
+ * measure the drive's first seconds.  A drive that starts the review's
+ * state with room in its SLC cache or free blocks takes writes faster
+ * until that room is spent (the P5 2 TB's 4K write: 512 K IOPS over its
+ * first 0.5 s, 182 K over 30 s), and the reviews' points last minutes.  So
+ * the run is simulated once for the long point's warm-up and length; the
+ * warm-up is the first one, in steps of 0.1 s from @base_ns, after which
+ * @point_ns averages within 5 % of the long point's IOPS, at most the long
+ * point's warm-up.  Reads, and points at least NVM_SIM_LONG_S long, get
+ * @base_ns without a run.
+ */
+uint64_t nvm_sim_peak_warmup_ns(const NvmProfile *p, const NvmWorkload *wl,
+                                uint64_t model_seed, uint64_t idle_ns,
+                                uint64_t seed, uint64_t point_ns,
+                                uint64_t base_ns);
 
 void nvm_sim_four_corners(const NvmProfile *p, const NvmSimOptions *o,
                           NvmCornerResult res[NVM_FOUR_CORNERS]);
