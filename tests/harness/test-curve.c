@@ -313,6 +313,99 @@ static void e13t_write_cost_gives_the_p2_2tb_276_mbs_at_qd32(void)
     nvm_profile_free(p);
 }
 
+/* 4 KiB random writes at @qd on @p, secure-erased, a 1 GB span, in MB/s. */
+static double empty_4k_write_mbps(const NvmProfile *p, unsigned qd)
+{
+    NvmWorkload wl = { "4k-random-write", NVM_OP_WRITE, 4096, false, qd };
+    NvmRunResult r;
+
+    nvm_sim_figure_run(p, &wl, false, 1.0, &r);
+    return r.fig.mbps;
+}
+
+/*
+ * What follows from the E13T's write cost if the derivation's premise holds
+ * (the 276 MB/s above is the single core's bound, not the NAND's): the
+ * rate does not grow past 32 outstanding, does not move when the QLC
+ * program time doubles, and the P2 500 GB, the same controller on other
+ * NAND (TLC, 64 layers, fewer dies), writes at the same rate.  None of
+ * these is the figure the value came from.
+ */
+static void e13t_write_cost_bounds_both_p2s_whatever_their_nand(void)
+{
+    static const char *const slow_qlc[] = {
+        "nand", "program-us-qlc", "40800", NULL,
+    };
+    g_autoptr(GError) err = NULL;
+    NvmProfile *p = load("crucial-p2-2tb");
+    NvmProfile *slow = nvm_profile_load_with("crucial-p2-2tb",
+                                             NVMIMIC_PROFILE_DIR, slow_qlc,
+                                             &err);
+    NvmProfile *small = load("crucial-p2-500g");
+    double r32, r64, rslow, rsmall;
+
+    g_assert_no_error(err);
+    r32 = empty_4k_write_mbps(p, 32);
+    r64 = empty_4k_write_mbps(p, 64);
+    rslow = empty_4k_write_mbps(slow, 32);
+    rsmall = empty_4k_write_mbps(small, 32);
+    g_test_message("P2 2 TB 4 KiB random writes, empty: %.1f MB/s at QD32, "
+                   "%.1f at QD64, %.1f with the QLC program time doubled; "
+                   "P2 500 GB at QD32: %.1f", r32, r64, rslow, rsmall);
+    g_assert_cmpfloat(fabs(r64 - r32) / r32, <, 0.03);
+    g_assert_cmpfloat(fabs(rslow - r32) / r32, <, 0.03);
+    g_assert_cmpfloat(fabs(rsmall - r32) / r32, <, 0.05);
+    nvm_profile_free(small);
+    nvm_profile_free(slow);
+    nvm_profile_free(p);
+}
+
+/*
+ * What follows from the N28A's QLC program time if its premise holds (the
+ * 4-die P2's 40 MB/s after its cache is set by its dies): the same unit
+ * with twice the dies writes after its cache at about twice the rate.  The
+ * P2 2 TB itself is not the check: it has 16 dies and a cache that
+ * outlasts most of a whole-drive fill at the model's speed.
+ */
+static double qlc_after_cache_mbps(unsigned dies_per_channel,
+                                   const char *capacity)
+{
+    const char *const unit[] = {
+        "identity", "capacity-bytes", capacity,
+        "identity", "tnvmcap-bytes", capacity,
+        "identity", "endurance-tbw", "150",
+        "nand", "dies-per-channel", dies_per_channel == 1 ? "1" : "2",
+        "gc", "reserved-bytes", "20000000000",
+        NULL,
+    };
+    g_autoptr(GError) err = NULL;
+    NvmProfile *p = nvm_profile_load_with("crucial-p2-2tb",
+                                          NVMIMIC_PROFILE_DIR, unit, &err);
+    GArray *pts;
+    NvmCliffSummary s;
+
+    g_assert_no_error(err);
+    pts = nvm_sim_slc_cliff(p, 1, 10.0, 0, 0);
+    nvm_sim_cliff_summary(pts, 1, 1, 0, &s);
+    g_test_message("%u-die QLC P2: cliff at %.0f GB, %.1f MB/s after it",
+                   p->channels * p->dies_per_channel, s.cliff_gb,
+                   s.after_mbps);
+    g_assert_cmpuint(s.n_after, >=, 5);
+    g_array_free(pts, TRUE);
+    nvm_profile_free(p);
+    return s.after_mbps;
+}
+
+static void qlc_program_time_after_the_cache_scales_with_the_dies(void)
+{
+    double four = qlc_after_cache_mbps(1, "500107862016");
+    double eight = qlc_after_cache_mbps(2, "1000204886016");
+
+    g_test_message("8 dies / 4 dies after the cache: %.2f", eight / four);
+    g_assert_cmpfloat(eight / four, >, 1.6);
+    g_assert_cmpfloat(eight / four, <, 2.4);
+}
+
 int main(int argc, char **argv)
 {
     int rc;
@@ -331,6 +424,11 @@ int main(int argc, char **argv)
                     slc_cliff_stopped_early_is_the_start_of_the_run);
     g_test_add_func("/derived/e13t_write_cost_gives_the_p2_2tb_276_mbs_at_qd32",
                     e13t_write_cost_gives_the_p2_2tb_276_mbs_at_qd32);
+    g_test_add_func("/derived/e13t_write_cost_bounds_both_p2s_whatever_their_"
+                    "nand", e13t_write_cost_bounds_both_p2s_whatever_their_nand);
+    g_test_add_func("/derived/qlc_program_time_after_the_cache_scales_with_"
+                    "the_dies",
+                    qlc_program_time_after_the_cache_scales_with_the_dies);
     g_test_add_func("/slc-cliff/qlc_program_time_gives_the_4_die_p2_40_mbs_"
                     "after_its_cache",
                     qlc_program_time_gives_the_4_die_p2_40_mbs_after_its_cache);
