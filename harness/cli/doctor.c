@@ -550,9 +550,16 @@ static int doctor_main(int argc, char **argv)
            fl.p50_us, fl.p99_us, fl.p999_us);
     if (rt_runtime && strcmp(rt_runtime, "-1")) {
         printf("  Real-time throttling is on (sched_rt_runtime_us %s): a "
-               "SCHED_FIFO thread\n  that spins for most of a second loses "
-               "the rest of it (timing-fifo=on,\n  docs/realtime.md).\n",
+               "timing-fifo=on thread\n  that keeps busy goes back to normal "
+               "priority for the rest of each period\n  before the kernel "
+               "would stop it (realtime.fifo-rests, docs/realtime.md).\n",
                rt_runtime);
+    }
+    if (usable >= 2) {
+        printf("  With a core to spare for it, the lowest lateness here "
+               "comes from a thread\n  that polls at SCHED_FIFO: -device "
+               "nvme,...,timing-fifo=on,timing-poll-us=100000\n  (one core "
+               "kept busy while the guest does I/O; docs/realtime.md).\n");
     }
     if (st.sleep_p99 > 1000 && st.sleep_p99 > o.spin_us) {
         printf("  Wake-ups a millisecond late are the host's load, not "
