@@ -77,7 +77,8 @@ struct NvmimicRt {
                                  * INT64_MIN: awake (it reads next_ns) */
     bool stop;
     bool running;               /* the VM runs */
-    bool fifo;                  /* SCHED_FIFO was granted (set before it runs) */
+    bool fifo;                  /* SCHED_FIFO granted (nvmimic_rt_start(),
+                                 * once the thread runs; atomic) */
 
     /* statistics, written with the BQL held */
     uint64_t runs, sleeps, spin_total_ns, bql_wait_max_ns;
@@ -300,35 +301,6 @@ static bool nvmimic_rt_before_window(NvmimicRt *rt, int64_t next)
 }
 
 /*
- * Poll (host clock, until @until) for the earliest deadline to move from
- * @next, for its spin window to come, for the thread to stop, or for the
- * VM to stop.  False only when @until came first.
- */
-static bool nvmimic_rt_poll(NvmimicRt *rt, int64_t next, int64_t until,
-                            NvmimicRtPoll *poll)
-{
-    int64_t t0 = get_clock(), t = t0;
-    bool came = false;
-
-    while (t < until && !qatomic_read(&rt->stop) &&
-           qatomic_read(&rt->running)) {
-        if (qatomic_read(&rt->next_ns) != next) {
-            poll->hits++;
-            came = true;
-            break;
-        }
-        if (!nvmimic_rt_before_window(rt, next)) {
-            came = true;
-            break;
-        }
-        cpu_relax();
-        t = get_clock();
-    }
-    poll->ns += t - t0;
-    return came || t < until;
-}
-
-/*
  * timing-fifo=on under the kernel's real-time throttling: a SCHED_FIFO
  * thread that polls and spins for more than sched_rt_runtime_us of each
  * sched_rt_period_us is stopped for the rest of that period (50 ms of each
@@ -427,6 +399,37 @@ static void nvmimic_rt_duty(NvmimicRt *rt, NvmimicRtDuty *d)
     }
 }
 
+/*
+ * Poll (host clock, until @until) for the earliest deadline to move from
+ * @next, for its spin window to come, for the thread to stop, or for the
+ * VM to stop, keeping @duty's account.  False only when @until came first.
+ */
+static bool nvmimic_rt_poll(NvmimicRt *rt, int64_t next, int64_t until,
+                            NvmimicRtPoll *poll, NvmimicRtDuty *duty)
+{
+    int64_t t0 = get_clock(), t = t0;
+    bool came = false;
+
+    while (t < until && !qatomic_read(&rt->stop) &&
+           qatomic_read(&rt->running)) {
+        if (qatomic_read(&rt->next_ns) != next) {
+            poll->hits++;
+            came = true;
+            break;
+        }
+        if (!nvmimic_rt_before_window(rt, next)) {
+            came = true;
+            break;
+        }
+        cpu_relax();
+        /* a poll can last timing-poll-us: keep the FIFO account inside it */
+        nvmimic_rt_duty(rt, duty);
+        t = get_clock();
+    }
+    poll->ns += t - t0;
+    return came || t < until;
+}
+
 static void *nvmimic_rt_thread(void *opaque)
 {
     NvmimicRt *rt = opaque;
@@ -450,7 +453,7 @@ static void *nvmimic_rt_thread(void *opaque)
 
         if (qatomic_read(&rt->running) && get_clock() < poll_until &&
             nvmimic_rt_before_window(rt, next)) {
-            if (!nvmimic_rt_poll(rt, next, poll_until, &poll)) {
+            if (!nvmimic_rt_poll(rt, next, poll_until, &poll, &duty)) {
                 poll_until = INT64_MIN;     /* nothing came: sleep */
             }
             continue;
