@@ -262,13 +262,20 @@ static void slc_cliff_stopped_early_is_the_start_of_the_run(void)
  * the rate is not the dies' program rate: it is checked here through the
  * model, on that unit (the P2 2 TB's parts and policy on four dies).
  */
-static void qlc_program_time_gives_the_4_die_p2_40_mbs_after_its_cache(void)
+/*
+ * The 4-die QLC P2's parts and policy with @dies_per_channel dies per
+ * channel and @capacity bytes: its whole-drive sequential write from
+ * erased, summarised from 10 GB past the cliff on, as the test ran.
+ * Returns the unit's die count.
+ */
+static unsigned qlc_unit_cliff(const char *dies_per_channel,
+                               const char *capacity, NvmCliffSummary *s)
 {
-    static const char *const unit[] = {
-        "identity", "capacity-bytes", "500107862016",
-        "identity", "tnvmcap-bytes", "500107862016",
+    const char *const unit[] = {
+        "identity", "capacity-bytes", capacity,
+        "identity", "tnvmcap-bytes", capacity,
         "identity", "endurance-tbw", "150",
-        "nand", "dies-per-channel", "1",
+        "nand", "dies-per-channel", dies_per_channel,
         "gc", "reserved-bytes", "20000000000",
         NULL,
     };
@@ -276,20 +283,27 @@ static void qlc_program_time_gives_the_4_die_p2_40_mbs_after_its_cache(void)
     NvmProfile *p = nvm_profile_load_with("crucial-p2-2tb",
                                           NVMIMIC_PROFILE_DIR, unit, &err);
     GArray *pts;
-    NvmCliffSummary s;
+    unsigned dies;
 
     g_assert_no_error(err);
-    g_assert_cmpuint(p->channels * p->dies_per_channel, ==, 4);
+    dies = p->channels * p->dies_per_channel;
     pts = nvm_sim_slc_cliff(p, 1, 10.0, 0, 0);
-    /* the rest of the fill from 10 GB past the cliff, as the test ran */
-    nvm_sim_cliff_summary(pts, 1, 1, 0, &s);
+    nvm_sim_cliff_summary(pts, 1, 1, 0, s);
+    g_array_free(pts, TRUE);
+    nvm_profile_free(p);
+    return dies;
+}
+
+static void qlc_program_time_gives_the_4_die_p2_40_mbs_after_its_cache(void)
+{
+    NvmCliffSummary s;
+
+    g_assert_cmpuint(qlc_unit_cliff("1", "500107862016", &s), ==, 4);
     g_assert_cmpuint(s.n_after, >=, 10);
     g_test_message("4-die QLC P2: %.0f MB/s into SLC, cliff at %.0f GB, "
                    "%.1f MB/s after it (Tom's Hardware: 40 MB/s)",
                    s.cache_mbps, s.cliff_gb, s.after_mbps);
     g_assert_cmpfloat(fabs(s.after_mbps - 40) / 40, <, 0.05);
-    g_array_free(pts, TRUE);
-    nvm_profile_free(p);
 }
 
 /*
@@ -367,43 +381,20 @@ static void e13t_write_cost_bounds_both_p2s_whatever_their_nand(void)
  * P2 2 TB itself is not the check: it has 16 dies and a cache that
  * outlasts most of a whole-drive fill at the model's speed.
  */
-static double qlc_after_cache_mbps(unsigned dies_per_channel,
-                                   const char *capacity)
-{
-    const char *const unit[] = {
-        "identity", "capacity-bytes", capacity,
-        "identity", "tnvmcap-bytes", capacity,
-        "identity", "endurance-tbw", "150",
-        "nand", "dies-per-channel", dies_per_channel == 1 ? "1" : "2",
-        "gc", "reserved-bytes", "20000000000",
-        NULL,
-    };
-    g_autoptr(GError) err = NULL;
-    NvmProfile *p = nvm_profile_load_with("crucial-p2-2tb",
-                                          NVMIMIC_PROFILE_DIR, unit, &err);
-    GArray *pts;
-    NvmCliffSummary s;
-
-    g_assert_no_error(err);
-    pts = nvm_sim_slc_cliff(p, 1, 10.0, 0, 0);
-    nvm_sim_cliff_summary(pts, 1, 1, 0, &s);
-    g_test_message("%u-die QLC P2: cliff at %.0f GB, %.1f MB/s after it",
-                   p->channels * p->dies_per_channel, s.cliff_gb,
-                   s.after_mbps);
-    g_assert_cmpuint(s.n_after, >=, 5);
-    g_array_free(pts, TRUE);
-    nvm_profile_free(p);
-    return s.after_mbps;
-}
-
 static void qlc_program_time_after_the_cache_scales_with_the_dies(void)
 {
-    double four = qlc_after_cache_mbps(1, "500107862016");
-    double eight = qlc_after_cache_mbps(2, "1000204886016");
+    NvmCliffSummary four, eight;
 
-    g_test_message("8 dies / 4 dies after the cache: %.2f", eight / four);
-    g_assert_cmpfloat(eight / four, >, 1.6);
-    g_assert_cmpfloat(eight / four, <, 2.4);
+    g_assert_cmpuint(qlc_unit_cliff("1", "500107862016", &four), ==, 4);
+    g_assert_cmpuint(qlc_unit_cliff("2", "1000204886016", &eight), ==, 8);
+    g_assert_cmpuint(four.n_after, >=, 5);
+    g_assert_cmpuint(eight.n_after, >=, 5);
+    g_test_message("after the cache: 4 dies %.1f MB/s (cliff at %.0f GB), "
+                   "8 dies %.1f MB/s (cliff at %.0f GB), %.2f times",
+                   four.after_mbps, four.cliff_gb, eight.after_mbps,
+                   eight.cliff_gb, eight.after_mbps / four.after_mbps);
+    g_assert_cmpfloat(eight.after_mbps / four.after_mbps, >, 1.6);
+    g_assert_cmpfloat(eight.after_mbps / four.after_mbps, <, 2.4);
 }
 
 int main(int argc, char **argv)

@@ -20,7 +20,8 @@
 #include "sim.h"
 
 static GArray *rows;
-static unsigned quick_bursts;   /* drives whose unsettled quick write is off */
+static unsigned quick_checked;  /* drives whose quick peaks were checked */
+static unsigned quick_bursts;   /* of those, whose unsettled write is off */
 
 /*
  * --quick's points (0.5 s in a guest, 3 s in nvmimic sim) stand for the
@@ -70,6 +71,7 @@ static void check_quick(const NvmProfile *p,
             burst |= fabs(ce) > QUICK_CONTROL;
         }
     }
+    quick_checked++;
     quick_bursts += burst;
 }
 
@@ -143,7 +145,7 @@ int main(int argc, char **argv)
     }
     rc = g_test_run();
     /* with every drive run, the control must have seen a burst somewhere */
-    if (!rc && drives->len == 5 && !quick_bursts) {
+    if (!rc && quick_checked == drives->len && !quick_bursts) {
         g_printerr("test-calibration: no drive's quick write peak moved "
                    "without its longer warm-up: the quick check cannot fail\n");
         rc = 1;
