@@ -366,10 +366,9 @@ static void nvmimic_rt_set_fifo(bool on)
     pthread_setschedparam(pthread_self(), on ? SCHED_FIFO : SCHED_OTHER, &sp);
 }
 
-static void nvmimic_rt_duty(NvmimicRt *rt, NvmimicRtDuty *d)
+/* Keep @d's account at host time @t (get_clock()). */
+static void nvmimic_rt_duty(NvmimicRt *rt, NvmimicRtDuty *d, int64_t t)
 {
-    int64_t t;
-
     if (d->budget_ns < 0) {
         /* nvmimic_rt_start() sets fifo once the thread runs SCHED_FIFO */
         if (d->known || !qatomic_read(&rt->fifo)) {
@@ -380,7 +379,6 @@ static void nvmimic_rt_duty(NvmimicRt *rt, NvmimicRtDuty *d)
             return;
         }
     }
-    t = get_clock();
     if (t < d->next_check) {
         return;
     }
@@ -422,9 +420,9 @@ static bool nvmimic_rt_poll(NvmimicRt *rt, int64_t next, int64_t until,
             break;
         }
         cpu_relax();
-        /* a poll can last timing-poll-us: keep the FIFO account inside it */
-        nvmimic_rt_duty(rt, duty);
         t = get_clock();
+        /* a poll can last timing-poll-us: keep the FIFO account inside it */
+        nvmimic_rt_duty(rt, duty, t);
     }
     poll->ns += t - t0;
     return came || t < until;
@@ -447,11 +445,12 @@ static void *nvmimic_rt_thread(void *opaque)
 #endif
     while (!qatomic_read(&rt->stop)) {
         int64_t next = qatomic_read(&rt->next_ns);
+        int64_t host = get_clock();
         int64_t now, spin_from, spin_start;
 
-        nvmimic_rt_duty(rt, &duty);
+        nvmimic_rt_duty(rt, &duty, host);
 
-        if (qatomic_read(&rt->running) && get_clock() < poll_until &&
+        if (qatomic_read(&rt->running) && host < poll_until &&
             nvmimic_rt_before_window(rt, next)) {
             if (!nvmimic_rt_poll(rt, next, poll_until, &poll, &duty)) {
                 poll_until = INT64_MIN;     /* nothing came: sleep */

@@ -152,7 +152,7 @@ typedef struct Wl {
      * guest's load generator runs (the four corners, VDI without fio) */
     NvmCornerResult *matched;
     double idle_s;
-    /* the peak's warm-up (run_wl_peak_ramp_s()); 0: not yet worked out */
+    /* the peak's warm-up (curves.c's wl_peak_ramp_s()); 0: not yet known */
     double peak_ramp_s;
     unsigned mark0;             /* the peak's opening mark (0: none) */
     double review_iops, review_lat_us;   /* NAN where unknown */

@@ -156,8 +156,10 @@ uint64_t nvm_sim_peak_warmup_ns(const NvmProfile *p, const NvmWorkload *wl,
 {
     const uint64_t long_ns = (uint64_t)(NVM_SIM_LONG_S * 1e9);
     const uint64_t long_warm = long_ns / 5;
-    uint64_t now = 0, span, ref = 0, w, result = long_warm;
+    const uint64_t warm_steps = long_warm / NVM_SETTLE_STEP_NS;
+    uint64_t now = 0, span, total = 0, w, result = long_warm;
     uint64_t len = point_ns / NVM_SETTLE_STEP_NS;
+    double ref;
     NvmModel *m;
     SettleBins b;
     NvmRunHook hook = { .submitted = settle_submitted };
@@ -181,20 +183,18 @@ uint64_t nvm_sim_peak_warmup_ns(const NvmProfile *p, const NvmWorkload *wl,
     };
     nvm_curve_run(m, &spec, seed, &now, &res);
     nvm_model_free(m);
-    for (uint64_t i = long_warm / NVM_SETTLE_STEP_NS; i < b.n; i++) {
-        ref += b.done[i];
+    /* the long point's completions per step, then the short one's */
+    for (uint64_t i = warm_steps; i < b.n; i++) {
+        total += b.done[i];
     }
-    /* the long point's IOPS, and the short one's, per step */
-    for (w = base_ns / NVM_SETTLE_STEP_NS; w * NVM_SETTLE_STEP_NS < long_warm;
-         w++) {
+    ref = (double)total / (b.n - warm_steps);
+    for (w = base_ns / NVM_SETTLE_STEP_NS; w < warm_steps; w++) {
         uint64_t n = 0;
 
         for (uint64_t i = w; i < w + len && i < b.n; i++) {
             n += b.done[i];
         }
-        if (fabs((double)n / len - (double)ref / (b.n - long_warm /
-                 NVM_SETTLE_STEP_NS)) <=
-            NVM_SETTLE_TOL * ref / (b.n - long_warm / NVM_SETTLE_STEP_NS)) {
+        if (fabs((double)n / len - ref) <= NVM_SETTLE_TOL * ref) {
             result = MAX(base_ns, w * NVM_SETTLE_STEP_NS);
             break;
         }
