@@ -49,27 +49,6 @@ static void nvm_die_retire(NvmModel *m, Die *d)
     }
 }
 
-/* Push queued ops from index @i on so that none starts before @t. */
-static void nvm_die_ripple(NvmModel *m, Die *d, uint32_t i, uint64_t t)
-{
-    for (; i < d->n; i++) {
-        DieOp *op = &d->q[(d->head + i) % DIE_QUEUE];
-        uint64_t delta;
-
-        if (op->start >= t) {
-            break;
-        }
-        delta = t - op->start;
-        op->start += delta;
-        op->end += delta;
-        nvm_op_moved(m, op);
-        t = op->end;
-    }
-    if (t > d->free) {
-        d->free = t;
-    }
-}
-
 /*
  * The power budget lets a limited number of programs (or erases) of a kind
  * run at once: the earliest a @dur ns operation of @kind can start at or
@@ -110,10 +89,12 @@ uint64_t nvm_die_push(NvmModel *m, unsigned die, uint64_t ready,
     op = &d->q[(d->head + d->n++) % DIE_QUEUE];
     op->start = start;
     op->end = start + dur;
+    op->work = dur;
     op->unit = unit;
     op->suspends = 0;
     op->kind = kind;
     d->free = op->end;
+    m->die_op_ns += dur;
     return op->end;
 }
 
@@ -196,9 +177,142 @@ uint64_t nvm_channel(NvmModel *m, unsigned die, uint64_t t,
 }
 
 /*
+ * The first time at or after @t when no read is reserved on @rl: returned,
+ * with the end of that idle spell in *@until (UINT64_MAX past the last).
+ */
+static uint64_t nvm_read_idle(const ReadLine *rl, uint64_t t, uint64_t *until)
+{
+    uint64_t next = rl->free;
+    unsigned next_g = READ_GAPS;
+
+    if (t >= rl->free) {
+        *until = UINT64_MAX;
+        return t;
+    }
+    for (unsigned g = 0; g < rl->ng; g++) {
+        if (rl->gs[g] <= t && t < rl->ge[g]) {
+            *until = rl->ge[g];
+            return t;
+        }
+        if (rl->gs[g] > t && rl->gs[g] < next) {
+            next = rl->gs[g];
+            next_g = g;
+        }
+    }
+    *until = next_g < READ_GAPS ? rl->ge[next_g] : UINT64_MAX;
+    return next;
+}
+
+/*
+ * The first instant at or after @t when none of @die's read timelines has a
+ * read reserved, with the end of that idle spell in *@until.
+ */
+static uint64_t nvm_die_next_idle(const NvmModel *m, unsigned die,
+                                  uint64_t t, uint64_t *until)
+{
+    const ReadLine *rl = &m->rd[die * m->rd_planes];
+    bool moved;
+
+    do {
+        moved = false;
+        *until = UINT64_MAX;
+        for (unsigned p = 0; p < m->rd_planes; p++) {
+            uint64_t u, i = nvm_read_idle(&rl[p], t, &u);
+
+            if (i > t) {
+                t = i;
+                moved = true;
+                break;
+            }
+            if (u < *until) {
+                *until = u;
+            }
+        }
+    } while (moved);
+    return t;
+}
+
+/*
+ * When an operation on @die that starts at @a and needs @work ns of the
+ * die's own time ends, running only while none of the die's read timelines
+ * has a read reserved: a read reserved inside it suspends it, so the die
+ * never does two things at once.  (A gap a full read timeline dropped
+ * counts as reserved: the operation then ends a little late.)
+ */
+static uint64_t nvm_die_fit(const NvmModel *m, unsigned die, uint64_t a,
+                            uint64_t work)
+{
+    for (;;) {
+        uint64_t until, x = nvm_die_next_idle(m, die, a, &until);
+
+        if (until == UINT64_MAX || until - x >= work) {
+            return x + work;
+        }
+        work -= until - x;
+        a = until;
+    }
+}
+
+/* The time in [@a, @b) when none of @die's read timelines has a read. */
+static uint64_t nvm_die_idle(const NvmModel *m, unsigned die, uint64_t a,
+                             uint64_t b)
+{
+    uint64_t idle = 0;
+
+    while (a < b) {
+        uint64_t until, x = nvm_die_next_idle(m, die, a, &until);
+
+        if (x >= b) {
+            break;
+        }
+        if (until > b) {
+            until = b;
+        }
+        idle += until - x;
+        a = until;
+    }
+    return idle;
+}
+
+/*
+ * Push the queued ops of @die from index @i on so that none starts before
+ * @t; each keeps its own time and runs around the reads reserved where it
+ * lands.
+ */
+static void nvm_die_ripple(NvmModel *m, unsigned die, uint32_t i, uint64_t t)
+{
+    Die *d = &m->dies[die];
+
+    for (; i < d->n; i++) {
+        DieOp *op = &d->q[(d->head + i) % DIE_QUEUE];
+
+        if (op->start >= t) {
+            break;
+        }
+        op->start = t;
+        op->end = nvm_die_fit(m, die, t, op->work);
+        nvm_op_moved(m, op);
+        t = op->end;
+    }
+    if (t > d->free) {
+        d->free = t;
+    }
+}
+
+/*
  * A read of @tr ns on (@die, @plane) ready at @t; returns its end.  A
  * @host read (host data, not a map chunk) with die-queue-fifo waits for
  * every operation queued on the die instead.
+ *
+ * The read takes the first place on its read timeline where it fits and
+ * then looks at the die's queue there: an operation running then is
+ * suspended (the read waits suspend-us first, and the operation becomes
+ * suspend + read + resume longer) or, past its suspend limit, waited for,
+ * and the search starts again from its end; one not started yet is pushed
+ * back behind the read.  Operations pushed back or lengthened run around
+ * the reads already reserved where they land (nvm_die_fit), so a die never
+ * reads and programs at once: a die's reserved time never exceeds the
+ * time that passes (/model/dies_are_never_booked_twice).
  */
 uint64_t nvm_die_read(NvmModel *m, unsigned die, unsigned plane,
                       uint64_t t, uint64_t tr, bool host)
@@ -206,55 +320,82 @@ uint64_t nvm_die_read(NvmModel *m, unsigned die, unsigned plane,
     Die *d = &m->dies[die];
     ReadLine *rl = &m->rd[die * m->rd_planes +
                           (m->rd_planes > 1 ? plane : 0)];
+    uint64_t len = tr, s, re;
+    DieOp *held = NULL;                 /* the operation it suspends */
+    uint32_t after = 0;                 /* first queued op to push back */
     int gap;
-    uint64_t s = nvm_read_slot(rl, t, tr, &gap);
-    uint64_t s0 = s, re;
 
     nvm_die_retire(m, d);
-    if (m->die_fifo && host) {
-        /* in arrival order: after everything queued, suspending nothing */
-        for (uint32_t i = 0; i < d->n; i++) {
-            const DieOp *op = &d->q[(d->head + i) % DIE_QUEUE];
+    for (;;) {
+        bool wait = false;
 
-            if (op->end > s) {
-                s = op->end;
-            }
-        }
-        re = s + tr;
-        goto out;
-    }
-    for (uint32_t i = 0; i < d->n; i++) {
-        DieOp *op = &d->q[(d->head + i) % DIE_QUEUE];
+        s = nvm_read_slot(rl, t, len, &gap);
+        held = NULL;
+        after = d->n;
+        if (m->die_fifo && host) {
+            /* in arrival order: after everything queued, suspending none */
+            for (uint32_t i = 0; i < d->n; i++) {
+                const DieOp *op = &d->q[(d->head + i) % DIE_QUEUE];
 
-        if (op->end <= s) {
-            continue;
-        }
-        if (op->start <= s) {
-            /* running: suspend it or wait for it */
-            if (m->suspend_ok && op->suspends < m->max_suspends) {
-                op->suspends++;
-                m->suspends++;
-                re = s + m->suspend_ns + tr;
-                op->end += m->suspend_ns + tr + m->resume_ns;
-                nvm_op_moved(m, op);
-                nvm_die_ripple(m, d, i + 1, op->end);
-                if (op->end > d->free) {
-                    d->free = op->end;
+                if (op->end > s) {
+                    t = op->end > t ? op->end : t;
+                    wait = true;
                 }
-                goto out;
             }
-            s = op->end;
+        } else {
+            for (uint32_t i = 0; i < d->n; i++) {
+                DieOp *op = &d->q[(d->head + i) % DIE_QUEUE];
+
+                if (op->end <= s) {
+                    continue;
+                }
+                if (op->start <= s) {
+                    /* running: suspend it or wait for it */
+                    if (m->suspend_ok && op->suspends < m->max_suspends) {
+                        held = op;
+                        after = i + 1;
+                        break;
+                    }
+                    t = op->end;
+                    wait = true;
+                    break;
+                }
+                /* not started yet: the read goes first */
+                after = i;
+                break;
+            }
+        }
+        if (wait) {
+            len = tr;
             continue;
         }
-        /* not started yet: the read goes first */
-        re = s + tr;
-        nvm_die_ripple(m, d, i, re);
-        goto out;
+        if (held && len == tr && m->suspend_ns) {
+            /* the suspend latency is the read's wait: find room for both */
+            len = tr + m->suspend_ns;
+            t = s;
+            continue;
+        }
+        break;
     }
-    re = s + tr;
-out:
-    /* a read pushed out of its gap by a program goes to the end */
-    nvm_read_take(rl, re - tr == s0 ? gap : -1, re - tr, re);
+    len = held ? tr + m->suspend_ns : tr;
+    re = s + len;
+    if (held) {
+        /* its own time left: the die's idle time until it would have ended */
+        uint64_t left = nvm_die_idle(m, die, s, held->end);
+
+        nvm_read_take(rl, gap, s, re);
+        held->suspends++;
+        m->suspends++;
+        held->work += m->resume_ns;
+        m->die_op_ns += m->resume_ns;
+        /* after this read (and any other reserved there), then resumed */
+        held->end = nvm_die_fit(m, die, s, left + m->resume_ns);
+        nvm_op_moved(m, held);
+    } else {
+        nvm_read_take(rl, gap, s, re);
+    }
+    m->die_read_ns += len;
+    nvm_die_ripple(m, die, after, held ? held->end : re);
     if (re > d->free) {
         d->free = re;
     }

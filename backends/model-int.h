@@ -30,6 +30,8 @@ enum { OP_PROGRAM, OP_ERASE, OP_COPY };
 
 typedef struct DieOp {
     uint64_t start, end;
+    uint64_t work;                  /* its own time: duration, suspend and
+                                       resume overheads, no reads */
     uint32_t unit;                  /* host unit record, NONE32 if none */
     uint16_t suspends;
     uint8_t kind;
@@ -233,6 +235,7 @@ struct NvmModel {
     double wear_pct_base;
     uint64_t map_misses;
     uint64_t buffer_hits, gc_bytes, fold_bytes, erases, suspends;
+    uint64_t die_op_ns, die_read_ns;  /* die time reserved, over all dies */
     uint64_t map_lost;              /* writes the FTL had no room for */
 };
 

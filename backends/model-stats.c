@@ -227,3 +227,18 @@ void nvm_model_get_stats(const NvmModel *cm, uint64_t now_ns, NvmStats *st)
     st->total_throttled_ns = m->total_throttled_ns;
     st->map_state_bytes = nvm_ftl_memory_bytes(m->ftl);
 }
+
+void nvm_model_die_time(const NvmModel *m, uint64_t *op_ns, uint64_t *read_ns,
+                        uint64_t *until_ns)
+{
+    uint64_t until = 0;
+
+    for (unsigned i = 0; i < m->ndies; i++) {
+        if (m->dies[i].free > until) {
+            until = m->dies[i].free;
+        }
+    }
+    *op_ns = m->die_op_ns;
+    *read_ns = m->die_read_ns;
+    *until_ns = until;
+}
