@@ -17,7 +17,7 @@
 #
 # usage: bench/lateness.sh [--profile NAME|PATH] [--rates R,R,...]
 #            [--seconds S] [--paths off,on] [--device-opts ,K=V...]
-#            [--qemu-cpus LIST] [--qemu PATH] [--guest-dir DIR]
+#            [--qemu-cpus LIST] [--qemu PATH] [--guest-dir DIR] [--keep DIR]
 # Defaults: crucial-p5-2tb, 1000,2000,5000,10000,20000,50000,100000 IOPS
 # (past some 14,000 the TCG guest cannot keep up: its IOPS say how far it
 # got), 10 s each, both paths.  Prints a table and one JSON line; docs/
@@ -26,6 +26,8 @@
 # threads inherit them, a timing-cpu= in --device-opts then moves the
 # timing thread alone), so the timing thread can have a CPU of its own:
 #   --qemu-cpus 0 --device-opts ,timing-cpu=1,timing-fifo=on
+# --keep DIR keeps each guest's results there (res-RATE-PATH/qemu.log holds
+# QEMU's stderr; bench/bql-holders.sh reads it).
 # The header prints the host's real-time throttling
 # (/proc/sys/kernel/sched_rt_runtime_us), which a SCHED_FIFO thread that
 # polls most of the time runs into (docs/realtime.md).
@@ -33,7 +35,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 profile=crucial-p5-2tb rates=1000,2000,5000,10000,20000,50000,100000 secs=10
-paths=off,on devopts= qemucpus=
+paths=off,on devopts= qemucpus= keep=
 qemu=${NVMIMIC_QEMU:-$root/build/qemu/qemu-system-x86_64}
 guest=${NVMIMIC_GUEST_DIR:-$root/build/guest}
 while [ $# -gt 0 ]; do
@@ -46,6 +48,7 @@ while [ $# -gt 0 ]; do
         --qemu-cpus) qemucpus=$2; shift 2 ;;
         --qemu) qemu=$2; shift 2 ;;
         --guest-dir) guest=$2; shift 2 ;;
+        --keep) keep=$2; shift 2 ;;
         *) echo "lateness: unknown option $1 (see the header)" >&2; exit 2 ;;
     esac
 done
@@ -66,7 +69,12 @@ fi
 rtrun=$(cat /proc/sys/kernel/sched_rt_runtime_us 2>/dev/null || echo unknown)
 cap=$(sed -n 's/^capacity-bytes *= *\([0-9]*\).*/\1/p' "$profile")
 work=$(mktemp -d "${TMPDIR:-/tmp}/nvmimic-lateness.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+if [ -n "$keep" ]; then
+    mkdir -p "$keep" || { echo "lateness: cannot make --keep $keep" >&2; exit 2; }
+    trap 'cp -r "$work"/. "$keep"/; rm -rf "$work"' EXIT
+else
+    trap 'rm -rf "$work"' EXIT
+fi
 
 # one guest: NAME, the fio options after the job's common ones, the path
 run_one() {
