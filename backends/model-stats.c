@@ -228,17 +228,15 @@ void nvm_model_get_stats(const NvmModel *cm, uint64_t now_ns, NvmStats *st)
     st->map_state_bytes = nvm_ftl_memory_bytes(m->ftl);
 }
 
-void nvm_model_die_time(const NvmModel *m, uint64_t *op_ns, uint64_t *read_ns,
-                        uint64_t *until_ns)
+void nvm_model_die_time(const NvmModel *m, NvmDieTime *dt)
 {
-    uint64_t until = 0;
-
+    dt->until_ns = 0;
     for (unsigned i = 0; i < m->ndies; i++) {
-        if (m->dies[i].free > until) {
-            until = m->dies[i].free;
+        if (m->dies[i].free > dt->until_ns) {
+            dt->until_ns = m->dies[i].free;
         }
     }
-    *op_ns = m->die_op_ns;
-    *read_ns = m->die_read_ns;
-    *until_ns = until;
+    dt->op_ns = m->die_op_ns;
+    dt->read_ns = m->die_read_ns;
+    dt->dies = m->ndies;
 }

@@ -522,15 +522,19 @@ void nvm_model_get_stats(const NvmModel *m, uint64_t now_ns, NvmStats *st);
 
 /*
  * Die time reserved since the model was made or last given a state (which
- * clears its timelines), over all dies: @op_ns of programs, erases and
+ * clears its timelines), over all @dies: @op_ns of programs, erases and
  * relocation copies (their own time with their suspend and resume
  * overheads), @read_ns of page reads (with the suspend latency a read
  * waits), and @until_ns, the latest time a die is reserved to.  A die does
  * one thing at a time: where a die has one read timeline (no independent
  * plane reads), op + read never exceeds dies x until.
  */
-void nvm_model_die_time(const NvmModel *m, uint64_t *op_ns, uint64_t *read_ns,
-                        uint64_t *until_ns);
+typedef struct NvmDieTime {
+    uint64_t op_ns, read_ns, until_ns;
+    unsigned dies;
+} NvmDieTime;
+
+void nvm_model_die_time(const NvmModel *m, NvmDieTime *dt);
 uint64_t nvm_hist_bucket_upper_ns(unsigned bucket);
 /* The bucket @ns falls in (for histograms of other times, in ns). */
 unsigned nvm_hist_bucket(uint64_t ns);

@@ -212,12 +212,13 @@ static void print_sweep_json(const NvmProfile *p, const NvmSweep *sw)
                     "\"iops\": %.1f, \"mbps\": %.2f, \"lat_us\": %.2f, "
                     "\"p99_us\": %.2f, \"read_iops\": %.1f, "
                     "\"read_lat_us\": %.2f, \"write_iops\": %.1f, "
-                    "\"write_lat_us\": %.2f}", d || i ? "," : "",
+                    "\"write_lat_us\": %.2f, \"die_busy\": %.4f}",
+                    d || i ? "," : "",
                     sw->depth[d], sw->read_pct[i], a->iops, a->mbps,
                     a->lat_us, a->p99_us, r->cls[NVM_DIR_READ].fig.iops,
                     r->cls[NVM_DIR_READ].fig.lat_us,
                     r->cls[NVM_DIR_WRITE].fig.iops,
-                    r->cls[NVM_DIR_WRITE].fig.lat_us);
+                    r->cls[NVM_DIR_WRITE].fig.lat_us, r->die_busy);
             }
         }
         g_string_append(s, "]}");
@@ -307,21 +308,23 @@ static int cmd_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
                nvm_mix_outstanding(x), x->read_pct,
                nvm_mix_mean_block_bytes(x) / 1024, x->think_iotime_ns / 1e6,
                x->think_ns / 1e6, r->path);
-        printf("  %-6s %10s %10s %9s %9s %9s %9s %9s\n", "load", "target",
-               "iops", "MB/s", "lat_us", "p99_us", "rd_lat", "wr_lat");
-        printf("  %-6s %10s %10.0f %9.1f %9.1f %9.1f %9.1f %9.1f\n", "peak",
-               "-", r->peak.all.fig.iops, r->peak.all.fig.mbps,
+        printf("  %-6s %10s %10s %9s %9s %9s %9s %9s %6s\n", "load",
+               "target", "iops", "MB/s", "lat_us", "p99_us", "rd_lat",
+               "wr_lat", "dies");
+        printf("  %-6s %10s %10.0f %9.1f %9.1f %9.1f %9.1f %9.1f %5.0f%%\n",
+               "peak", "-", r->peak.all.fig.iops, r->peak.all.fig.mbps,
                r->peak.all.fig.lat_us, r->peak.all.fig.p99_us,
                r->peak.cls[NVM_DIR_READ].fig.lat_us,
-               r->peak.cls[NVM_DIR_WRITE].fig.lat_us);
+               r->peak.cls[NVM_DIR_WRITE].fig.lat_us,
+               r->peak.die_busy * 100);
         for (unsigned i = 0; i < r->n_curve; i++) {
             const NvmMixResult *c = &r->curve[i];
 
-            printf("  %4d %% %10.0f %10.0f %9.1f %9.1f %9.1f %9.1f %9.1f\n",
-                   r->target_pct[i], r->target_iops[i], c->all.fig.iops,
-                   c->all.fig.mbps, c->all.fig.lat_us, c->all.fig.p99_us,
-                   c->cls[NVM_DIR_READ].fig.lat_us,
-                   c->cls[NVM_DIR_WRITE].fig.lat_us);
+            printf("  %4d %% %10.0f %10.0f %9.1f %9.1f %9.1f %9.1f %9.1f "
+                   "%5.0f%%\n", r->target_pct[i], r->target_iops[i],
+                   c->all.fig.iops, c->all.fig.mbps, c->all.fig.lat_us,
+                   c->all.fig.p99_us, c->cls[NVM_DIR_READ].fig.lat_us,
+                   c->cls[NVM_DIR_WRITE].fig.lat_us, c->die_busy * 100);
         }
     }
     nvm_vdi_results_clear(res);

@@ -108,6 +108,7 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
                            (mix->think_iotime_ns + mix->think_ns) : 1.0;
     double mean_gap_on_ns = 0;
     bool measuring = false;
+    NvmDieTime dt0 = { 0 }, dt1;
     NvmStats *st = g_new(NvmStats, 1);
 
     if (bursts) {
@@ -141,6 +142,7 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
     }
     if (warmup_ns == 0) {
         nvm_run_reset_stats(m, spec->hook, t0);
+        nvm_model_die_time(m, &dt0);
         measuring = true;
     }
 
@@ -177,6 +179,7 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
         }
         if (!measuring && t >= measure_ns) {
             nvm_run_reset_stats(m, spec->hook, t);
+            nvm_model_die_time(m, &dt0);
             measuring = true;
         }
 
@@ -221,6 +224,12 @@ void nvm_mix_run(NvmModel *m, const NvmMixSpec *spec, uint64_t seed,
     }
 
     nvm_run_get_stats(m, spec->hook, end_ns, st);
+    nvm_model_die_time(m, &dt1);
+    /* (a state set while it ran would have cleared the counters) */
+    res->die_busy = !measuring || !dt1.dies ||
+                    dt1.op_ns + dt1.read_ns < dt0.op_ns + dt0.read_ns ? 0 :
+        (double)(dt1.op_ns + dt1.read_ns - dt0.op_ns - dt0.read_ns) /
+        ((double)dt1.dies * duration_ns);
     {
         double secs = duration_ns / 1e9;
         const NvmClassStats *rd = &st->cls[NVM_OP_READ];

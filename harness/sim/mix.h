@@ -27,6 +27,12 @@ typedef struct NvmMixSpec {
 typedef struct NvmMixResult {
     NvmRunResult all;           /* reads and writes together */
     NvmRunResult cls[NVM_DIRS];     /* NVM_DIR_READ, NVM_DIR_WRITE */
+    /*
+     * The die time reserved while it measured (programs, erases, copies and
+     * page reads, nvm_model_die_time()) over the dies' time: near 1, the
+     * dies bound the point; well below, something else does.
+     */
+    double die_busy;
 } NvmMixResult;
 
 /*

@@ -1706,6 +1706,7 @@ static void dies_are_never_booked_twice(void)
     uint64_t span = (uint64_t)(p->capacity_bytes * 0.05) & ~4095ULL;
     unsigned ndies = p->channels * p->dies_per_channel;
     uint64_t slots[128] = { 0 }, op, rd, until;
+    NvmDieTime dt;
     GRand *r = g_rand_new_with_seed(7);
     uint64_t n = 0;
     double booked;
@@ -1732,7 +1733,11 @@ static void dies_are_never_booked_twice(void)
         slots[k] = nvm_model_submit(m, &c, slots[k]);
         n++;
     }
-    nvm_model_die_time(m, &op, &rd, &until);
+    nvm_model_die_time(m, &dt);
+    g_assert_cmpuint(dt.dies, ==, ndies);
+    op = dt.op_ns;
+    rd = dt.read_ns;
+    until = dt.until_ns;
     booked = (double)(op + rd) / ((double)ndies * until);
     g_test_message("%" G_GUINT64_FORMAT " commands; dies booked %.3f of the "
                    "time (programs %.3f, reads %.3f)", n, booked,
