@@ -30,7 +30,8 @@ typedef struct NvmMixResult {
     /*
      * The die time reserved while it measured (programs, erases, copies and
      * page reads, nvm_model_die_time()) over the dies' time: near 1, the
-     * dies bound the point; well below, something else does.
+     * dies bound the point; well below, something else does.  Page reads on
+     * independent planes each count: such a part can reach its plane count.
      */
     double die_busy;
 } NvmMixResult;
