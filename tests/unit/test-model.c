@@ -1705,11 +1705,11 @@ static void dies_are_never_booked_twice(void)
     NvmModel *m = nvm_model_new(p, 1);
     uint64_t span = (uint64_t)(p->capacity_bytes * 0.05) & ~4095ULL;
     unsigned ndies = p->channels * p->dies_per_channel;
-    uint64_t slots[128] = { 0 }, op, rd, until;
+    uint64_t slots[128] = { 0 };
     NvmDieTime dt;
     GRand *r = g_rand_new_with_seed(7);
     uint64_t n = 0;
-    double booked;
+    double cap, booked;
 
     g_assert_false(p->independent_plane_reads);
     g_assert_true(nvm_model_set_fill(m, 100, NULL));
@@ -1735,14 +1735,11 @@ static void dies_are_never_booked_twice(void)
     }
     nvm_model_die_time(m, &dt);
     g_assert_cmpuint(dt.dies, ==, ndies);
-    op = dt.op_ns;
-    rd = dt.read_ns;
-    until = dt.until_ns;
-    booked = (double)(op + rd) / ((double)ndies * until);
+    cap = (double)dt.dies * dt.until_ns;
+    booked = (dt.op_ns + dt.read_ns) / cap;
     g_test_message("%" G_GUINT64_FORMAT " commands; dies booked %.3f of the "
                    "time (programs %.3f, reads %.3f)", n, booked,
-                   (double)op / ((double)ndies * until),
-                   (double)rd / ((double)ndies * until));
+                   dt.op_ns / cap, dt.read_ns / cap);
     /* the load keeps the dies busy, and never more than all the time */
     g_assert_cmpfloat(booked, >, 0.6);
     g_assert_cmpfloat(booked, <=, 1.0);
