@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # lateness.sh: how late the device posts completions in real time, by the
-# main loop's timer (timing-thread=off, the "before") and by the timing
-# thread (timing-thread=on, the default).  A guest under TCG in real time
+# main loop's timer (timing-thread=off, the "before"), by the timing
+# thread (timing-thread=on, the default), and by the timing thread that
+# also takes the doorbells (path db: timing-doorbells=on, the vCPU queues
+# its doorbell writes without the BQL and the thread replays them).  A guest under TCG in real time
 # (no icount: QEMU_CLOCK_VIRTUAL follows the host's clock) reads 4K blocks
 # at fixed Poisson rates from the profiled device on null-co; after each
 # rate the device's statistics give the lateness of every completion,
@@ -16,11 +18,11 @@
 # guest's own stack and TCG add.
 #
 # usage: bench/lateness.sh [--profile NAME|PATH] [--rates R,R,...]
-#            [--seconds S] [--paths off,on] [--device-opts ,K=V...]
+#            [--seconds S] [--paths off,on,db] [--device-opts ,K=V...]
 #            [--qemu-cpus LIST] [--qemu PATH] [--guest-dir DIR] [--keep DIR]
 # Defaults: crucial-p5-2tb, 1000,2000,5000,10000,20000,50000,100000 IOPS
 # (past some 14,000 the TCG guest cannot keep up: its IOPS say how far it
-# got), 10 s each, both paths.  Prints a table and one JSON line; docs/
+# got), 10 s each, paths off and on.  Prints a table and one JSON line; docs/
 # realtime.md has its output with the commit, date and load it ran at.
 # --qemu-cpus runs each QEMU on those host CPUs only (taskset -c LIST; its
 # threads inherit them, a timing-cpu= in --device-opts then moves the
@@ -58,7 +60,7 @@ case $profile in
 esac
 [ -f "$profile" ] || { echo "lateness: no profile $profile" >&2; exit 2; }
 for p in $(echo "$paths" | tr , ' '); do
-    case $p in on|off) ;; *) echo "lateness: --paths takes on and off, not $p" >&2; exit 2 ;; esac
+    case $p in on|off|db) ;; *) echo "lateness: --paths takes off, on and db, not $p" >&2; exit 2 ;; esac
 done
 pin=
 if [ -n "$qemucpus" ]; then
@@ -79,6 +81,10 @@ fi
 # one guest: NAME, the fio options after the job's common ones, the path
 run_one() {
     name=$1 fioopts=$2 path=$3
+    case $path in
+        db) thread=on,timing-doorbells=on ;;
+        *) thread=$path ;;
+    esac
     mkdir -p "$work/job-$name"
     cat >"$work/job-$name/run.sh" <<EOF
 fio --name=late --filename=/dev/nvme0n1 --direct=1 --ioengine=libaio \\
@@ -89,7 +95,7 @@ EOF
     $pin bash "$root/vm-images/run-guest.sh" --accel tcg --device-stats nvm0 \
         "$qemu" "$guest" "$work/job-$name" "$work/res-$name" $((600 + secs * 30)) \
         -drive "if=none,id=d,driver=null-co,size=$cap,read-zeroes=on" \
-        -device "nvme,id=nvm0,drive=d,addr=0x10,profile=$profile,timing-thread=$path$devopts" \
+        -device "nvme,id=nvm0,drive=d,addr=0x10,profile=$profile,timing-thread=$thread$devopts" \
         >"$work/run-$name.log" 2>&1 || {
             echo "lateness: the guest run $name failed:" >&2
             tail -n 5 "$work/run-$name.log" >&2
@@ -111,7 +117,8 @@ python3 - "$work" "$rates" "$secs" "$(basename "$profile" .ini)" "$paths" "$load
 import json, sys
 work, rates, secs, prof, paths, load, devopts, qemucpus, rtrun = sys.argv[1:10]
 rates, paths = rates.split(","), paths.split(",")
-name = {"off": "main-loop timer", "on": "timing thread"}
+name = {"off": "main-loop timer", "on": "timing thread",
+        "db": "thread takes doorbells"}
 
 
 def point(tag):
@@ -130,7 +137,12 @@ def point(tag):
             "wake_late_p99_us": rt.get("wake-late-p99-us"),
             "spin_ms": rt.get("spin-ms"), "poll_ms": rt.get("poll-ms"),
             "poll_hits": rt.get("poll-hits"),
-            "fifo_rests": rt.get("fifo-rests")}
+            "fifo_rests": rt.get("fifo-rests"),
+            "data_late": rt.get("data-late"),
+            "doorbell_writes": rt.get("doorbell-writes"),
+            "doorbell_wait_p50_us": rt.get("doorbell-wait-p50-us"),
+            "doorbell_wait_p99_us": rt.get("doorbell-wait-p99-us"),
+            "doorbell_guard_us": rt.get("doorbell-guard-us")}
 
 
 rows = []
@@ -171,16 +183,23 @@ for p in paths:
           f"{pt['model_mean_us']:7.1f} + late {pt['late_mean_us']:5.1f}; "
           f"guest - device {pt['guest_mean_us'] - dev:7.1f} us "
           f"({pt['guest_iops']} IOPS)")
-if "on" in paths:
-    print("timing thread, wait for the BQL at each deadline (p50/p99 us) "
+for p in (x for x in paths if x != "off"):
+    print(f"{name[p]}, wait for the BQL at each deadline (p50/p99 us) "
           "and wake-up past its target (p99 us):")
     for r in rates:
-        pt = next(x for x in rows if x["rate"] == int(r))["on"]
+        pt = next(x for x in rows if x["rate"] == int(r))[p]
         print(f"  {r:>7s}: BQL {pt['bql_wait_p50_us']:.1f}/"
               f"{pt['bql_wait_p99_us']:.1f}, wake-up {pt['wake_late_p99_us']:.1f}"
               f", spin {pt['spin_ms']:.0f} ms, poll {pt['poll_ms']:.0f} ms"
               f" ({pt['poll_hits']} hits)"
-              + (f", {pt['fifo_rests']} FIFO rests" if pt['fifo_rests'] else ""))
+              + (f", {pt['fifo_rests']} FIFO rests" if pt['fifo_rests'] else "")
+              + f", {pt['data_late']} of {pt['posted']} posted after their "
+                f"deadline for their data"
+              + (f"; doorbells {pt['doorbell_writes']}, from the write to "
+                 f"its replay {pt['doorbell_wait_p50_us']:.1f}/"
+                 f"{pt['doorbell_wait_p99_us']:.1f} us, guard "
+                 f"{pt['doorbell_guard_us']} us"
+                 if pt['doorbell_writes'] is not None else ""))
 print(json.dumps({"profile": prof, "seconds": float(secs), "load": load,
                   "device_opts": devopts, "qemu_cpus": qemucpus,
                   "sched_rt_runtime_us": rtrun, "rates": rows, "qd1": qd1}))

@@ -233,6 +233,8 @@ void nvmimic_init_ctrl(NvmeCtrl *n)
     nvmimic_init_caps(n, p);
     nvmimic_init_lba_formats(&n->namespace, p,
                              n->cse.iocs.nvm[NVME_CMD_COPY]);
+    /* last: nothing after this can fail realize (nvmimic-doorbell.c) */
+    nvmimic_doorbells_init(n);
 }
 
 int nvmimic_ns_init_blk(NvmeNamespace *ns, Error **errp)

@@ -146,7 +146,20 @@ struct NvmimicCtrl {
     uint64_t hmb_list;          /* descriptor list address */
     uint32_t hmb_count;         /* descriptors */
     NvmimicFaults *faults;      /* nvmimic-fault.c */
+    /*
+     * While a queued doorbell write is replayed (nvmimic-doorbell.c): the
+     * virtual time the guest made it, when the commands it submits arrive;
+     * -1 otherwise.
+     */
+    int64_t db_at;
 };
+
+/* nvmimic-doorbell.c: timing-doorbells=on; each a no-op without it */
+void nvmimic_doorbells_init(NvmeCtrl *n);
+void nvmimic_doorbells_exit(NvmeCtrl *n);
+void nvmimic_doorbells_free(NvmeCtrl *n);
+void nvmimic_doorbells_stats(NvmeCtrl *n, uint64_t *replayed,
+                             uint64_t *by_vcpu);
 
 /* nvmimic.c */
 /* Post @req's completion now, with the device's re-entrancy guard engaged */

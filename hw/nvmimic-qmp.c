@@ -102,8 +102,18 @@ NvmimicStats *qmp_query_nvmimic_stats(const char *id, Error **errp)
 {
     char *canon = NULL;
     NvmimicTiming *t = nvmimic_find_timing(id, &canon, errp);
+    NvmimicStats *r = t ? nvmimic_timing_query(t, canon) : NULL;
 
-    return t ? nvmimic_timing_query(t, canon) : NULL;
+    if (r && r->realtime && r->realtime->has_doorbell_replays) {
+        /* only a controller's thread replays doorbells */
+        NvmimicCtrl *s = container_of(t, NvmimicCtrl, t);
+
+        r->realtime->has_doorbell_writes = true;
+        r->realtime->has_doorbell_writes_by_vcpu = true;
+        nvmimic_doorbells_stats(s->n, &r->realtime->doorbell_writes,
+                                &r->realtime->doorbell_writes_by_vcpu);
+    }
+    return r;
 }
 
 /*

@@ -22,6 +22,12 @@
  * So: the BQL, and the cost of waiting for it is measured
  * (query-nvmimic-stats' realtime member, docs/realtime.md).
  *
+ * Its work (nvmimic_rt_set_work(): the NVMe controller's doorbells with
+ * timing-doorbells=on, nvmimic-doorbell.c) is done the same way, with the
+ * BQL, at moments no deadline is due before it would be done; a producer
+ * flags it without the BQL (work_pending, the same sleep/kick handshake as
+ * the earliest deadline).
+ *
  * The post itself is nvmimic_post_now(): the device's re-entrancy guard
  * is engaged, so a CQE or MSI-X message the guest aims at the
  * controller's own registers is refused, as from the main loop.  A reset
@@ -80,8 +86,20 @@ struct NvmimicRt {
     bool fifo;                  /* SCHED_FIFO granted (nvmimic_rt_start(),
                                  * once the thread runs; atomic) */
 
+    /*
+     * Its work (nvmimic_rt_set_work(): the controller's doorbells), done
+     * with the BQL when no deadline is due before it would be done.
+     */
+    NvmimicRtWorkFn *work;      /* atomic: set once, before any pending */
+    void *work_opaque;
+    bool work_pending;          /* atomic */
+    int64_t work_since;         /* host clock of the oldest pending (atomic) */
+    int64_t work_guard_ns;      /* the 99th percentile of its holds (atomic) */
+
     /* statistics, written with the BQL held */
     uint64_t runs, sleeps, spin_total_ns, bql_wait_max_ns;
+    uint64_t works;
+    uint64_t work_wait_hist[NVM_HIST_BUCKETS];
     uint64_t poll_total_ns, poll_hits;
     uint64_t fifo_rests;        /* the thread's (atomic) */
     uint64_t bql_hist[NVM_HIST_BUCKETS];
@@ -152,6 +170,26 @@ void nvmimic_rt_arm(NvmimicRt *rt, int64_t next_ns)
     }
 }
 
+void nvmimic_rt_set_work(NvmimicRt *rt, NvmimicRtWorkFn *fn, void *opaque)
+{
+    assert(bql_locked());
+    rt->work_opaque = opaque;
+    qatomic_set(&rt->work, fn);
+}
+
+void nvmimic_rt_work_pending(NvmimicRt *rt)
+{
+    if (!qatomic_read(&rt->work_pending)) {
+        qatomic_set(&rt->work_since, get_clock());
+        qatomic_set(&rt->work_pending, true);
+    }
+    /* as nvmimic_rt_arm(): the thread sees it, or this sees it sleep */
+    smp_mb();
+    if (qatomic_read(&rt->sleeping_for) != INT64_MIN) {
+        nvmimic_rt_kick(rt);
+    }
+}
+
 static void nvmimic_rt_vm_state(void *opaque, bool running,
                                 RunState state G_GNUC_UNUSED)
 {
@@ -180,7 +218,8 @@ static void nvmimic_rt_sleep(NvmimicRt *rt, int64_t target, int64_t ns)
 
     qatomic_set(&rt->sleeping_for, target);
     smp_mb();
-    if (qatomic_read(&rt->next_ns) < target || qatomic_read(&rt->stop)) {
+    if (qatomic_read(&rt->next_ns) < target || qatomic_read(&rt->stop) ||
+        qatomic_read(&rt->work_pending)) {
         qatomic_set(&rt->sleeping_for, INT64_MIN);
         return;
     }
@@ -199,6 +238,55 @@ typedef struct NvmimicRtPoll {
 } NvmimicRtPoll;
 
 /*
+ * The spin window follows the host: how late a sleep wakes is the host's
+ * (its scheduler, its timer interrupt, a hypervisor's timer slack: 50 us
+ * on the development host), so the window is the 99th percentile of the
+ * last NVMIMIC_RT_WAKES wake-ups past their target, plus a margin, at most
+ * timing-spin-us.  A host whose sleeps wake on time spins a few us.  The
+ * work's guard is found the same way, from how long its last holds of the
+ * BQL took.
+ */
+#define NVMIMIC_RT_WAKES 256
+#define NVMIMIC_RT_MARGIN_NS 2000
+
+typedef struct NvmimicRtWakes {
+    int64_t late[NVMIMIC_RT_WAKES];     /* a ring */
+    unsigned n;
+} NvmimicRtWakes;
+
+static int nvmimic_rt_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Add @v to @w; every 32nd time the 99th percentile of @w, else -1. */
+static int64_t nvmimic_rt_ring_p99(NvmimicRtWakes *w, int64_t v)
+{
+    int64_t sorted[NVMIMIC_RT_WAKES];
+    unsigned k = MIN(w->n + 1, NVMIMIC_RT_WAKES);
+
+    w->late[w->n++ % NVMIMIC_RT_WAKES] = v;
+    if (w->n % 32) {
+        return -1;
+    }
+    memcpy(sorted, w->late, k * sizeof(sorted[0]));
+    qsort(sorted, k, sizeof(sorted[0]), nvmimic_rt_cmp);
+    return sorted[(k * 99 - 1) / 100];
+}
+
+static void nvmimic_rt_wake(NvmimicRt *rt, NvmimicRtWakes *w, int64_t late)
+{
+    int64_t p = nvmimic_rt_ring_p99(w, late);
+
+    if (p >= 0) {
+        qatomic_set(&rt->spin_ns,
+                    MIN(rt->spin_max_ns, p + NVMIMIC_RT_MARGIN_NS));
+    }
+}
+
+/*
  * Take the BQL, trying without sleeping for up to the largest spin window
  * first: a contended lock otherwise puts the thread to sleep in the kernel,
  * and the holder's unlock wakes it only after the host's wake-up latency,
@@ -215,10 +303,83 @@ static void nvmimic_rt_bql_lock(NvmimicRt *rt, int64_t t0)
     }
 }
 
-/* With the BQL: post what is due, unless stopped; false when stopped. */
+/*
+ * Work goes when no deadline comes before it would be done: the earliest
+ * deadline lies more than the guard (the 99th percentile of the work's
+ * last holds of the BQL, plus a margin) ahead.  Work that has waited
+ * NVMIMIC_RT_WORK_WAIT_MAX_NS goes anyway, so deadlines that keep coming
+ * (100,000 IOPS) do not hold it back for ever.
+ */
+#define NVMIMIC_RT_WORK_GUARD_NS (50 * SCALE_US)    /* until measured */
+#define NVMIMIC_RT_WORK_WAIT_MAX_NS (200 * SCALE_US)
+
+static bool nvmimic_rt_work_fits(NvmimicRt *rt)
+{
+    int64_t next;
+
+    if (!qatomic_read(&rt->work_pending) || !qatomic_read(&rt->work)) {
+        return false;
+    }
+    next = qatomic_read(&rt->next_ns);
+    return next == INT64_MAX ||
+           next - rt->opts.early_ns - nvmimic_rt_now() >
+           qatomic_read(&rt->work_guard_ns) ||
+           get_clock() - qatomic_read(&rt->work_since) >
+           NVMIMIC_RT_WORK_WAIT_MAX_NS;
+}
+
+/*
+ * With the BQL, the VM running: the work, then what came due during it.
+ * Its hold goes into @holds, which sets the guard.
+ */
+static void nvmimic_rt_do_work(NvmimicRt *rt, NvmimicRtWakes *holds)
+{
+    int64_t t0 = get_clock();
+    int64_t since = qatomic_read(&rt->work_since);
+    int64_t p;
+
+    qatomic_set(&rt->work_pending, false);
+    /* pairs with nvmimic_rt_work_pending(): what comes now is seen next */
+    smp_mb();
+    rt->work(rt->work_opaque);
+    rt->works++;
+    rt->work_wait_hist[nvm_hist_bucket(t0 > since ? t0 - since : 0)]++;
+    p = nvmimic_rt_ring_p99(holds, get_clock() - t0);
+    if (p >= 0) {
+        qatomic_set(&rt->work_guard_ns,
+                    MIN(NVMIMIC_RT_WORK_WAIT_MAX_NS,
+                        p + NVMIMIC_RT_MARGIN_NS));
+    }
+    rt->run(rt->opaque, rt->opts.early_ns);
+}
+
+/* Take the BQL for the work alone; false when stopped. */
+static bool nvmimic_rt_work_locked(NvmimicRt *rt, NvmimicRtWakes *holds)
+{
+    nvmimic_rt_bql_lock(rt, get_clock());
+    if (!rt->opaque) {
+        bql_unlock();
+        return false;
+    }
+    if (runstate_is_running()) {
+        /* a deadline that came while it waited for the BQL goes first */
+        rt->run(rt->opaque, rt->opts.early_ns);
+        if (nvmimic_rt_work_fits(rt)) {
+            nvmimic_rt_do_work(rt, holds);
+        }
+    }
+    bql_unlock();
+    return true;
+}
+
+/*
+ * With the BQL: post what is due, and the work if it fits, unless
+ * stopped; false when stopped.
+ */
 static bool nvmimic_rt_post(NvmimicRt *rt, int64_t due_ns,
                             const uint64_t *wake_hist, uint64_t *gen,
-                            uint64_t spin_ns, const NvmimicRtPoll *poll)
+                            uint64_t spin_ns, const NvmimicRtPoll *poll,
+                            NvmimicRtWakes *holds)
 {
     int64_t t0 = get_clock();
     int64_t waited;
@@ -249,47 +410,12 @@ static bool nvmimic_rt_post(NvmimicRt *rt, int64_t due_ns,
     if (runstate_is_running()) {
         trace_nvmimic_rt_post(due_ns, waited);
         rt->run(rt->opaque, rt->opts.early_ns);
+        if (nvmimic_rt_work_fits(rt)) {
+            nvmimic_rt_do_work(rt, holds);
+        }
     }
     bql_unlock();
     return true;
-}
-
-/*
- * The spin window follows the host: how late a sleep wakes is the host's
- * (its scheduler, its timer interrupt, a hypervisor's timer slack: 50 us
- * on the development host), so the window is the 99th percentile of the
- * last NVMIMIC_RT_WAKES wake-ups past their target, plus a margin, at most
- * timing-spin-us.  A host whose sleeps wake on time spins a few us.
- */
-#define NVMIMIC_RT_WAKES 256
-#define NVMIMIC_RT_MARGIN_NS 2000
-
-typedef struct NvmimicRtWakes {
-    int64_t late[NVMIMIC_RT_WAKES];     /* a ring */
-    unsigned n;
-} NvmimicRtWakes;
-
-static int nvmimic_rt_cmp(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return (x > y) - (x < y);
-}
-
-static void nvmimic_rt_wake(NvmimicRt *rt, NvmimicRtWakes *w, int64_t late)
-{
-    int64_t sorted[NVMIMIC_RT_WAKES];
-    unsigned k = MIN(w->n + 1, NVMIMIC_RT_WAKES);
-
-    w->late[w->n++ % NVMIMIC_RT_WAKES] = late;
-    if (w->n % 32) {
-        return;
-    }
-    memcpy(sorted, w->late, k * sizeof(sorted[0]));
-    qsort(sorted, k, sizeof(sorted[0]), nvmimic_rt_cmp);
-    qatomic_set(&rt->spin_ns,
-                MIN(rt->spin_max_ns,
-                    sorted[(k * 99 - 1) / 100] + NVMIMIC_RT_MARGIN_NS));
 }
 
 /* Is the earliest deadline @next (INT64_MAX: none) before its spin window? */
@@ -415,7 +541,8 @@ static bool nvmimic_rt_poll(NvmimicRt *rt, int64_t next, int64_t until,
             came = true;
             break;
         }
-        if (!nvmimic_rt_before_window(rt, next)) {
+        if (!nvmimic_rt_before_window(rt, next) ||
+            nvmimic_rt_work_fits(rt)) {
             came = true;
             break;
         }
@@ -436,6 +563,7 @@ static void *nvmimic_rt_thread(void *opaque)
     NvmimicRtPoll poll = { 0, 0 };
     int64_t poll_until = INT64_MIN;     /* host clock: poll, not sleep */
     NvmimicRtWakes wakes = { .n = 0 };
+    NvmimicRtWakes holds = { .n = 0 };
     NvmimicRtDuty duty = { .budget_ns = -1 };
 
     rcu_register_thread();
@@ -450,6 +578,15 @@ static void *nvmimic_rt_thread(void *opaque)
 
         nvmimic_rt_duty(rt, &duty, host);
 
+        if (qatomic_read(&rt->running) && nvmimic_rt_work_fits(rt)) {
+            if (!nvmimic_rt_work_locked(rt, &holds)) {
+                break;
+            }
+            if (rt->poll_ns) {
+                poll_until = get_clock() + rt->poll_ns;
+            }
+            continue;
+        }
         if (qatomic_read(&rt->running) && host < poll_until &&
             nvmimic_rt_before_window(rt, next)) {
             if (!nvmimic_rt_poll(rt, next, poll_until, &poll, &duty)) {
@@ -488,8 +625,9 @@ static void *nvmimic_rt_thread(void *opaque)
             int64_t n2 = qatomic_read(&rt->next_ns) - rt->opts.early_ns;
 
             if (n2 > next || qatomic_read(&rt->stop) ||
-                !qatomic_read(&rt->running)) {
-                break;          /* posted by another path, or stopping */
+                !qatomic_read(&rt->running) || nvmimic_rt_work_fits(rt)) {
+                break;          /* posted by another path, stopping, or
+                                 * work that fits before the deadline */
             }
             next = n2;
             cpu_relax();
@@ -499,7 +637,8 @@ static void *nvmimic_rt_thread(void *opaque)
         if (now < next) {
             continue;
         }
-        if (!nvmimic_rt_post(rt, next, wake_hist, &gen, spin_ns, &poll)) {
+        if (!nvmimic_rt_post(rt, next, wake_hist, &gen, spin_ns, &poll,
+                             &holds)) {
             break;
         }
         memset(wake_hist, 0, sizeof(wake_hist));
@@ -542,6 +681,7 @@ NvmimicRt *nvmimic_rt_start(NvmimicRtRunFn *run, void *opaque,
     rt->spin_ns = rt->spin_max_ns;
     rt->next_ns = INT64_MAX;
     rt->sleeping_for = INT64_MIN;
+    rt->work_guard_ns = NVMIMIC_RT_WORK_GUARD_NS;
     rt->running = runstate_is_running();
     rt->refs = 2;
     rt->vmstate = qemu_add_vm_change_state_handler(nvmimic_rt_vm_state, rt);
@@ -601,6 +741,21 @@ void nvmimic_rt_get_stats(NvmimicRt *rt, NvmimicRtStats *st)
     st->fifo_rests = qatomic_read(&rt->fifo_rests);
     st->poll_ns = rt->poll_total_ns;
     st->poll_hits = rt->poll_hits;
+    st->has_work = qatomic_read(&rt->work) != NULL;
+    if (st->has_work) {
+        uint64_t n = 0;
+        unsigned i;
+
+        for (i = 0; i < NVM_HIST_BUCKETS; i++) {
+            n += rt->work_wait_hist[i];
+        }
+        st->works = rt->works;
+        st->work_wait_p50_us = nvm_hist_percentile_us(rt->work_wait_hist, n,
+                                                      0.5);
+        st->work_wait_p99_us = nvm_hist_percentile_us(rt->work_wait_hist, n,
+                                                      0.99);
+        st->work_guard_us = qatomic_read(&rt->work_guard_ns) / SCALE_US;
+    }
     {
         uint64_t n = 0;
         unsigned i;
@@ -624,5 +779,7 @@ void nvmimic_rt_reset_stats(NvmimicRt *rt)
     rt->poll_hits = 0;
     rt->bql_wait_max_ns = 0;
     memset(rt->bql_hist, 0, sizeof(rt->bql_hist));
+    rt->works = 0;
+    memset(rt->work_wait_hist, 0, sizeof(rt->work_wait_hist));
     memset(rt->wake_hist, 0, sizeof(rt->wake_hist));
 }

@@ -37,6 +37,12 @@ typedef struct NvmimicRtOpts {
      * the test that shows the early-posting check can fail.
      */
     uint32_t early_ns;
+    /*
+     * timing-doorbells (the NVMe controller's): the thread replays the
+     * guest's doorbell writes, queued without the BQL, at moments no
+     * deadline is due (nvmimic-doorbell.c).
+     */
+    bool doorbells;
 } NvmimicRtOpts;
 
 /* The defaults: a 2-core host, one vCPU (docs/realtime.md). */
@@ -67,6 +73,16 @@ void nvmimic_rt_stop(NvmimicRt *rt);
 /* The earliest deadline is now @next_ns (INT64_MAX: none); BQL held. */
 void nvmimic_rt_arm(NvmimicRt *rt, int64_t next_ns);
 
+/*
+ * Work the thread does with the BQL held, at a moment when no deadline is
+ * due before it would be done: @fn(@opaque), set once with the BQL held
+ * before anything calls nvmimic_rt_work_pending(), which any thread may
+ * call (without the BQL) while the owner keeps @rt alive.
+ */
+typedef void NvmimicRtWorkFn(void *opaque);
+void nvmimic_rt_set_work(NvmimicRt *rt, NvmimicRtWorkFn *fn, void *opaque);
+void nvmimic_rt_work_pending(NvmimicRt *rt);
+
 /* What the thread measured since it started or its statistics reset. */
 typedef struct NvmimicRtStats {
     uint64_t runs;              /* times it took the BQL to post */
@@ -80,6 +96,12 @@ typedef struct NvmimicRtStats {
     uint64_t poll_hits;         /* polls that saw a new deadline come */
     uint32_t spin_us;           /* the spin window now (it adapts) */
     uint64_t fifo_rests;        /* periods it left SCHED_FIFO to not be throttled */
+    /* its work (nvmimic_rt_set_work()): none, has_work false */
+    bool has_work;
+    uint64_t works;             /* times it did it */
+    /* from the oldest nvmimic_rt_work_pending() to the work's start */
+    double work_wait_p50_us, work_wait_p99_us;
+    uint32_t work_guard_us;     /* how far off a deadline must be (adapts) */
 } NvmimicRtStats;
 
 void nvmimic_rt_get_stats(NvmimicRt *rt, NvmimicRtStats *st);

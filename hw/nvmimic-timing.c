@@ -203,6 +203,7 @@ void nvmimic_timing_run_due(NvmimicTiming *t, uint32_t early_ns)
             }
             req->state = NVMIMIC_REQ_OVERDUE;
             t->overdue++;
+            t->data_late++;
             continue;
         }
         req->state = NVMIMIC_REQ_POSTED;
@@ -569,6 +570,18 @@ NvmimicStats *nvmimic_timing_query(NvmimicTiming *t, char *canon_id)
         r->realtime->poll_ms = rs.poll_ns / 1e6;
         r->realtime->poll_hits = rs.poll_hits;
         r->realtime->fifo_rests = rs.fifo_rests;
+        r->realtime->data_late = t->data_late;
+        if (rs.has_work) {
+            /* the controller's doorbells: nvmimic-qmp.c adds the counts */
+            r->realtime->has_doorbell_replays = true;
+            r->realtime->doorbell_replays = rs.works;
+            r->realtime->has_doorbell_wait_p50_us = true;
+            r->realtime->doorbell_wait_p50_us = rs.work_wait_p50_us;
+            r->realtime->has_doorbell_wait_p99_us = true;
+            r->realtime->doorbell_wait_p99_us = rs.work_wait_p99_us;
+            r->realtime->has_doorbell_guard_us = true;
+            r->realtime->doorbell_guard_us = rs.work_guard_us;
+        }
     }
     return r;
 }
@@ -633,6 +646,7 @@ void nvmimic_timing_reset_stats(NvmimicTiming *t, int64_t now)
     t->stats_since_ns = now;
     t->first_arrival_ns = -1;
     t->last_deadline_ns = 0;
+    t->data_late = 0;
     if (t->rt) {
         nvmimic_rt_reset_stats(t->rt);
     }

@@ -94,6 +94,7 @@ typedef struct NvmimicTiming {
     NvmHeap heap;               /* (deadline_ns, request's seq, request) */
     uint64_t next_seq;
     unsigned overdue;           /* requests in NVMIMIC_REQ_OVERDUE */
+    uint64_t data_late;         /* requests that went so since the reset */
     uint64_t frees;             /* nvmimic_timing_filter() calls */
     NvmimicLate late[NVM_CLASS_COUNT];
     int64_t stats_since_ns;

@@ -194,6 +194,7 @@ bool nvmimic_realize(NvmeCtrl *n, Error **errp)
     s->profile = s->t.profile;
     s->model = s->t.model;
     s->n = n;
+    s->db_at = -1;
     if (p->map_kind == NVM_MAP_HMB) {
         /* no host memory buffer until the host enables one */
         nvm_model_set_hmb(s->model, 0, NULL);
@@ -226,6 +227,8 @@ void nvmimic_exit(NvmeCtrl *n)
     if (!s) {
         return;
     }
+    /* before the thread stops: a vCPU may be queueing a doorbell */
+    nvmimic_doorbells_exit(n);
     if (s->iolog) {
         /* the device goes away: keep what was recorded */
         uint64_t commands, dropped;
@@ -245,6 +248,7 @@ void nvmimic_exit(NvmeCtrl *n)
 void nvmimic_finalize(Object *obj)
 {
     nvmimic_exit(NVME(obj));
+    nvmimic_doorbells_free(NVME(obj));
 }
 
 /* ---- timing ----------------------------------------------------------- */
@@ -459,7 +463,8 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
     if (!s || req->nvmimic.state != NVMIMIC_REQ_UNTIMED) {
         return;                 /* already completed: failed, untimed */
     }
-    now = nvmimic_now();
+    /* a doorbell the timing thread replays: when the guest rang */
+    now = s->db_at >= 0 ? s->db_at : nvmimic_now();
 
     switch (req->cmd.opcode) {
     case NVME_CMD_READ:

@@ -52,6 +52,16 @@ uint16_t nvmimic_cmd(struct NvmeCtrl *n, struct NvmeRequest *req);
  * instruction that rang, not when a bottom half runs).
  */
 bool nvmimic_sync_doorbell(struct NvmeCtrl *n);
+
+/*
+ * timing-doorbells=on (nvmimic-doorbell.c): the doorbell writes the
+ * timing thread holds are replayed before a register write, and forgotten
+ * at a controller reset.  Both with the BQL; no-ops otherwise.
+ */
+typedef struct NvmimicDoorbells NvmimicDoorbells;
+void nvmimic_doorbells_sync(struct NvmeCtrl *n);
+void nvmimic_doorbells_forget(struct NvmeCtrl *n);
+void nvme_process_db(struct NvmeCtrl *n, hwaddr addr, int val);
 /*
  * An I/O command was started (it did not fail at once): ask the model for
  * its deadline.

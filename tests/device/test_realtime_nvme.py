@@ -207,6 +207,9 @@ class RealtimeNvme(TinyGuestCase):
         self.assertGreaterEqual(self.read_class(st)['early'], n // 10)
 
     def test_reset_with_completions_held_posts_nothing_after_it(self):
+        self.reset_with_completions_held('')
+
+    def reset_with_completions_held(self, device_opts):
         """Eight reads held for their deadlines, then CC.EN cleared at once:
         none is posted after the reset (20 M TSC ticks watched, some ms),
         and the controller works again after it is enabled.  A host loaded
@@ -218,7 +221,7 @@ class RealtimeNvme(TinyGuestCase):
         quiet host once the thread polled (timing-poll-us) and posted on
         time, where the sleeping thread's late wake-up had held them."""
         for attempt in range(3):
-            g = self.boot('mode=reset depth=8 n=32')
+            g = self.boot('mode=reset depth=8 n=32', device_opts)
             g.qmp.execute('nvmimic-fault', id=DEV_ID, kind='latency',
                           **{'class': 'read', 'delay-us': 5000, 'count': 8})
             lines = g.run()
@@ -285,11 +288,14 @@ class RealtimeNvme(TinyGuestCase):
 
     def test_eject_with_completions_held_posts_nothing_and_stops_the_thread(
             self):
+        self.eject_with_completions_held('')
+
+    def eject_with_completions_held(self, device_opts):
         """Eight reads held, then the guest ejects the controller (ACPI PCI
         hotplug, machine pc): the device is unrealized while its thread may
         be sleeping, spinning or waiting for the BQL.  Nothing is written to
         the CQ afterwards, QEMU carries on, and the device is gone."""
-        g = self.boot('mode=eject depth=8', machine='pc')
+        g = self.boot('mode=eject depth=8', device_opts, machine='pc')
         lines = g.run()
         ec = [ln.split() for ln in lines if ln.startswith('eject-cq')]
         self.assertEqual(len(ec), 1, lines)
@@ -307,6 +313,59 @@ class RealtimeNvme(TinyGuestCase):
         time.sleep(0.2)         # the thread, if still there, would act now
         self.assertEqual(g.qmp.execute('query-status')['status'], 'running')
 
+    def test_doorbells_queued_without_the_bql_post_nothing_early(self):
+        """timing-doorbells=on: the vCPUs queue their doorbell writes
+        without the BQL and the thread replays them (nvmimic-doorbell.c).
+        Every read completes, in deadline order, none early, and the
+        statistics show the writes replayed: a tail and a head doorbell per
+        read at most, and at least one per read (the tail).  The trace shows
+        each write queued by a vCPU without the BQL (qemu/patches/0011)."""
+        n = 600
+        g = self.boot('mode=qd n=%d depth=8' % n, ',timing-doorbells=on',
+                      extra_args=TRACE + ['-trace', 'nvmimic_doorbell_queue'])
+        ios = guest_ios(g.run())
+        st = self.stats()
+        err = g.read(g.err_path)
+        posts = posts_from_trace(err)
+        queued = re.findall(r'nvmimic_doorbell_queue doorbell \S+ = \d+ '
+                            r'queued, BQL held (\d)', err)
+        self.assertEqual(len(ios), n, 'the guest saw every completion')
+        self.assertEqual([s for _, s, _, _ in ios], [0] * n,
+                         'every read succeeded')
+        rt = st['realtime']
+        self.assertEqual(timing_violations(posts), [])
+        self.assertEqual(self.read_class(st)['early'], 0)
+        self.assertEqual(len(posts), n)
+        self.assertGreaterEqual(rt['doorbell-writes'], n)
+        self.assertLessEqual(rt['doorbell-writes'], 2 * n + 64)
+        self.assertGreater(rt['doorbell-replays'], 0)
+        self.assertLessEqual(rt['doorbell-replays'], rt['doorbell-writes'])
+        self.assertGreaterEqual(rt['doorbell-guard-us'], 2)
+        self.assertEqual(len(queued), rt['doorbell-writes'])
+        self.assertEqual(queued.count('1'), 0, 'writes queued with the BQL')
+
+    def test_doorbells_reset_with_completions_held_posts_nothing_after_it(
+            self):
+        """The reset test with the doorbells queued: CC.EN cleared replays
+        what is queued first, then the reset forgets the rest."""
+        self.reset_with_completions_held(',timing-doorbells=on')
+        self.assertGreater(self.stats()['realtime']['doorbell-writes'], 0)
+
+    def test_doorbells_eject_with_completions_held_posts_nothing(self):
+        """The eject test with the doorbells queued: the region is taken
+        out while a vCPU may be writing to it."""
+        self.eject_with_completions_held(',timing-doorbells=on')
+
+    def test_doorbells_without_the_thread_are_the_trapped_path(self):
+        """timing-doorbells=on with timing-thread=off: nothing to replay
+        them, so the option is inert and the statistics have no thread."""
+        g = self.boot('mode=qd1 wait=poll n=8',
+                      ',timing-thread=off,timing-doorbells=on')
+        self.assertEqual(len(guest_ios(g.run())), 8)
+        st = self.stats()
+        self.assertNotIn('realtime', st)
+        self.assertEqual(self.read_class(st)['posted'], 8)
+
     def test_timing_thread_off_and_icount_post_from_the_timer(self):
         for opts, icount in ((',timing-thread=off', False), ('', True)):
             with self.subTest(opts=opts, icount=icount):
@@ -321,10 +380,11 @@ class RealtimeNvme(TinyGuestCase):
         """Under -icount the thread is never started: 64 reads at QD8 give
         the same guest output (TSC values included) and the same submits
         and posts in the trace, deadlines and lateness to the ns, with
-        timing-thread on (the default) and off.  (When a transfer's data
-        comes, nvmimic_hold, is the host's, in any run.)"""
+        timing-thread on (the default) and off, and with timing-doorbells=on
+        (inert without the thread).  (When a transfer's data comes,
+        nvmimic_hold, is the host's, in any run.)"""
         runs = []
-        for opts in ('', ',timing-thread=off'):
+        for opts in ('', ',timing-thread=off', ',timing-doorbells=on'):
             g = self.boot('mode=qd n=64 depth=8', opts, icount=True,
                           extra_args=TRACE)
             lines = g.run()
@@ -337,8 +397,9 @@ class RealtimeNvme(TinyGuestCase):
             self.tearDown()
         self.assertEqual(len(guest_ios(runs[0][0])), 64)
         self.assertEqual(len(runs[0][1]), 128, 'a submit and a post each')
-        self.assertEqual(runs[0][0], runs[1][0], 'guest output differs')
-        self.assertEqual(runs[0][1], runs[1][1], 'device trace differs')
+        for other in runs[1:]:
+            self.assertEqual(runs[0][0], other[0], 'guest output differs')
+            self.assertEqual(runs[0][1], other[1], 'device trace differs')
 
     def test_bad_timing_options_are_refused_with_one_clear_line(self):
         cases = [(',timing-cpu=100000', 'timing-cpu=100000 is not a host '

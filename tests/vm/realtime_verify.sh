@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# realtime_verify.sh QEMU GUEST_DIR: data the guest wrote survives, in real
+# realtime_verify.sh QEMU GUEST_DIR [DEVICE_OPTS]: data the guest wrote
+# survives, in real
 # time with the timing thread posting the completions (TCG, no icount), a
 # controller reset and a hot-unplug under load.  The profiled drive sits on
 # a raw file behind a PCIe root port; in the guest:
@@ -21,13 +22,17 @@
 #      the device, and failed the same way with timing-thread=off.)
 # The device statistics after the re-plug must show the timing thread
 # (query-nvmimic-stats "realtime") and no early completion.
+# DEVICE_OPTS (",K=V,...") go on the controller's -device and its
+# device_add: ",timing-doorbells=on" runs it all with the doorbells queued
+# without the BQL and replayed by the thread, whose statistics must then
+# show them.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 fail() { echo "realtime_verify: FAIL $*" >&2; exit 1; }
 
-[ $# -eq 2 ] || fail "usage: realtime_verify.sh QEMU GUEST_DIR"
-qemu=$1 guest=$2
+[ $# -eq 2 ] || [ $# -eq 3 ] || fail "usage: realtime_verify.sh QEMU GUEST_DIR [DEVICE_OPTS]"
+qemu=$1 guest=$2 devopts=${3:-}
 [ -x "$qemu" ] || fail "QEMU binary $qemu is missing: build it first ('make')"
 [ -f "$guest/vmlinuz" ] || fail "guest $guest is missing: build it first ('make')"
 profile=crucial-p5-2tb
@@ -84,14 +89,20 @@ bash "$root/vm-images/run-guest.sh" --accel tcg "$qemu" "$guest" "$work/job" \
     -qmp "unix:$work/qmp.sock,server=on,wait=off" \
     -device pcie-root-port,id=rp0,bus=pcie.0,addr=0x11,chassis=1 \
     -blockdev "driver=file,filename=$work/drive.raw,node-name=nvmdisk,discard=unmap,detect-zeroes=unmap" \
-    -device "nvme,id=nvm0,drive=nvmdisk,bus=rp0,profile=$profile" \
+    -device "nvme,id=nvm0,drive=nvmdisk,bus=rp0,profile=$profile$devopts" \
     >"$work/run.log" 2>&1 &
 gpid=$!
 
-python3 - "$work" "$profile" "$root/vm-images" <<'PY' || { cat "$work/run.log"; fail "the host side failed"; }
+python3 - "$work" "$profile" "$root/vm-images" "$devopts" <<'PY' || { cat "$work/run.log"; fail "the host side failed"; }
 import os, sys, time
 
 work, profile = sys.argv[1], sys.argv[2]
+# ",k=v,..." as device_add's typed arguments
+extra = {}
+for kv in filter(None, sys.argv[4].split(",")):
+    k, v = kv.split("=", 1)
+    extra[k] = {"on": True, "off": False}.get(v, int(v) if v.isdigit() else v)
+doorbells = extra.get("timing-doorbells") is True
 sys.path.insert(0, sys.argv[3])
 import nvmimic_qmp  # noqa: E402  (nvmimic's one Python QMP client)
 
@@ -128,10 +139,14 @@ st = qmp("query-nvmimic-stats", id="nvm0")
 print("before the unplug: read/write posted",
       [(c["class"], c["posted"], c["early"]) for c in st["classes"]
        if c["posted"]], "realtime" in st)
+if doorbells:
+    writes = st["realtime"].get("doorbell-writes", 0)
+    assert writes > 1000, f"timing-doorbells=on, but {writes} doorbell writes replayed"
+    print("doorbell writes replayed before the unplug:", writes)
 qmp("device_del", id="nvm0")
 q.wait_event("DEVICE_DELETED", timeout_s=120)
 qmp("device_add", driver="nvme", id="nvm0", drive="nvmdisk", bus="rp0",
-    profile=profile)
+    profile=profile, **extra)
 st = qmp("query-nvmimic-stats", id="nvm0")
 assert "realtime" in st, "the re-plugged device has no timing thread"
 wait_for(lambda: console_has("nvmimic-test: unplug-done"), "the guest's "
@@ -139,6 +154,8 @@ wait_for(lambda: console_has("nvmimic-test: unplug-done"), "the guest's "
 st = qmp("query-nvmimic-stats", id="nvm0")
 early = sum(c["early"] for c in st["classes"])
 assert early == 0, f"{early} completions posted before their deadline"
+if doorbells:
+    assert "doorbell-writes" in st["realtime"], "the re-plugged device does not take the doorbells"
 print("after the re-plug:", [(c["class"], c["posted"]) for c in st["classes"]
                              if c["posted"]])
 PY
