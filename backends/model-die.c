@@ -44,9 +44,33 @@ static void nvm_op_moved(NvmModel *m, const DieOp *op)
 static void nvm_die_retire(NvmModel *m, Die *d)
 {
     while (d->n && d->q[d->head].end <= m->now) {
-        d->head = (d->head + 1) % DIE_QUEUE;
+        d->head = (d->head + 1) % d->cap;
         d->n--;
     }
+}
+
+/* Make room for one more operation on @d: grow the ring, or forget. */
+static void nvm_die_room(NvmModel *m, Die *d)
+{
+    if (d->n < d->cap) {
+        return;
+    }
+    if (d->cap < DIE_QUEUE_MAX) {
+        DieOp *q = g_new(DieOp, (size_t)d->cap * 2);
+
+        for (uint32_t i = 0; i < d->n; i++) {
+            q[i] = d->q[(d->head + i) % d->cap];
+        }
+        g_free(d->q);
+        d->q = q;
+        d->head = 0;
+        d->cap *= 2;
+        return;
+    }
+    /* the oldest goes (retired ones went already: it still runs) */
+    m->die_forgotten++;
+    d->head = (d->head + 1) % d->cap;
+    d->n--;
 }
 
 /*
@@ -82,11 +106,8 @@ uint64_t nvm_die_push(NvmModel *m, unsigned die, uint64_t ready,
 
     start = nvm_slot(m, slot, start, dur);
     nvm_die_retire(m, d);
-    if (d->n == DIE_QUEUE) {                /* forget the oldest */
-        d->head = (d->head + 1) % DIE_QUEUE;
-        d->n--;
-    }
-    op = &d->q[(d->head + d->n++) % DIE_QUEUE];
+    nvm_die_room(m, d);
+    op = &d->q[(d->head + d->n++) % d->cap];
     op->start = start;
     op->end = start + dur;
     op->work = dur;
@@ -284,7 +305,7 @@ static void nvm_die_ripple(NvmModel *m, unsigned die, uint32_t i, uint64_t t)
     Die *d = &m->dies[die];
 
     for (; i < d->n; i++) {
-        DieOp *op = &d->q[(d->head + i) % DIE_QUEUE];
+        DieOp *op = &d->q[(d->head + i) % d->cap];
 
         if (op->start >= t) {
             break;
@@ -335,7 +356,7 @@ uint64_t nvm_die_read(NvmModel *m, unsigned die, unsigned plane,
         if (m->die_fifo && host) {
             /* in arrival order: after everything queued, suspending none */
             for (uint32_t i = 0; i < d->n; i++) {
-                const DieOp *op = &d->q[(d->head + i) % DIE_QUEUE];
+                const DieOp *op = &d->q[(d->head + i) % d->cap];
 
                 if (op->end > s) {
                     t = op->end > t ? op->end : t;
@@ -344,7 +365,7 @@ uint64_t nvm_die_read(NvmModel *m, unsigned die, unsigned plane,
             }
         } else {
             for (uint32_t i = 0; i < d->n; i++) {
-                DieOp *op = &d->q[(d->head + i) % DIE_QUEUE];
+                DieOp *op = &d->q[(d->head + i) % d->cap];
 
                 if (op->end <= s) {
                     continue;

@@ -24,8 +24,16 @@
 /* The mapping state's seed is the model's mixed with this. */
 #define NVM_FTL_SEED_MIX 0x5851f42d4c957f2dULL
 
-/* Operations queued on a die besides reads (which go first). */
-#define DIE_QUEUE 32
+/*
+ * Operations queued on a die besides reads (which go first): a ring that
+ * starts at DIE_QUEUE_MIN and doubles up to DIE_QUEUE_MAX.  Under a mixed
+ * load on a full drive relocation copies are queued 50-90 ms ahead, more
+ * than 32 operations, and a fixed ring of 32 forgot operations that still
+ * ran (reads then neither waited for nor suspended them).  Past the most,
+ * the oldest is forgotten and counted (NvmDieTime.forgotten).
+ */
+#define DIE_QUEUE_MIN 32
+#define DIE_QUEUE_MAX 1024
 enum { OP_PROGRAM, OP_ERASE, OP_COPY };
 
 typedef struct DieOp {
@@ -52,8 +60,8 @@ typedef struct ReadLine {
 
 typedef struct Die {
     uint64_t free;                  /* everything reserved on it ends */
-    uint32_t head, n;               /* ring of queued programs/erases */
-    DieOp q[DIE_QUEUE];
+    uint32_t head, n, cap;          /* ring of queued programs/erases */
+    DieOp *q;                       /* cap of them */
 } Die;
 
 /* A program unit of the host write stream. */
@@ -236,6 +244,7 @@ struct NvmModel {
     uint64_t map_misses;
     uint64_t buffer_hits, gc_bytes, fold_bytes, erases, suspends;
     uint64_t die_op_ns, die_read_ns;  /* die time reserved, over all dies */
+    uint64_t die_forgotten;         /* running ops a full die ring dropped */
     uint64_t map_lost;              /* writes the FTL had no room for */
 };
 

@@ -41,6 +41,7 @@ void nvm_quiesce(NvmModel *m)
         m->dies[i].head = m->dies[i].n = 0;
     }
     m->die_op_ns = m->die_read_ns = 0;  /* nvm_model_die_time() */
+    m->die_forgotten = 0;
     for (int k = 0; k < 3; k++) {
         if (m->slots[k]) {
             memset(m->slots[k], 0, sizeof(uint64_t) * m->n_slots[k]);

@@ -239,4 +239,5 @@ void nvm_model_die_time(const NvmModel *m, NvmDieTime *dt)
     dt->op_ns = m->die_op_ns;
     dt->read_ns = m->die_read_ns;
     dt->dies = m->ndies;
+    dt->forgotten = m->die_forgotten;
 }

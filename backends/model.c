@@ -756,6 +756,10 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
 
     m->chan = g_new0(ReadLine, m->channels);
     m->dies = g_new0(Die, m->ndies);
+    for (unsigned i = 0; i < m->ndies; i++) {
+        m->dies[i].cap = DIE_QUEUE_MIN;
+        m->dies[i].q = g_new(DieOp, DIE_QUEUE_MIN);
+    }
     {
         const double mw[3] = { p->program_mw, p->program_slc_mw,
                                p->erase_mw };
@@ -803,6 +807,9 @@ void nvm_model_free(NvmModel *m)
     }
     nvm_ftl_free(m->ftl);
     g_free(m->chan);
+    for (unsigned i = 0; i < m->ndies; i++) {
+        g_free(m->dies[i].q);
+    }
     g_free(m->dies);
     for (int k = 0; k < 3; k++) {
         g_free(m->slots[k]);
@@ -817,8 +824,13 @@ void nvm_model_free(NvmModel *m)
 
 size_t nvm_model_memory_bytes(const NvmModel *m)
 {
+    size_t ops = 0;
+
+    for (unsigned i = 0; i < m->ndies; i++) {
+        ops += m->dies[i].cap;
+    }
     return sizeof(*m) + sizeof(ReadLine) * m->channels +
-           sizeof(Die) * m->ndies +
+           sizeof(Die) * m->ndies + sizeof(DieOp) * ops +
            sizeof(uint64_t) * (m->n_slots[0] + m->n_slots[1] +
                                m->n_slots[2]) +
            sizeof(ReadLine) * (size_t)m->ndies * m->rd_planes +
@@ -830,8 +842,15 @@ size_t nvm_model_memory_bytes(const NvmModel *m)
 
 size_t nvm_model_memory_bound(const NvmModel *m)
 {
+    size_t ops = 0;
+
+    for (unsigned i = 0; i < m->ndies; i++) {
+        ops += m->dies[i].cap;
+    }
+    /* the dies' rings at their most */
     return nvm_model_memory_bytes(m) - nvm_ftl_memory_bytes(m->ftl) +
-           nvm_ftl_memory_max_bytes(m->ftl);
+           nvm_ftl_memory_max_bytes(m->ftl) +
+           sizeof(DieOp) * ((size_t)m->ndies * DIE_QUEUE_MAX - ops);
 }
 
 size_t nvm_model_max_memory_bytes(void)
@@ -840,7 +859,8 @@ size_t nvm_model_max_memory_bytes(void)
     size_t bh = 2 * (NVM_MAX_WRITE_BUFFER_BYTES >> 12) * 2;
 
     return sizeof(NvmModel) + sizeof(ReadLine) * NVM_MAX_CHANNELS +
-           sizeof(Die) * NVM_MAX_DIES + sizeof(uint64_t) * 3 * NVM_MAX_DIES +
+           (sizeof(Die) + sizeof(DieOp) * DIE_QUEUE_MAX) * NVM_MAX_DIES +
+           sizeof(uint64_t) * 3 * NVM_MAX_DIES +
            sizeof(ReadLine) * (size_t)NVM_MAX_DIES * NVM_MAX_PLANES +
            sizeof(Unit) * units + sizeof(uint64_t) * bh +
            sizeof(uint32_t) * 2 * (size_t)NVM_MAX_MAP_TAGS +

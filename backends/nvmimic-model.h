@@ -532,6 +532,8 @@ void nvm_model_get_stats(const NvmModel *m, uint64_t now_ns, NvmStats *st);
 typedef struct NvmDieTime {
     uint64_t op_ns, read_ns, until_ns;
     unsigned dies;
+    /* operations a die's full queue forgot while they ran (0 expected) */
+    uint64_t forgotten;
 } NvmDieTime;
 
 void nvm_model_die_time(const NvmModel *m, NvmDieTime *dt);
