@@ -219,7 +219,7 @@ static void nvmimic_rt_sleep(NvmimicRt *rt, int64_t target, int64_t ns)
     qatomic_set(&rt->sleeping_for, target);
     smp_mb();
     if (qatomic_read(&rt->next_ns) < target || qatomic_read(&rt->stop) ||
-        qatomic_read(&rt->work_pending)) {
+        (qatomic_read(&rt->work_pending) && qatomic_read(&rt->running))) {
         qatomic_set(&rt->sleeping_for, INT64_MIN);
         return;
     }

@@ -430,6 +430,94 @@ static void test_nothing_runs_while_the_vm_is_stopped(void)
     dev_stop(&d);
 }
 
+/* the thread's work (nvmimic_rt_set_work()): counted, with the BQL */
+static unsigned works;
+
+static void dev_work(void *opaque G_GNUC_UNUSED)
+{
+    g_assert(bql_locked());
+    g_assert(vm_running);
+    __atomic_add_fetch(&works, 1, __ATOMIC_RELAXED);
+}
+
+static unsigned works_now(void)
+{
+    return __atomic_load_n(&works, __ATOMIC_RELAXED);
+}
+
+/* Wait (2 s at most) for the work to have run @n times. */
+static void wait_works(unsigned n)
+{
+    for (int64_t until = get_clock() + 2000000000LL; works_now() < n;) {
+        g_assert_cmpint(get_clock(), <, until);
+        sleep_us(200);
+    }
+}
+
+/*
+ * Work flagged without the BQL (a vCPU's doorbell, nvmimic-doorbell.c)
+ * runs with the BQL, whether the thread sleeps or polls; never while the
+ * VM is stopped, and the thread does not spin on it then (its sleeps stay
+ * few); it runs once the VM runs again; and work flagged all through a load
+ * of deadlines leaves every deadline run and none early.
+ */
+static void test_work_runs_between_deadlines_and_never_while_stopped(void)
+{
+    GRand *r = g_rand_new_with_seed(17);
+    NvmimicRtStats st;
+    uint64_t sleeps;
+    Dev d;
+
+    works = 0;
+    dev_start_poll(&d, NVMIMIC_RT_SPIN_US_DEFAULT, 0, 0);
+    bql_lock();
+    nvmimic_rt_set_work(d.rt, dev_work, &d);
+    bql_unlock();
+    nvmimic_rt_work_pending(d.rt);      /* without the BQL */
+    wait_works(1);
+
+    bql_lock();
+    vm_set_running(false);
+    nvmimic_rt_get_stats(d.rt, &st);
+    bql_unlock();
+    sleeps = st.sleeps;
+    nvmimic_rt_work_pending(d.rt);
+    sleep_us(20000);
+    bql_lock();
+    nvmimic_rt_get_stats(d.rt, &st);
+    g_assert_cmpuint(works_now(), ==, 1);
+    g_assert_cmpuint(st.sleeps - sleeps, <, 100);
+    vm_set_running(true);
+    bql_unlock();
+    wait_works(2);
+
+    /* a load of deadlines with work flagged all along, from this thread */
+    {
+        int64_t end = get_clock() + 300 * 1000000LL;
+        unsigned before = works_now();
+
+        while (get_clock() < end) {
+            bql_lock();
+            dev_push(&d, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                         g_rand_int_range(r, 20000, 300000));
+            bql_unlock();
+            nvmimic_rt_work_pending(d.rt);
+            sleep_us(g_rand_int_range(r, 0, 150));
+        }
+        load(&d, r, 1, 20, 300);        /* and wait for every deadline */
+        g_assert_cmpuint(works_now(), >, before);
+    }
+    bql_lock();
+    nvmimic_rt_get_stats(d.rt, &st);
+    g_assert_true(st.has_work);
+    g_assert_cmpuint(st.works, ==, works_now());
+    g_assert_cmpuint(d.posted, ==, d.pushed);
+    g_assert_cmpuint(d.early, ==, 0);
+    bql_unlock();
+    dev_stop(&d);
+    g_rand_free(r);
+}
+
 /*
  * Stop the thread while it sleeps, spins, or waits for the BQL (held
  * here across its deadline), many times: under ASan and TSan a use after
@@ -572,6 +660,8 @@ int main(int argc, char **argv)
     g_test_add_func("/rt/nothing_runs_while_the_vm_is_stopped",
                     test_nothing_runs_while_the_vm_is_stopped);
     g_test_add_func("/rt/stop_at_any_moment", test_stop_at_any_moment);
+    g_test_add_func("/rt/work_runs_between_deadlines_and_never_while_stopped",
+                    test_work_runs_between_deadlines_and_never_while_stopped);
     g_test_add_func("/rt/polling_sees_a_deadline_without_a_sleep",
                     test_polling_sees_a_deadline_without_a_sleep);
     g_test_add_func("/rt/a_short_bql_hold_is_waited_out_without_sleeping",
