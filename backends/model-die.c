@@ -89,7 +89,9 @@ uint64_t nvm_slot(NvmModel *m, unsigned kind, uint64_t t, uint64_t dur)
             best = i;
         }
     }
+    m->probe.slot_n[kind]++;
     if (s[best] > t) {
+        m->probe.slot_wait[kind] += s[best] - t;
         t = s[best];
     }
     s[best] = t + dur;
@@ -105,6 +107,9 @@ uint64_t nvm_die_push(NvmModel *m, unsigned die, uint64_t ready,
     DieOp *op;
 
     start = nvm_slot(m, slot, start, dur);
+    m->probe.push_n[kind]++;
+    m->probe.push_wait[kind] += start - ready;
+    m->probe.push_dur[kind] += dur;
     nvm_die_retire(m, d);
     nvm_die_room(m, d);
     op = &d->q[(d->head + d->n++) % d->cap];
@@ -345,6 +350,7 @@ uint64_t nvm_die_read(NvmModel *m, unsigned die, unsigned plane,
     DieOp *held = NULL;                 /* the operation it suspends */
     uint32_t after = 0;                 /* first queued op to push back */
     int gap;
+    uint64_t t_in = t, opwait = 0;
 
     nvm_die_retire(m, d);
     for (;;) {
@@ -376,6 +382,9 @@ uint64_t nvm_die_read(NvmModel *m, unsigned die, unsigned plane,
                         held = op;
                         after = i + 1;
                         break;
+                    }
+                    if (op->end > s) {
+                        opwait += op->end - (s > t ? s : t);
                     }
                     t = op->end;
                     wait = true;
@@ -416,6 +425,19 @@ uint64_t nvm_die_read(NvmModel *m, unsigned die, unsigned plane,
         nvm_read_take(rl, gap, s, re);
     }
     m->die_read_ns += len;
+    if (host) {
+        m->probe.pg_n++;
+        m->probe.pg_tr += tr;
+        m->probe.pg_wait += re - tr - t_in;
+        if (held) {
+            m->probe.pg_susp_n++;
+            m->probe.pg_susp_ns += m->suspend_ns;
+        }
+        if (opwait) {
+            m->probe.pg_opwait_n++;
+            m->probe.pg_opwait_ns += opwait;
+        }
+    }
     nvm_die_ripple(m, die, after, held ? held->end : re);
     if (re > d->free) {
         d->free = re;
@@ -441,5 +463,12 @@ uint64_t nvm_page_read(NvmModel *m, uint64_t page, uint64_t t,
     nvm_energy(m, m->read_mw, tr);
     xfer = (uint64_t)(bytes * m->chan_ns_per_byte);
     m->nand_read += bytes;
-    return nvm_channel(m, die, end, xfer);
+    {
+        uint64_t ce = nvm_channel(m, die, end, xfer);
+
+        if (host) {
+            m->probe.pg_chan += ce - end;
+        }
+        return ce;
+    }
 }

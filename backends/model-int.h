@@ -245,6 +245,7 @@ struct NvmModel {
     uint64_t buffer_hits, gc_bytes, fold_bytes, erases, suspends;
     uint64_t die_op_ns, die_read_ns;  /* die time reserved, over all dies */
     uint64_t die_forgotten;         /* running ops a full die ring dropped */
+    NvmProbe probe;
     uint64_t map_lost;              /* writes the FTL had no room for */
 };
 

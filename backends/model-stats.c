@@ -241,3 +241,13 @@ void nvm_model_die_time(const NvmModel *m, NvmDieTime *dt)
     dt->dies = m->ndies;
     dt->forgotten = m->die_forgotten;
 }
+
+void nvm_model_probe(const NvmModel *m, NvmProbe *pr)
+{
+    *pr = m->probe;
+}
+
+void nvm_model_probe_reset(NvmModel *m)
+{
+    memset(&m->probe, 0, sizeof(m->probe));
+}

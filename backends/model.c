@@ -425,8 +425,12 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
     uint64_t t_nand = nvm_map_lookup(m, off, cmd_t, core, false);
     uint64_t lpn = off >> m->lpn_shift;
     uint64_t last = (off + bytes - 1) >> m->lpn_shift;
-    uint64_t path_ns, link_ns;
+    uint64_t path_ns, link_ns, fin;
 
+    m->probe.rd_n++;
+    m->probe.rd_core_wait += cmd_t - t - m->read_cmd_ns;
+    m->probe.rd_core += m->read_cmd_ns;
+    m->probe.rd_map += t_nand - cmd_t;
     if (m->read_place_ftl) {
         nand_done = nvm_read_placed(m, lpn, last, cmd_t, t_nand, nand_done);
         lpn = last + 1;
@@ -469,8 +473,18 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
     link_ns = (uint64_t)((bytes + m->cmd_overhead_bytes) *
                          m->link_ns_per_byte);
     m->tx_busy_ns += MAX(link_ns, path_ns);
-    nand_done = nvm_pipe(&m->read_path_free, cmd_t, nand_done, path_ns);
-    return nvm_pipe(&m->link_tx_free, cmd_t, nand_done, link_ns);
+    if (nand_done > t_nand) {
+        m->probe.rd_nand += nand_done - t_nand;
+        m->probe.rd_nand_cmds++;
+    }
+    {
+        uint64_t nd = nand_done > t_nand ? nand_done : t_nand;
+
+        nand_done = nvm_pipe(&m->read_path_free, cmd_t, nand_done, path_ns);
+        fin = nvm_pipe(&m->link_tx_free, cmd_t, nand_done, link_ns);
+        m->probe.rd_post += fin - nd;
+    }
+    return fin;
 }
 
 static uint64_t nvm_do_write(NvmModel *m, uint64_t t, uint64_t off,
@@ -493,7 +507,17 @@ static uint64_t nvm_do_write(NvmModel *m, uint64_t t, uint64_t off,
     fe = mapped > fe ? mapped : fe;
     m->host_written += bytes;
     m->total_host_written += bytes;
-    return nvm_buffer_write(m, off, bytes, fe, fua);
+    {
+        uint64_t d = nvm_buffer_write(m, off, bytes, fe, fua);
+
+        m->probe.wr_n++;
+        m->probe.wr_core_wait += cmd_t - t - m->write_cmd_ns;
+        m->probe.wr_core += m->write_cmd_ns;
+        m->probe.wr_front += fe - cmd_t;
+        m->probe.wr_buf += d - fe;
+        m->probe.wr_buf_n += d > fe;
+        return d;
+    }
 }
 
 void nvm_trim(NvmModel *m, uint64_t off, uint64_t bytes)

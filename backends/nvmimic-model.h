@@ -537,6 +537,26 @@ typedef struct NvmDieTime {
 } NvmDieTime;
 
 void nvm_model_die_time(const NvmModel *m, NvmDieTime *dt);
+
+/*
+ * Probe: where host commands' time goes, summed since
+ * nvm_model_probe_reset() (bench/vdi-probe, docs/vdi.md).  All times in
+ * ns.  Counting only: it changes no result.
+ */
+typedef struct NvmProbe {
+    uint64_t rd_n, rd_core_wait, rd_core, rd_map, rd_nand, rd_post;
+    uint64_t rd_nand_cmds;          /* reads that touched NAND */
+    uint64_t pg_n, pg_tr, pg_wait, pg_chan;  /* host page reads */
+    uint64_t pg_susp_n, pg_susp_ns; /* reads that suspended an operation */
+    uint64_t pg_opwait_n, pg_opwait_ns;  /* waited for a running op */
+    uint64_t wr_n, wr_core_wait, wr_core, wr_front, wr_buf;
+    uint64_t wr_buf_n;              /* writes that waited for the buffer */
+    uint64_t slot_n[3], slot_wait[3];   /* power budget slots */
+    uint64_t push_n[3], push_wait[3];   /* die queue (prog, erase, copy) */
+    uint64_t push_dur[3];
+} NvmProbe;
+void nvm_model_probe(const NvmModel *m, NvmProbe *pr);
+void nvm_model_probe_reset(NvmModel *m);
 uint64_t nvm_hist_bucket_upper_ns(unsigned bucket);
 /* The bucket @ns falls in (for histograms of other times, in ns). */
 unsigned nvm_hist_bucket(uint64_t ns);
