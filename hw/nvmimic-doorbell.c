@@ -159,6 +159,7 @@ static void nvmimic_db_write_locked(NvmimicDoorbells *d,
         nvme_process_db(d->n, w->off, (int)w->val);
         s->db_at = -1;
         guard->engaged_in_io = false;
+        d->replayed++;
         d->by_vcpu++;
     }
     if (!locked) {
