@@ -207,6 +207,7 @@ class RealtimeNvme(TinyGuestCase):
         self.assertGreaterEqual(self.read_class(st)['early'], n // 10)
 
     def test_reset_with_completions_held_posts_nothing_after_it(self):
+        """reset_with_completions_held() with the default options."""
         self.reset_with_completions_held('')
 
     def reset_with_completions_held(self, device_opts):
@@ -288,6 +289,7 @@ class RealtimeNvme(TinyGuestCase):
 
     def test_eject_with_completions_held_posts_nothing_and_stops_the_thread(
             self):
+        """eject_with_completions_held() with the default options."""
         self.eject_with_completions_held('')
 
     def eject_with_completions_held(self, device_opts):
