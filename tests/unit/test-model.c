@@ -1692,6 +1692,48 @@ static void hot_drive_throttles_and_the_switch_turns_it_off(void)
 }
 
 /*
+ * A closed loop on @m over the first @span bytes: @depth (at most 128)
+ * commands outstanding, each a read of @read_nlb blocks with @read_pct %
+ * chance, else a write of @write_nlb, at a random multiple of @unit_nlb
+ * blocks (@unit_bytes each), until every slot passes @until_ns; GRand
+ * seeded with @seed.  Returns the commands submitted.
+ */
+static uint64_t closed_loop_mix(NvmModel *m, uint64_t span, unsigned depth,
+                                int read_pct, uint32_t read_nlb,
+                                uint32_t write_nlb, uint32_t unit_nlb,
+                                uint64_t unit_bytes, uint64_t until_ns,
+                                guint32 seed)
+{
+    uint64_t slots[128] = { 0 };
+    GRand *r = g_rand_new_with_seed(seed);
+    uint64_t n = 0;
+
+    g_assert_cmpuint(depth, <=, G_N_ELEMENTS(slots));
+    for (;;) {
+        unsigned k = 0;
+        NvmCmd c = { 0 };
+
+        for (unsigned i = 1; i < depth; i++) {
+            if (slots[i] < slots[k]) {
+                k = i;
+            }
+        }
+        if (slots[k] >= until_ns) {
+            break;
+        }
+        c.op = g_rand_int_range(r, 0, 100) < read_pct ? NVM_OP_READ
+                                                        : NVM_OP_WRITE;
+        c.slba = g_rand_int_range(r, 0, (gint32)(span / unit_bytes)) *
+                 (uint64_t)unit_nlb;
+        c.nlb = c.op == NVM_OP_READ ? read_nlb : write_nlb;
+        slots[k] = nvm_model_submit(m, &c, slots[k]);
+        n++;
+    }
+    g_rand_free(r);
+    return n;
+}
+
+/*
  * A die does one thing at a time.  Reads go ahead of queued programs and
  * suspend running ones, which pushes the programs back; a program pushed
  * back must then also make room for the reads already reserved where it
@@ -1705,34 +1747,15 @@ static void dies_are_never_booked_twice(void)
     NvmModel *m = nvm_model_new(p, 1);
     uint64_t span = (uint64_t)(p->capacity_bytes * 0.05) & ~4095ULL;
     unsigned ndies = p->channels * p->dies_per_channel;
-    uint64_t slots[128] = { 0 };
     NvmDieTime dt;
-    GRand *r = g_rand_new_with_seed(7);
-    uint64_t n = 0;
+    uint64_t n;
     double cap, booked;
 
     g_assert_false(p->independent_plane_reads);
     g_assert_true(nvm_model_set_fill(m, 100, NULL));
     g_assert_true(nvm_model_set_steady_random(m, 0, span, NULL));
     /* 4 KiB random, 60 % reads, 128 outstanding, for 0.4 s */
-    for (;;) {
-        unsigned k = 0;
-        NvmCmd c = { 0 };
-
-        for (unsigned i = 1; i < G_N_ELEMENTS(slots); i++) {
-            if (slots[i] < slots[k]) {
-                k = i;
-            }
-        }
-        if (slots[k] >= 400000000ULL) {
-            break;
-        }
-        c.op = g_rand_int_range(r, 0, 100) < 60 ? NVM_OP_READ : NVM_OP_WRITE;
-        c.slba = g_rand_int_range(r, 0, (gint32)(span / 4096)) * 8ULL;
-        c.nlb = 8;
-        slots[k] = nvm_model_submit(m, &c, slots[k]);
-        n++;
-    }
+    n = closed_loop_mix(m, span, 128, 60, 8, 8, 8, 4096, 400000000ULL, 7);
     nvm_model_die_time(m, &dt);
     g_assert_cmpuint(dt.dies, ==, ndies);
     cap = (double)dt.dies * dt.until_ns;
@@ -1743,7 +1766,6 @@ static void dies_are_never_booked_twice(void)
     /* the load keeps the dies busy, and never more than all the time */
     g_assert_cmpfloat(booked, >, 0.6);
     g_assert_cmpfloat(booked, <=, 1.0);
-    g_rand_free(r);
     nvm_model_free(m);
     nvm_profile_free(p);
 }
@@ -1762,37 +1784,18 @@ static void die_queues_forget_no_running_operation(void)
     NvmProfile *p = load("crucial-p5-1tb");
     NvmModel *m = nvm_model_new(p, 1);
     uint64_t span = (uint64_t)(p->capacity_bytes * 0.05) & ~16383ULL;
-    uint64_t slots[32] = { 0 };
     NvmDieTime dt;
-    GRand *r = g_rand_new_with_seed(11);
-    uint64_t n = 0;
+    uint64_t n;
 
     g_assert_true(nvm_model_set_fill(m, 100, NULL));
     g_assert_true(nvm_model_set_steady_random(m, 0, span, NULL));
-    for (;;) {
-        unsigned k = 0;
-        NvmCmd c = { 0 };
-
-        for (unsigned i = 1; i < G_N_ELEMENTS(slots); i++) {
-            if (slots[i] < slots[k]) {
-                k = i;
-            }
-        }
-        if (slots[k] >= 3000000000ULL) {
-            break;
-        }
-        c.op = g_rand_int_range(r, 0, 100) < 20 ? NVM_OP_READ : NVM_OP_WRITE;
-        c.slba = g_rand_int_range(r, 0, (gint32)(span / 16384)) * 32ULL;
-        c.nlb = c.op == NVM_OP_READ ? 8 : 32;
-        slots[k] = nvm_model_submit(m, &c, slots[k]);
-        n++;
-    }
+    n = closed_loop_mix(m, span, 32, 20, 8, 32, 32, 16384, 3000000000ULL,
+                        11);
     nvm_model_die_time(m, &dt);
     g_test_message("%" G_GUINT64_FORMAT " commands; %" G_GUINT64_FORMAT
                    " running operations forgotten", n, dt.forgotten);
     g_assert_cmpuint(n, >, 10000);
     g_assert_cmpuint(dt.forgotten, ==, 0);
-    g_rand_free(r);
     nvm_model_free(m);
     nvm_profile_free(p);
 }
