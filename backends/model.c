@@ -846,15 +846,21 @@ void nvm_model_free(NvmModel *m)
     g_free(m);
 }
 
-size_t nvm_model_memory_bytes(const NvmModel *m)
+/* The operations the dies' queues have room for now. */
+static size_t nvm_die_queue_slots(const NvmModel *m)
 {
     size_t ops = 0;
 
     for (unsigned i = 0; i < m->ndies; i++) {
         ops += m->dies[i].cap;
     }
+    return ops;
+}
+
+size_t nvm_model_memory_bytes(const NvmModel *m)
+{
     return sizeof(*m) + sizeof(ReadLine) * m->channels +
-           sizeof(Die) * m->ndies + sizeof(DieOp) * ops +
+           sizeof(Die) * m->ndies + sizeof(DieOp) * nvm_die_queue_slots(m) +
            sizeof(uint64_t) * (m->n_slots[0] + m->n_slots[1] +
                                m->n_slots[2]) +
            sizeof(ReadLine) * (size_t)m->ndies * m->rd_planes +
@@ -866,15 +872,11 @@ size_t nvm_model_memory_bytes(const NvmModel *m)
 
 size_t nvm_model_memory_bound(const NvmModel *m)
 {
-    size_t ops = 0;
-
-    for (unsigned i = 0; i < m->ndies; i++) {
-        ops += m->dies[i].cap;
-    }
     /* the dies' rings at their most */
     return nvm_model_memory_bytes(m) - nvm_ftl_memory_bytes(m->ftl) +
            nvm_ftl_memory_max_bytes(m->ftl) +
-           sizeof(DieOp) * ((size_t)m->ndies * DIE_QUEUE_MAX - ops);
+           sizeof(DieOp) * ((size_t)m->ndies * DIE_QUEUE_MAX -
+                            nvm_die_queue_slots(m));
 }
 
 size_t nvm_model_max_memory_bytes(void)
