@@ -80,14 +80,26 @@ struct NvmimicDoorbells {
 };
 
 /*
+ * With the BQL and the re-entrancy guard engaged: run @w as a trapped
+ * write runs it, its commands arriving when the guest rang.
+ */
+static void nvmimic_db_process(NvmimicDoorbells *d, const NvmimicDbWrite *w)
+{
+    NvmimicCtrl *s = d->n->nvmimic;
+
+    s->db_at = w->at;
+    nvme_process_db(d->n, w->off, (int)w->val);
+    s->db_at = -1;
+    d->replayed++;
+}
+
+/*
  * With the BQL: replay what is queued (one batch: what a guest writes
  * meanwhile waits for the next), as a trapped write would run it.
  */
 static void nvmimic_db_replay(NvmimicDoorbells *d)
 {
-    NvmeCtrl *n = d->n;
-    NvmimicCtrl *s = n->nvmimic;
-    MemReentrancyGuard *guard = &DEVICE(n)->mem_reentrancy_guard;
+    MemReentrancyGuard *guard = &DEVICE(d->n)->mem_reentrancy_guard;
     bool engaged;
     unsigned i, k;
 
@@ -109,12 +121,9 @@ static void nvmimic_db_replay(NvmimicDoorbells *d)
     for (i = 0; i < k; i++) {
         trace_nvmimic_doorbell_replay(d->batch[i].off, d->batch[i].val,
                                       nvmimic_now() - d->batch[i].at);
-        s->db_at = d->batch[i].at;
-        nvme_process_db(n, d->batch[i].off, (int)d->batch[i].val);
+        nvmimic_db_process(d, &d->batch[i]);
     }
-    s->db_at = -1;
     guard->engaged_in_io = engaged;
-    d->replayed += k;
 }
 
 /* The timing thread's work (nvmimic_rt_set_work()): the BQL is held. */
@@ -151,15 +160,10 @@ static void nvmimic_db_write_locked(NvmimicDoorbells *d,
                       " from the controller's own DMA refused (re-entrant "
                       "I/O)\n", w->off);
     } else {
-        NvmimicCtrl *s = d->n->nvmimic;
-
         nvmimic_db_replay(d);
         guard->engaged_in_io = true;
-        s->db_at = w->at;
-        nvme_process_db(d->n, w->off, (int)w->val);
-        s->db_at = -1;
+        nvmimic_db_process(d, w);
         guard->engaged_in_io = false;
-        d->replayed++;
         d->by_vcpu++;
     }
     if (!locked) {
