@@ -82,6 +82,10 @@ while [ ! -b $dev ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
 [ -b $dev ] && say "replugged" || say "no device after the re-plug"
 sync
 say "unplug-done"
+# the host reads the re-plugged device's statistics once it sees that line:
+# the guest must still be running then (ending at once, it raced the host's
+# query, which then found QEMU gone)
+sleep 10
 EOF
 
 bash "$root/vm-images/run-guest.sh" --accel tcg "$qemu" "$guest" "$work/job" \
