@@ -20,6 +20,7 @@
 # usage: bench/lateness.sh [--profile NAME|PATH] [--rates R,R,...]
 #            [--seconds S] [--paths off,on,db] [--device-opts ,K=V...]
 #            [--qemu-cpus LIST] [--qemu PATH] [--guest-dir DIR] [--keep DIR]
+#            [--accel tcg|kvm]
 # Defaults: crucial-p5-2tb, 1000,2000,5000,10000,20000,50000,100000 IOPS
 # (past some 14,000 the TCG guest cannot keep up: its IOPS say how far it
 # got), 10 s each, paths off and on.  Prints a table and one JSON line; docs/
@@ -28,6 +29,8 @@
 # threads inherit them, a timing-cpu= in --device-opts then moves the
 # timing thread alone), so the timing thread can have a CPU of its own:
 #   --qemu-cpus 0 --device-opts ,timing-cpu=1,timing-fifo=on
+# --accel kvm runs the guests under KVM (default tcg; run-guest.sh's probe
+# says whether KVM works here, `nvmimic doctor` too).
 # --keep DIR keeps each guest's results there (res-RATE-PATH/qemu.log holds
 # QEMU's stderr; bench/bql-holders.sh reads it).
 # The header prints the host's real-time throttling
@@ -37,7 +40,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 profile=crucial-p5-2tb rates=1000,2000,5000,10000,20000,50000,100000 secs=10
-paths=off,on devopts= qemucpus= keep=
+paths=off,on devopts= qemucpus= keep= accel=tcg
 qemu=${NVMIMIC_QEMU:-$root/build/qemu/qemu-system-x86_64}
 guest=${NVMIMIC_GUEST_DIR:-$root/build/guest}
 while [ $# -gt 0 ]; do
@@ -51,6 +54,7 @@ while [ $# -gt 0 ]; do
         --qemu) qemu=$2; shift 2 ;;
         --guest-dir) guest=$2; shift 2 ;;
         --keep) keep=$2; shift 2 ;;
+        --accel) accel=$2; shift 2 ;;
         *) echo "lateness: unknown option $1 (see the header)" >&2; exit 2 ;;
     esac
 done
@@ -59,6 +63,7 @@ case $profile in
     *) profile=$root/profiles/$profile.ini ;;
 esac
 [ -f "$profile" ] || { echo "lateness: no profile $profile" >&2; exit 2; }
+case $accel in tcg|kvm) ;; *) echo "lateness: --accel takes tcg or kvm, not $accel" >&2; exit 2 ;; esac
 for p in $(echo "$paths" | tr , ' '); do
     case $p in on|off|db) ;; *) echo "lateness: --paths takes off, on and db, not $p" >&2; exit 2 ;; esac
 done
@@ -92,7 +97,7 @@ fio --name=late --filename=/dev/nvme0n1 --direct=1 --ioengine=libaio \\
     --randrepeat=0 $fioopts --time_based=1 --ramp_time=1 --runtime=$secs \\
     --output-format=json --output=\$RESULTS/fio.json
 EOF
-    $pin bash "$root/vm-images/run-guest.sh" --accel tcg --device-stats nvm0 \
+    $pin bash "$root/vm-images/run-guest.sh" --accel "$accel" --device-stats nvm0 \
         "$qemu" "$guest" "$work/job-$name" "$work/res-$name" $((600 + secs * 30)) \
         -drive "if=none,id=d,driver=null-co,size=$cap,read-zeroes=on" \
         -device "nvme,id=nvm0,drive=d,addr=0x10,profile=$profile,timing-thread=$thread$devopts" \
@@ -113,9 +118,9 @@ for p in $(echo "$paths" | tr , ' '); do
 done
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 python3 - "$work" "$rates" "$secs" "$(basename "$profile" .ini)" "$paths" "$load" \
-    "$devopts" "$qemucpus" "$rtrun" <<'PY'
+    "$devopts" "$qemucpus" "$rtrun" "$accel" <<'PY'
 import json, sys
-work, rates, secs, prof, paths, load, devopts, qemucpus, rtrun = sys.argv[1:10]
+work, rates, secs, prof, paths, load, devopts, qemucpus, rtrun, accel = sys.argv[1:11]
 rates, paths = rates.split(","), paths.split(",")
 name = {"off": "main-loop timer", "on": "timing thread",
         "db": "thread takes doorbells"}
@@ -146,7 +151,7 @@ def point(tag):
 
 
 rows = []
-print(f"{prof}, TCG in real time, 4K random reads at fixed Poisson rates "
+print(f"{prof}, {accel.upper()} in real time, 4K random reads at fixed Poisson rates "
       f"(QD up to 32), {secs} s each; lateness = posted minus scheduled "
       f"time, us; load average {load}; device options "
       f"'{devopts or '(none)'}', QEMU on CPUs {qemucpus or 'any'}, "
@@ -200,7 +205,7 @@ for p in (x for x in paths if x != "off"):
                  f"{pt['doorbell_wait_p99_us']:.1f} us, guard "
                  f"{pt['doorbell_guard_us']} us"
                  if pt['doorbell_writes'] is not None else ""))
-print(json.dumps({"profile": prof, "seconds": float(secs), "load": load,
+print(json.dumps({"profile": prof, "seconds": float(secs), "load": load, "accel": accel,
                   "device_opts": devopts, "qemu_cpus": qemucpus,
                   "sched_rt_runtime_us": rtrun, "rates": rows, "qd1": qd1}))
 PY
