@@ -248,18 +248,22 @@ static double point_timeout(const Run *r, double virt_s, double rate_iops)
 
 /*
  * nvmimic-set-state's members for a drive reviewed filled, as
- * nvm_sim_review_state() starts each workload: a fresh drive, filled, the
- * SLC cache full, the span at its random-write steady state and the map
+ * nvm_sim_review_state_hook() starts each workload: a fresh drive, filled,
+ * the SLC cache full, the span at its random-write steady state (unless
+ * the workload @reads_only: then as the fill laid it out) and the map
  * cache warm over it; the statistics from there.
  */
-static char *filled_state(const Run *r)
+static char *filled_state(const Run *r, bool reads_only)
 {
+    g_autofree char *steady = reads_only ? g_strdup("") :
+        g_strdup_printf("\"steady-random-bytes\": %" G_GUINT64_FORMAT ", ",
+                        r->span_bytes);
+
     return g_strdup_printf("\"secure-erase\": true, \"fill-pct\": 100, "
-                           "\"slc-used-bytes\": %" G_GUINT64_FORMAT ", "
-                           "\"steady-random-bytes\": %" G_GUINT64_FORMAT ", "
+                           "\"slc-used-bytes\": %" G_GUINT64_FORMAT ", %s"
                            "\"warm-map-bytes\": %" G_GUINT64_FORMAT ", "
                            "\"reset-stats\": true", r->p->slc_static_bytes,
-                           r->span_bytes, r->span_bytes);
+                           steady, r->span_bytes);
 }
 
 /*
@@ -273,7 +277,8 @@ static void plan_precondition(Run *r, Wl *wl, Plan *p)
     g_autofree char *what = g_strdup_printf("%s precondition", wl->wl.name);
 
     if (r->p->review_state == NVM_REVIEW_FILLED) {
-        g_autofree char *state = filled_state(r);
+        g_autofree char *state =
+            filled_state(r, !wl->mix && wl->wl.op == NVM_OP_READ);
 
         run_plan_mark(p, id, what, state, true);
     } else {
@@ -637,7 +642,7 @@ static void plan_curve(Run *r, Wl *wl, Plan *p)
     if (erased) {
         state = g_strdup("\"secure-erase\": true, \"reset-stats\": true");
     } else {
-        state = filled_state(r);
+        state = filled_state(r, !wl->mix && w->op == NVM_OP_READ);
     }
     run_plan_mark(p, id, what, state, true);
 

@@ -70,10 +70,12 @@ typedef double (*NvmSimPointFn)(void *job, NvmModel *m, const NvmSimPoint *pt,
  * own on a fresh model of @p in the review's starting state: the
  * closed-loop peak, then (unless o->peaks_only) Poisson points at 10..120 %
  * of it.  Workload i's seeds follow from o->seed and @seed_base + i, so the
- * results do not depend on the threads.
+ * results do not depend on the threads.  @reads_only[i] (NULL: none) says
+ * workload i only reads (nvm_sim_review_state_hook()).
  */
 void nvm_sim_curves(const NvmProfile *p, const NvmSimOptions *o, unsigned n,
-                    unsigned seed_base, NvmSimPointFn fn, void *const *jobs);
+                    unsigned seed_base, NvmSimPointFn fn, void *const *jobs,
+                    const bool *reads_only);
 
 /*
  * One of them, workload @index (seeds as nvm_sim_curves gives it) on @m, a
@@ -81,15 +83,23 @@ void nvm_sim_curves(const NvmProfile *p, const NvmSimOptions *o, unsigned n,
  */
 void nvm_sim_curve(const NvmProfile *p, const NvmSimOptions *o,
                    unsigned index, NvmSimPointFn fn, void *job, NvmModel *m,
-                   const NvmRunHook *hook);
+                   const NvmRunHook *hook, bool reads_only);
 
 /* Put a fresh model into the review's starting state; returns the span. */
 void nvm_sim_review_state(NvmModel *m, const NvmProfile *p,
                           uint64_t *span_bytes, uint64_t *now_ns);
-/* The same, each step also told to @hook (may be NULL). */
+/*
+ * The same, each step also told to @hook (may be NULL), for a workload
+ * that only reads (@reads_only) or one that writes.  On a drive reviewed
+ * filled, a workload that writes finds the span at its random-write steady
+ * state; one that only reads finds it as the fill laid it out (the reviews'
+ * 64K reads are more page reads per second than their 4K reads show the
+ * drive can do, were each 4K of them on a page of its own: harness/sim/
+ * sim.c).
+ */
 void nvm_sim_review_state_hook(NvmModel *m, const NvmProfile *p,
                                uint64_t *span_bytes, uint64_t *now_ns,
-                               const NvmRunHook *hook);
+                               const NvmRunHook *hook, bool reads_only);
 
 /*
  * The length of the point the fit and calibrate time (docs/sim.md, "Point

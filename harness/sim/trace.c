@@ -341,7 +341,7 @@ bool nvm_trace_replay(const NvmTrace *t, const NvmProfile *p, uint64_t seed,
         nvm_model_secure_erase(m);
         nvm_model_state_at(m, now);
     } else {
-        nvm_sim_review_state(m, p, &span, &now);
+        nvm_sim_review_state_hook(m, p, &span, &now, NULL, opts->reads_only);
     }
     t0 = now;
     if (log) {

@@ -80,6 +80,8 @@ typedef struct NvmTraceReplay {
 
 typedef struct NvmTraceReplayOpts {
     bool erased;        /* secure-erased only, not the review's state */
+    bool reads_only;    /* the review's state for a workload that only
+                         * reads (nvm_sim_review_state_hook()) */
     uint64_t from_ns;   /* the state is set at this trace time; earlier
                          * commands are not replayed */
     double wear_pct;    /* the drive's wear when its state was set (its

@@ -97,7 +97,8 @@ bool nvm_sim_vdi(const NvmProfile *p, const NvmSimOptions *o,
         jobs[w] = (VdiJob){ p, &res[w] };
         ptrs[w] = &jobs[w];
     }
-    nvm_sim_curves(p, o, NVM_VDI_WORKLOADS, NVM_VDI_SEED_BASE, vdi_point, ptrs);
+    nvm_sim_curves(p, o, NVM_VDI_WORKLOADS, NVM_VDI_SEED_BASE, vdi_point, ptrs,
+                   NULL);
     return true;
 }
 
@@ -107,5 +108,6 @@ void nvm_sim_vdi_one(const NvmProfile *p, const NvmSimOptions *o,
 {
     VdiJob job = { p, r };
 
-    nvm_sim_curve(p, o, NVM_VDI_SEED_BASE + w, vdi_point, &job, m, hook);
+    nvm_sim_curve(p, o, NVM_VDI_SEED_BASE + w, vdi_point, &job, m, hook,
+                  false);
 }

@@ -397,6 +397,78 @@ static void qlc_program_time_after_the_cache_scales_with_the_dies(void)
     g_assert_cmpfloat(eight.after_mbps / four.after_mbps, <, 2.4);
 }
 
+/* What the review state told its hook: the span set at steady state. */
+static void note_review(void *opaque, uint64_t steady_bytes,
+                        uint64_t warm_bytes, uint64_t t_ns)
+{
+    (void)warm_bytes;
+    (void)t_ns;
+    *(uint64_t *)opaque = steady_bytes;
+}
+
+/*
+ * On a drive reviewed filled, a workload that writes finds its span at the
+ * random-write steady state and one that only reads finds it as the fill
+ * laid it out (nvm_sim_review_state_hook()).  The consequence with reads
+ * timed where the data lies ([ftl] read-placement = ftl, as the profiles
+ * ship): the P5 1 TB's 64K sequential-read point gives what reads timed by
+ * LBA give, where over the scattered span it fell below half.
+ */
+static void read_workloads_find_the_span_as_the_fill_laid_it(void)
+{
+    NvmWorkload wl[NVM_FOUR_CORNERS];
+    NvmProfile *p = load("crucial-p5-1tb");
+    uint64_t steady = 1, now = 0, span;
+    NvmRunHook hook = { .opaque = &steady, .review = note_review };
+    NvmRunResult ftl, lba, scattered;
+    NvmModel *m;
+    unsigned rd = NVM_FOUR_CORNERS;
+
+    g_assert_true(p->read_placement == NVM_READ_PLACE_FTL);
+    m = nvm_model_new(p, 1);
+    nvm_sim_review_state_hook(m, p, &span, &now, &hook, true);
+    g_assert_cmpuint(steady, ==, 0);
+    nvm_model_free(m);
+    m = nvm_model_new(p, 1);
+    now = 0;
+    nvm_sim_review_state_hook(m, p, &span, &now, &hook, false);
+    g_assert_cmpuint(steady, ==, span);
+    g_assert_cmpuint(span, >, 0);
+    nvm_model_free(m);
+
+    nvm_four_corners(wl, false);
+    for (unsigned w = 0; w < NVM_FOUR_CORNERS; w++) {
+        if (wl[w].op == NVM_OP_READ && wl[w].sequential) {
+            rd = w;
+        }
+    }
+    g_assert_cmpuint(rd, <, NVM_FOUR_CORNERS);
+    nvm_sim_figure_run_for(p, &wl[rd], true, 0, 0.2, 1.0, &ftl);
+    {
+        /* the same reads over the scattered span: the write rows' state */
+        NvmRunSpec spec = {
+            .wl = &wl[rd], .lba_bytes = p->lba_bytes,
+            .warmup_ns = 200 * 1000 * 1000,
+            .duration_ns = 1000 * 1000 * 1000,
+        };
+
+        m = nvm_model_new(p, 1);
+        now = 0;
+        nvm_sim_review_state(m, p, &span, &now);
+        spec.span_bytes = span;
+        nvm_curve_run(m, &spec, 1, &now, &scattered);
+        nvm_model_free(m);
+    }
+    p->read_placement = NVM_READ_PLACE_LBA;
+    nvm_sim_figure_run_for(p, &wl[rd], true, 0, 0.2, 1.0, &lba);
+    g_test_message("P5 1 TB 64K reads: %.0f IOPS where the data lies, %.0f "
+                   "by LBA, %.0f over the scattered span", ftl.fig.iops,
+                   lba.fig.iops, scattered.fig.iops);
+    g_assert_cmpfloat(ftl.fig.iops, ==, lba.fig.iops);
+    g_assert_cmpfloat(scattered.fig.iops, <, 0.6 * ftl.fig.iops);
+    nvm_profile_free(p);
+}
+
 int main(int argc, char **argv)
 {
     int rc;
@@ -405,6 +477,8 @@ int main(int argc, char **argv)
     g_test_add_func("/curve/points_below_the_peak_reach_their_rate_and_"
                     "110_120_saturate",
                     points_below_the_peak_reach_their_rate_and_110_120_saturate);
+    g_test_add_func("/curve/read_workloads_find_the_span_as_the_fill_laid_it",
+                    read_workloads_find_the_span_as_the_fill_laid_it);
     g_test_add_func("/curve/open_loop_arrivals_are_poisson",
                     open_loop_arrivals_are_poisson);
     g_test_add_func("/slc-cliff/starts_from_an_empty_drive",
