@@ -574,6 +574,8 @@ static void test_a_short_bql_hold_is_waited_out_without_sleeping(void)
 {
     Dev d;
     int64_t deadline;
+    uint64_t tries, sleeps;
+    bool shown = false;
 
     /* a first deadline, so that the thread is awake and polling */
     dev_start_poll(&d, NVMIMIC_RT_SPIN_US_MAX, 0, NVMIMIC_RT_POLL_US_MAX);
@@ -592,32 +594,44 @@ static void test_a_short_bql_hold_is_waited_out_without_sleeping(void)
         g_assert_cmpint(get_clock(), <, until);
         sleep_us(200);
     }
-    /* the second comes due 2 ms into a hold of 5 ms */
-    bql_lock();
-    deadline = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + 2000000;
-    dev_push(&d, deadline);
-    __atomic_store_n(&bql_blocking_takes, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&bql_failed_tries, 0, __ATOMIC_RELAXED);
-    while (qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) < deadline + 3000000) {
-    }
-    g_assert_cmpuint(d.posted, ==, 1);
-    bql_unlock();
-    for (int64_t until = get_clock() + 2000000000LL;;) {
-        bool done;
-
+    /*
+     * The next comes due 2 ms into a hold of 5 ms.  A round shows the
+     * behaviour when the thread tried the lock and never slept on it.  On
+     * a loaded host the thread may not get a CPU during the hold at all
+     * (no try), or lose it for longer than its window and then sleep on
+     * the lock: such a round shows nothing, and the hold is repeated, up
+     * to 5 rounds.  A thread that always slept on the lock, or never tried
+     * it, fails every round.
+     */
+    for (unsigned round = 0; round < 5 && !shown; round++) {
+        __atomic_store_n(&bql_blocking_takes, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&bql_failed_tries, 0, __ATOMIC_RELAXED);
         bql_lock();
-        done = d.posted == 2;
-        bql_unlock();
-        if (done) {
-            break;
+        deadline = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + 2000000;
+        dev_push(&d, deadline);
+        while (qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) < deadline + 3000000) {
         }
-        g_assert_cmpint(get_clock(), <, until);
-        sleep_us(200);
+        g_assert_cmpuint(d.posted, ==, 1 + round);
+        bql_unlock();
+        for (int64_t until = get_clock() + 2000000000LL;;) {
+            bool done;
+
+            bql_lock();
+            done = d.posted == 2 + round;
+            bql_unlock();
+            if (done) {
+                break;
+            }
+            g_assert_cmpint(get_clock(), <, until);
+            sleep_us(200);
+        }
+        tries = __atomic_load_n(&bql_failed_tries, __ATOMIC_RELAXED);
+        sleeps = __atomic_load_n(&bql_blocking_takes, __ATOMIC_RELAXED);
+        g_test_message("round %u: %u tries, %u blocking takes", round,
+                       (unsigned)tries, (unsigned)sleeps);
+        shown = tries >= 1 && sleeps == 0;
     }
-    g_assert_cmpuint(__atomic_load_n(&bql_failed_tries, __ATOMIC_RELAXED),
-                     >=, 1);
-    g_assert_cmpuint(__atomic_load_n(&bql_blocking_takes, __ATOMIC_RELAXED),
-                     ==, 0);
+    g_assert_true(shown);
     g_assert_cmpuint(d.early, ==, 0);
     dev_stop(&d);
 }
