@@ -365,6 +365,7 @@ static int cmd_sim_trace(const NvmProfile *p, const Opts *opts)
         }
     }
     ro.erased = !strcmp(opts->trace_state, "erased");
+    ro.reads_only = !strcmp(opts->trace_state, "review-read");
     ro.from_ns = opts->trace_from_ns;
     ro.wear_pct = opts->trace_wear_pct;
     ro.log = log;
@@ -537,10 +538,12 @@ static const NvmOpt sim_opts[] = {
             "replay a device trace (nvmimic-trace-start) on the model\n"
             "instead of a suite"),
     NVM_OPT("trace-state", NVM_OPT_CHOICE, O(trace_state), NULL,
-            "--trace: the model starts in the review's state,\n"
-            "or secure-erased, for a trace that holds the span's writes\n"
-            "(nvmimic run --device-trace of a QLC drive)",
-            .choices = "review|erased", .def = "review"),
+            "--trace: the model starts in the review's state\n"
+            "(review-read: as a workload that only reads finds it, the\n"
+            "span as the fill laid it out), or secure-erased, for a trace\n"
+            "that holds the span's writes (nvmimic run --device-trace of\n"
+            "a QLC drive)",
+            .choices = "review|review-read|erased", .def = "review"),
     NVM_OPT("trace-from-ns", NVM_OPT_U64, O(trace_from_ns), "NS",
             "--trace: the model's state is set at this time of the trace\n"
             "(a run's state mark: marks.json's time-ns minus the trace's\n"

@@ -83,7 +83,7 @@ print(min(m["time-ns"] for m in marks) - int(start.split("start-ns=")[1].split()
 PY
 ) || { echo "run_quick: FAIL no state mark or trace header"; exit 1; }
 "$nvmimic" sim --profile crucial-p2-2tb --trace "$out/drive.trace" \
-    --trace-from-ns "$from" --format json >"$out/replay.json" ||
+    --trace-state review-read --trace-from-ns "$from" --format json >"$out/replay.json" ||
     { echo "run_quick: FAIL sim --trace of the drive's trace"; exit 1; }
 python3 - "$out/replay.json" "$out/r/results.json" <<'PY'
 import json, sys
