@@ -103,8 +103,16 @@ void nvm_ftl_reset(NvmFtl *f, uint64_t valid, uint64_t slc_tail)
         nn = (nat + f->g.sb_lpns - 1) / f->g.sb_lpns;
     }
 
+    /*
+     * Every record goes (the directory is rewritten and the chunk pool
+     * emptied below), so no serial can match a stale one: they start again
+     * from 0.  A state set on a drive with a history then equals the same
+     * state on a new model, serials included, and reads placed by a hash
+     * of them (nvm_ftl_place()) fall on the same dies: the device, which
+     * keeps its model across workloads, equals the model fed its trace.
+     */
     for (uint32_t i = 0; i < f->g.nsb; i++) {
-        f->sb[i].serial += 1;
+        f->sb[i].serial = 0;
     }
     f->pool_free = NVM_FTL_NONE;
     f->pool_used = 0;
