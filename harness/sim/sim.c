@@ -38,7 +38,7 @@ void nvm_sim_review_state_hook(NvmModel *m, const NvmProfile *p,
          * at 29,173 IOPS, which over a span rewritten 4K at a time would
          * be 16 page reads each, 467,000 a second.  With [ftl]
          * read-placement = ftl the model times reads where the data lies,
-         * and over the scattered span it gave that row 13,690.  (With
+         * and over the scattered span it gave that row about 13,700.  (With
          * read-placement = lba the two states time reads alike.)
          */
         nvm_model_set_fill(m, 100.0, NULL);
