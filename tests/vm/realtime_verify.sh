@@ -77,9 +77,20 @@ fpid=$!
 sleep 2
 say "unplug-now"
 wait $fpid; say "unplug-write rc=$?"
-n=0
-while [ ! -b $dev ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
-[ -b $dev ] && say "replugged" || say "no device after the re-plug"
+# the re-plugged controller's namespace, once its controller is live: it
+# may come back as nvme1 while the kernel still holds the old nvme0's
+# instance (seen once on a loaded host: the new device served the
+# kernel's reads, and /dev/nvme0n1 never came back)
+n=0 newdev=
+while [ -z "$newdev" ] && [ $n -lt 600 ]; do
+    for d in /dev/nvme*n1; do
+        [ -b "$d" ] &&
+            [ "$(cat /sys/block/${d#/dev/}/device/state 2>/dev/null)" = live ] &&
+            newdev=$d
+    done
+    [ -n "$newdev" ] || { sleep 0.1; n=$((n + 1)); }
+done
+[ -n "$newdev" ] && say "replugged as $newdev" || say "no device after the re-plug"
 sync
 say "unplug-done"
 # the host reads the re-plugged device's statistics once it sees that line:
