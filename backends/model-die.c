@@ -452,7 +452,7 @@ uint64_t nvm_page_read(NvmModel *m, uint64_t page, uint64_t t,
     unsigned die = page % m->ndies;
     unsigned plane = (page / m->ndies) % m->planes;
     double tr = tr_ns * nvm_jitter(m) * m->slow;
-    uint64_t end, xfer;
+    uint64_t end, xfer, ce;
 
     if (m->retry_p_eol > 0 || m->retry_p_new > 0) {
         if (nvm_rand01(m) < nvm_retry_p(m)) {
@@ -463,12 +463,9 @@ uint64_t nvm_page_read(NvmModel *m, uint64_t page, uint64_t t,
     nvm_energy(m, m->read_mw, tr);
     xfer = (uint64_t)(bytes * m->chan_ns_per_byte);
     m->nand_read += bytes;
-    {
-        uint64_t ce = nvm_channel(m, die, end, xfer);
-
-        if (host) {
-            m->probe.pg_chan += ce - end;
-        }
-        return ce;
+    ce = nvm_channel(m, die, end, xfer);
+    if (host) {
+        m->probe.pg_chan += ce - end;
     }
+    return ce;
 }

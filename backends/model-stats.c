@@ -139,6 +139,7 @@ void nvm_model_reset_stats(NvmModel *m, uint64_t now_ns)
     m->erases = m->suspends = 0;
     m->throttled_ns = 0;
     memset(m->ps_time_ns, 0, sizeof(m->ps_time_ns));
+    memset(&m->probe, 0, sizeof(m->probe));
     m->acct_ns = now_ns;
 }
 
@@ -245,9 +246,4 @@ void nvm_model_die_time(const NvmModel *m, NvmDieTime *dt)
 void nvm_model_probe(const NvmModel *m, NvmProbe *pr)
 {
     *pr = m->probe;
-}
-
-void nvm_model_probe_reset(NvmModel *m)
-{
-    memset(&m->probe, 0, sizeof(m->probe));
 }

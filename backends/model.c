@@ -425,7 +425,7 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
     uint64_t t_nand = nvm_map_lookup(m, off, cmd_t, core, false);
     uint64_t lpn = off >> m->lpn_shift;
     uint64_t last = (off + bytes - 1) >> m->lpn_shift;
-    uint64_t path_ns, link_ns, fin;
+    uint64_t path_ns, link_ns, nand_end, fin;
 
     m->probe.rd_n++;
     m->probe.rd_core_wait += cmd_t - t - m->read_cmd_ns;
@@ -477,13 +477,10 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
         m->probe.rd_nand += nand_done - t_nand;
         m->probe.rd_nand_cmds++;
     }
-    {
-        uint64_t nd = nand_done > t_nand ? nand_done : t_nand;
-
-        nand_done = nvm_pipe(&m->read_path_free, cmd_t, nand_done, path_ns);
-        fin = nvm_pipe(&m->link_tx_free, cmd_t, nand_done, link_ns);
-        m->probe.rd_post += fin - nd;
-    }
+    nand_end = MAX(nand_done, t_nand);
+    nand_done = nvm_pipe(&m->read_path_free, cmd_t, nand_done, path_ns);
+    fin = nvm_pipe(&m->link_tx_free, cmd_t, nand_done, link_ns);
+    m->probe.rd_post += fin - nand_end;
     return fin;
 }
 
@@ -492,7 +489,7 @@ static uint64_t nvm_do_write(NvmModel *m, uint64_t t, uint64_t off,
 {
     unsigned core;
     uint64_t cmd_t = nvm_core(m, t, m->write_cmd_ns, &core);
-    uint64_t fe, mapped;
+    uint64_t fe, mapped, done;
 
     uint64_t link_ns = (uint64_t)((bytes + m->cmd_overhead_bytes) *
                                   m->link_ns_per_byte);
@@ -507,17 +504,14 @@ static uint64_t nvm_do_write(NvmModel *m, uint64_t t, uint64_t off,
     fe = mapped > fe ? mapped : fe;
     m->host_written += bytes;
     m->total_host_written += bytes;
-    {
-        uint64_t d = nvm_buffer_write(m, off, bytes, fe, fua);
-
-        m->probe.wr_n++;
-        m->probe.wr_core_wait += cmd_t - t - m->write_cmd_ns;
-        m->probe.wr_core += m->write_cmd_ns;
-        m->probe.wr_front += fe - cmd_t;
-        m->probe.wr_buf += d - fe;
-        m->probe.wr_buf_n += d > fe;
-        return d;
-    }
+    done = nvm_buffer_write(m, off, bytes, fe, fua);
+    m->probe.wr_n++;
+    m->probe.wr_core_wait += cmd_t - t - m->write_cmd_ns;
+    m->probe.wr_core += m->write_cmd_ns;
+    m->probe.wr_front += fe - cmd_t;
+    m->probe.wr_buf += done - fe;
+    m->probe.wr_buf_n += done > fe;
+    return done;
 }
 
 void nvm_trim(NvmModel *m, uint64_t off, uint64_t bytes)

@@ -539,9 +539,9 @@ typedef struct NvmDieTime {
 void nvm_model_die_time(const NvmModel *m, NvmDieTime *dt);
 
 /*
- * Probe: where host commands' time goes, summed since
- * nvm_model_probe_reset() (bench/vdi-probe, docs/vdi.md).  All times in
- * ns.  Counting only: it changes no result.
+ * Probe: where host commands' time goes, summed since the statistics were
+ * last reset (nvm_model_reset_stats(); bench/vdi-probe, docs/vdi.md).  All
+ * times in ns.  Counting only: it changes no result.
  */
 typedef struct NvmProbe {
     uint64_t rd_n, rd_core_wait, rd_core, rd_map, rd_nand, rd_post;
@@ -556,7 +556,6 @@ typedef struct NvmProbe {
     uint64_t push_dur[3];
 } NvmProbe;
 void nvm_model_probe(const NvmModel *m, NvmProbe *pr);
-void nvm_model_probe_reset(NvmModel *m);
 uint64_t nvm_hist_bucket_upper_ns(unsigned bucket);
 /* The bucket @ns falls in (for histograms of other times, in ns). */
 unsigned nvm_hist_bucket(uint64_t ns);

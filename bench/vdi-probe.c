@@ -22,14 +22,6 @@ typedef struct Probe {
     NvmStats st;
 } Probe;
 
-static void on_reset(void *opaque, uint64_t t)
-{
-    Probe *p = opaque;
-
-    (void)t;
-    nvm_model_probe_reset(p->m);
-}
-
 static void on_stats(void *opaque, uint64_t t, const NvmStats *st)
 {
     Probe *p = opaque;
@@ -55,8 +47,7 @@ int main(int argc, char **argv)
     NvmSimOptions o = { .seed = getenv("SEED") ? strtoull(getenv("SEED"), NULL, 10) : 1,
                         .duration_s = dur, .peaks_only = true };
     Probe pr = { 0 };
-    NvmRunHook hook = { .opaque = &pr, .reset_stats = on_reset,
-                        .stats = on_stats };
+    NvmRunHook hook = { .opaque = &pr, .stats = on_stats };
     NvmProbe q;
     NvmMixResult *r;
     int n = 0;
