@@ -277,8 +277,7 @@ static void plan_precondition(Run *r, Wl *wl, Plan *p)
     g_autofree char *what = g_strdup_printf("%s precondition", wl->wl.name);
 
     if (r->p->review_state == NVM_REVIEW_FILLED) {
-        g_autofree char *state =
-            filled_state(r, !wl->mix && wl->wl.op == NVM_OP_READ);
+        g_autofree char *state = filled_state(r, wl_reads_only(wl));
 
         run_plan_mark(p, id, what, state, true);
     } else {
@@ -642,7 +641,7 @@ static void plan_curve(Run *r, Wl *wl, Plan *p)
     if (erased) {
         state = g_strdup("\"secure-erase\": true, \"reset-stats\": true");
     } else {
-        state = filled_state(r, !wl->mix && w->op == NVM_OP_READ);
+        state = filled_state(r, wl_reads_only(wl));
     }
     run_plan_mark(p, id, what, state, true);
 

@@ -161,7 +161,7 @@ bool run_trace_points(Run *r, int suite, JsonNode *marks, GError **errp)
         NvmTraceReplay rep;
         NvmTraceReplayOpts ro = {
             .erased = r->p->review_state != NVM_REVIEW_FILLED,
-            .reads_only = !wl->mix && wl->wl.op == NVM_OP_READ,
+            .reads_only = wl_reads_only(wl),
             .wear_pct = wear_at(marks, state[w]),
             .done_ns = done,
         };

@@ -158,6 +158,16 @@ typedef struct Wl {
     double review_iops, review_lat_us;   /* NAN where unknown */
 } Wl;
 
+/*
+ * A workload that only reads (a four-corners read): on a drive reviewed
+ * filled it starts from the span as the fill laid it out, not its random-
+ * write steady state (nvm_sim_review_state_hook()).
+ */
+static inline bool wl_reads_only(const Wl *wl)
+{
+    return !wl->mix && wl->wl.op == NVM_OP_READ;
+}
+
 /* One measured step of an application suite. */
 typedef struct AppStep {
     char *name;
