@@ -131,6 +131,18 @@ static void sequential_overwrite_leaves_empty_victims(void)
     nvm_ftl_free(f);
 }
 
+/* Random single-unit writes over the first @n units, reclaiming as needed. */
+static void random_writes(NvmFtl *f, uint64_t *s, uint64_t n, int count)
+{
+    for (int i = 0; i < count; i++) {
+        *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+        if (nvm_ftl_free_sbs(f) < 3) {
+            g_assert_cmpint(nvm_ftl_reclaim(f, false), >=, 0);
+        }
+        g_assert_true(nvm_ftl_write(f, (*s >> 20) % n, 1, NVM_SB_NATIVE));
+    }
+}
+
 /*
  * Random overwrites of a span leave partly valid superblocks; the greedy
  * victim has the fewest valid units of all.
@@ -142,14 +154,7 @@ static void random_overwrite_leaves_partial_victims_greedy_picks_least(void)
     int64_t cand;
 
     nvm_ftl_reset(f, NLPN / 2, 0);
-    for (int i = 0; i < 100000; i++) {
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        if (nvm_ftl_free_sbs(f) < 3) {
-            g_assert_cmpint(nvm_ftl_reclaim(f, false), >=, 0);
-        }
-        g_assert_true(nvm_ftl_write(f, (s >> 20) % (NLPN / 2), 1,
-                                    NVM_SB_NATIVE));
-    }
+    random_writes(f, &s, NLPN / 2, 100000);
     cand = nvm_ftl_gc_candidate(f);
     g_test_message("greedy victim holds %" G_GINT64_FORMAT " of %u", cand,
                    SB_LPNS);
@@ -257,18 +262,6 @@ static void place_follows_runs_and_answers_as_locate(void)
     assert_consistent(g);
     nvm_ftl_free(f);
     nvm_ftl_free(g);
-}
-
-/* Random single-unit writes over the first @n units, reclaiming as needed. */
-static void random_writes(NvmFtl *f, uint64_t *s, uint64_t n, int count)
-{
-    for (int i = 0; i < count; i++) {
-        *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-        if (nvm_ftl_free_sbs(f) < 3) {
-            g_assert_cmpint(nvm_ftl_reclaim(f, false), >=, 0);
-        }
-        g_assert_true(nvm_ftl_write(f, (*s >> 20) % n, 1, NVM_SB_NATIVE));
-    }
 }
 
 /*
