@@ -4,6 +4,7 @@
  * a span in random-write steady state).
  */
 #include <math.h>
+#include <string.h>
 
 #include "ftl-int.h"
 
@@ -52,6 +53,126 @@ void nvm_ftl_free(NvmFtl *f)
     g_free(f->free_stack);
     g_free(f->fen);
     g_free(f);
+}
+
+/*
+ * Make @dst a copy of @src that shares no memory with it (the model's
+ * checkpoint of a preconditioned state, model-state.c): the same logical
+ * map, detailed chunks at the same pool indices, superblocks, free pool,
+ * Fenwick tree and random stream.  The two have the same geometry.
+ */
+void nvm_ftl_copy(NvmFtl *dst, const NvmFtl *src)
+{
+    NvmFtl keep = *dst;
+    uint32_t nslabs = src->pool_cap >> SLAB_SHIFT;
+
+    g_assert(dst->g.nlpn == src->g.nlpn && dst->g.nsb == src->g.nsb);
+    *dst = *src;
+    dst->dir = keep.dir;
+    dst->slabs = keep.slabs;
+    dst->sb = keep.sb;
+    dst->free_stack = keep.free_stack;
+    dst->fen = keep.fen;
+    dst->pool_cap = keep.pool_cap;
+    memcpy(dst->dir, src->dir, sizeof(uint32_t) * src->nchunks);
+    for (uint32_t i = 0; i < nslabs; i++) {
+        uint32_t used = src->pool_used > i * SLAB ?
+                        MIN(src->pool_used - i * SLAB, SLAB) : 0;
+
+        if (!dst->slabs[i]) {
+            dst->slabs[i] = g_new(Chunk, SLAB);
+        }
+        memcpy(dst->slabs[i], src->slabs[i], sizeof(Chunk) * used);
+    }
+    dst->pool_cap = MAX(dst->pool_cap, src->pool_cap);
+    memcpy(dst->sb, src->sb, sizeof(Sb) * src->g.nsb);
+    memcpy(dst->free_stack, src->free_stack, sizeof(uint32_t) * src->g.nsb);
+    memcpy(dst->fen, src->fen, sizeof(int64_t) * (src->g.nsb + 1));
+}
+
+NvmFtl *nvm_ftl_clone(const NvmFtl *f)
+{
+    NvmFtl *c = nvm_ftl_new(&f->g);
+
+    nvm_ftl_copy(c, f);
+    return c;
+}
+
+static uint64_t digest_mix(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+
+    /* FNV-1a, 64 bits */
+    for (size_t i = 0; i < n; i++) {
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    }
+    return h;
+}
+
+#define DIGEST(h, v) digest_mix((h), &(v), sizeof(v))
+
+/*
+ * A digest of everything that sets what @f does next: geometry, the
+ * directory and the detailed chunks it points to, superblocks, the free
+ * pool, the fill's layout, the counts and the random stream.  Equal
+ * digests: equal states (tests, and the checkpoint's key).
+ */
+uint64_t nvm_ftl_digest(const NvmFtl *f)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    uint32_t pool[4] = { f->pool_free, f->pool_used, f->pool_live, 0 };
+
+    h = DIGEST(h, f->g.nlpn);
+    h = DIGEST(h, f->g.sb_lpns);
+    h = DIGEST(h, f->g.bits);
+    h = DIGEST(h, f->g.nsb);
+    h = DIGEST(h, f->g.seed);
+    h = digest_mix(h, f->dir, sizeof(uint32_t) * f->nchunks);
+    for (uint32_t i = 0; i < f->pool_used; i++) {
+        const Chunk *c = &f->slabs[i >> SLAB_SHIFT][i & (SLAB - 1)];
+
+        h = digest_mix(h, c->st, sizeof(c->st));
+        h = DIGEST(h, c->ser0);
+        h = DIGEST(h, c->ser1);
+        h = DIGEST(h, c->sb0);
+        h = DIGEST(h, c->sb1);
+        h = DIGEST(h, c->n0);
+        h = DIGEST(h, c->n1);
+        h = DIGEST(h, c->noth);
+        h = DIGEST(h, c->nhome);
+        h = DIGEST(h, c->run1);
+    }
+    h = digest_mix(h, pool, sizeof(pool));
+    for (uint32_t i = 0; i < f->g.nsb; i++) {
+        const Sb *s = &f->sb[i];
+
+        h = DIGEST(h, s->valid);
+        h = DIGEST(h, s->home);
+        h = DIGEST(h, s->attr);
+        h = DIGEST(h, s->wp);
+        h = DIGEST(h, s->serial);
+        h = DIGEST(h, s->fifo_next);
+        h = DIGEST(h, s->mode);
+        h = DIGEST(h, s->open);
+    }
+    h = digest_mix(h, f->free_stack, sizeof(uint32_t) * f->nfree);
+    h = DIGEST(h, f->nfree);
+    h = digest_mix(h, f->fen, sizeof(int64_t) * (f->g.nsb + 1));
+    h = DIGEST(h, f->fen_total);
+    h = DIGEST(h, f->slc_head);
+    h = DIGEST(h, f->slc_tail);
+    h = digest_mix(h, f->open_host, sizeof(f->open_host));
+    h = DIGEST(h, f->open_reloc);
+    h = DIGEST(h, f->home_f);
+    h = DIGEST(h, f->home_s);
+    h = DIGEST(h, f->home_nn);
+    h = DIGEST(h, f->home_ns);
+    h = DIGEST(h, f->valid);
+    h = DIGEST(h, f->slc_written);
+    h = DIGEST(h, f->slc_sbs);
+    h = DIGEST(h, f->lost);
+    h = DIGEST(h, f->rng);
+    return h;
 }
 
 size_t nvm_ftl_memory_bytes(const NvmFtl *f)

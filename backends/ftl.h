@@ -36,6 +36,11 @@ typedef struct NvmFtlGeom {
 typedef struct NvmFtl NvmFtl;
 
 NvmFtl *nvm_ftl_new(const NvmFtlGeom *g);
+/* @dst becomes a copy of @src (same geometry), sharing no memory with it. */
+void nvm_ftl_copy(NvmFtl *dst, const NvmFtl *src);
+NvmFtl *nvm_ftl_clone(const NvmFtl *f);
+/* Equal digests: equal mapping states (what the FTL does next). */
+uint64_t nvm_ftl_digest(const NvmFtl *f);
 void nvm_ftl_free(NvmFtl *f);
 size_t nvm_ftl_memory_bytes(const NvmFtl *f);
 /* Bytes the state can grow to at most (every chunk detailed). */

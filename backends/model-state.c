@@ -122,6 +122,154 @@ bool nvm_model_set_steady_random(NvmModel *m, uint64_t start_bytes,
     return true;
 }
 
+/*
+ * Checkpoints of preconditioned states.  A preconditioning is untimed: what
+ * it leaves depends on the mapping state it starts from, the span, the
+ * seed and the write policy's values below (geometry, SLC cache, GC marks,
+ * and the SLC refold threshold, which the program times set), not on tR,
+ * firmware costs, the data paths or the power budget.  So the state is
+ * computed once per key in a process and copied into every later model
+ * that asks for it: calibrate, fit and the suites start each write
+ * workload from the state a fresh preconditioning gives, bit for bit
+ * (test-model's /model/precondition_checkpoint_equals_a_fresh_precondition),
+ * at the cost of a copy.  Every model value that nvm_write_untimed() and
+ * the background work it calls read belongs in PrecondKey.
+ */
+typedef struct PrecondKey {
+    uint64_t ftl;                       /* nvm_ftl_digest() before */
+    uint64_t lo, hi, seed;
+    uint64_t capacity_bytes, slc_static_lpns, slc_dyn_max_lpns;
+    double slc_refold_below;
+    uint32_t lpn_shift, bits, lpns_per_page, slc_unit_bytes;
+    uint32_t native_unit_bytes, sb_lpns, ndies;
+    uint32_t gc_start_free, gc_urgent_free;
+    unsigned max_passes;
+    bool slc_first_when_full;
+} PrecondKey;
+
+typedef struct PrecondEntry {
+    PrecondKey key;
+    NvmFtl *ftl;                        /* the state after */
+    NvmPrecondition r;
+    uint64_t map_lost;                  /* units it had no room for */
+    double gc_wa;
+    bool unit_slc;
+    uint32_t unit_cap;
+} PrecondEntry;
+
+/* a few drives' states: a calibrate run's four filled drives, a fit's two */
+#define PRECOND_ENTRIES 4
+
+static GMutex precond_lock;
+/*
+ * Held while one is computed: a second model asking for the same state
+ * (calibrate's write rows of one drive run side by side) waits for it
+ * rather than computing it again.
+ */
+static GMutex precond_compute;
+static PrecondEntry precond_cache[PRECOND_ENTRIES];
+static unsigned precond_next;
+static bool precond_off;
+static uint64_t precond_hits;
+
+void nvm_model_precondition_checkpoints(bool on)
+{
+    g_mutex_lock(&precond_lock);
+    precond_off = !on;
+    for (unsigned i = 0; i < PRECOND_ENTRIES; i++) {
+        nvm_ftl_free(precond_cache[i].ftl);
+        precond_cache[i] = (PrecondEntry){ .ftl = NULL };
+    }
+    precond_next = 0;
+    precond_hits = 0;
+    g_mutex_unlock(&precond_lock);
+}
+
+uint64_t nvm_model_precondition_checkpoint_hits(void)
+{
+    uint64_t n;
+
+    g_mutex_lock(&precond_lock);
+    n = precond_hits;
+    g_mutex_unlock(&precond_lock);
+    return n;
+}
+
+uint64_t nvm_model_state_digest(const NvmModel *m)
+{
+    return nvm_ftl_digest(m->ftl);
+}
+
+static void precond_key(const NvmModel *m, uint64_t lo, uint64_t hi,
+                        unsigned max_passes, PrecondKey *k)
+{
+    memset(k, 0, sizeof(*k));           /* the padding too: memcmp below */
+    k->ftl = nvm_ftl_digest(m->ftl);
+    k->lo = lo;
+    k->hi = hi;
+    k->seed = m->seed;
+    k->capacity_bytes = m->capacity_bytes;
+    k->slc_static_lpns = m->slc_static_lpns;
+    k->slc_dyn_max_lpns = m->slc_dyn_max_lpns;
+    k->slc_refold_below = m->slc_refold_below;
+    k->lpn_shift = m->lpn_shift;
+    k->bits = m->bits;
+    k->lpns_per_page = m->lpns_per_page;
+    k->slc_unit_bytes = m->slc_unit_bytes;
+    k->native_unit_bytes = m->native_unit_bytes;
+    k->sb_lpns = m->sb_lpns;
+    k->ndies = m->ndies;
+    k->gc_start_free = m->gc_start_free;
+    k->gc_urgent_free = m->gc_urgent_free;
+    k->max_passes = max_passes;
+    k->slc_first_when_full = m->slc_first_when_full;
+}
+
+/* The checkpoint of @k copied into @m; false if there is none. */
+static bool precond_restore(NvmModel *m, const PrecondKey *k,
+                            NvmPrecondition *r)
+{
+    bool hit = false;
+
+    g_mutex_lock(&precond_lock);
+    for (unsigned i = 0; i < PRECOND_ENTRIES && !precond_off; i++) {
+        const PrecondEntry *e = &precond_cache[i];
+
+        if (e->ftl && !memcmp(&e->key, k, sizeof(*k))) {
+            nvm_ftl_copy(m->ftl, e->ftl);
+            *r = e->r;
+            m->map_lost += e->map_lost;
+            m->gc_wa = e->gc_wa;
+            m->unit_slc = e->unit_slc;
+            m->unit_cap = e->unit_cap;
+            precond_hits++;
+            hit = true;
+            break;
+        }
+    }
+    g_mutex_unlock(&precond_lock);
+    return hit;
+}
+
+static void precond_save(const NvmModel *m, const PrecondKey *k,
+                         const NvmPrecondition *r, uint64_t map_lost)
+{
+    PrecondEntry *e;
+
+    g_mutex_lock(&precond_lock);
+    if (!precond_off) {
+        e = &precond_cache[precond_next];
+        precond_next = (precond_next + 1) % PRECOND_ENTRIES;
+        nvm_ftl_free(e->ftl);
+        *e = (PrecondEntry){
+            .key = *k, .ftl = nvm_ftl_clone(m->ftl), .r = *r,
+            .map_lost = map_lost, .gc_wa = m->gc_wa,
+            .unit_slc = m->unit_slc, .unit_cap = m->unit_cap,
+        };
+    }
+    g_mutex_unlock(&precond_lock);
+}
+
 bool nvm_model_precondition_random(NvmModel *m, uint64_t start_bytes,
                                    uint64_t span_bytes, unsigned max_passes,
                                    NvmPrecondition *out, GError **errp)
@@ -132,6 +280,8 @@ bool nvm_model_precondition_random(NvmModel *m, uint64_t start_bytes,
     /* the addresses: a stream of the mapping state's seed of their own */
     uint64_t x = nvm_rng_stream(m->seed ^ NVM_FTL_SEED_MIX, 28);
     NvmPrecondition r = { 0 };
+    uint64_t lost0 = m->map_lost;
+    PrecondKey key;
 
     if (!m->pristine || lo >= hi || hi > m->fill_lpns) {
         g_set_error(errp, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -141,6 +291,16 @@ bool nvm_model_precondition_random(NvmModel *m, uint64_t start_bytes,
     }
     if (!max_passes) {
         max_passes = NVM_PRECONDITION_MAX_PASSES;
+    }
+    precond_key(m, lo, hi, max_passes, &key);
+    g_mutex_lock(&precond_compute);
+    if (precond_restore(m, &key, &r)) {
+        g_mutex_unlock(&precond_compute);
+        nvm_quiesce(m);
+        if (out) {
+            *out = r;
+        }
+        return true;
     }
     m->untimed = true;
     m->unit_open = false;
@@ -173,6 +333,8 @@ bool nvm_model_precondition_random(NvmModel *m, uint64_t start_bytes,
     m->untimed_copies = m->untimed_folds = m->untimed_victims = 0;
     m->untimed_victim_valid = 0;
     nvm_quiesce(m);
+    precond_save(m, &key, &r, m->map_lost - lost0);
+    g_mutex_unlock(&precond_compute);
     if (out) {
         *out = r;
     }

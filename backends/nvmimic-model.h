@@ -420,6 +420,18 @@ bool nvm_model_precondition_random(NvmModel *m, uint64_t start_bytes,
                                    uint64_t span_bytes, unsigned max_passes,
                                    NvmPrecondition *out, GError **errp);
 /*
+ * A preconditioning is computed once per process for a given starting
+ * state, span, seed and write policy, and copied into every later model
+ * that asks for the same (model-state.c says why that is exact).  @on
+ * false turns that off (tests: the fresh computation to compare with);
+ * either call forgets every checkpoint and the count of their uses.
+ */
+void nvm_model_precondition_checkpoints(bool on);
+/* How many preconditionings were copied from a checkpoint (tests). */
+uint64_t nvm_model_precondition_checkpoint_hits(void);
+/* A digest of the mapping state: equal digests, equal states (tests). */
+uint64_t nvm_model_state_digest(const NvmModel *m);
+/*
  * Self-check of the mapping state (tests): every count against a recount,
  * no write the mapping state had no room for, valid data as filled.
  * False with a newly allocated reason in @why.

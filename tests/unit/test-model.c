@@ -1580,6 +1580,8 @@ static void simulated_steady_state_is_deterministic(void)
 
     g_assert_cmpint(p->review_steady_state, ==, NVM_STEADY_FORMULA);
     g_assert_cmpint(q->review_steady_state, ==, NVM_STEADY_SIMULATED);
+    /* each computed afresh (the checkpoints' own test is below) */
+    nvm_model_precondition_checkpoints(false);
     for (int i = 0; i < 3; i++) {
         uint64_t now = 0;
         NvmStats st;
@@ -1607,7 +1609,114 @@ static void simulated_steady_state_is_deterministic(void)
         g_assert_cmpfloat(run[i].fig.iops, ==, run[0].fig.iops);
         g_assert_cmpfloat(run[i].fig.p99_us, ==, run[0].fig.p99_us);
     }
+    nvm_model_precondition_checkpoints(true);
     nvm_profile_free(q);
+    nvm_profile_free(p);
+}
+
+/*
+ * A preconditioning copied from its checkpoint is the one computed afresh,
+ * bit for bit: the mapping state, what it reports, and every figure of a
+ * run after it.  A drive that differs only in timing values (what nvmimic
+ * fit moves but the B17A's program time: tR, firmware costs, read path,
+ * power budget) gets the same state; one that differs in a write policy
+ * value (GC's start mark, the program times that set when the SLC cache
+ * refolds) or in the seed computes its own.
+ */
+static void precondition_checkpoint_equals_a_fresh_precondition(void)
+{
+    static const char *const timing[] = {
+        "channels", "2", "dies-per-channel", "1", "die-bytes", "1073741824",
+        "pages-per-block", "24", "capacity-bytes", "2000000000",
+        "reserved-bytes", "0", "slc-static-bytes", "0",
+        "slc-dynamic-max-bytes", "0", "read-us-tlc", "80",
+        "read-us-slc", "40", "read-cmd-ns", "9000", "write-cmd-ns", "3000",
+        "read-path-mbps", "3000", "nand-power-budget-mw", "500", NULL,
+    };
+    static const char *const policy[] = {
+        "channels", "2", "dies-per-channel", "1", "die-bytes", "1073741824",
+        "pages-per-block", "24", "capacity-bytes", "2000000000",
+        "reserved-bytes", "0", "slc-static-bytes", "0",
+        "slc-dynamic-max-bytes", "0", "start-free-blocks", "12", NULL,
+    };
+    /* the program times set when the SLC cache refolds (model.c) */
+    static const char *const programs[] = {
+        "channels", "2", "dies-per-channel", "1", "die-bytes", "1073741824",
+        "pages-per-block", "24", "capacity-bytes", "2000000000",
+        "reserved-bytes", "0", "slc-static-bytes", "0",
+        "slc-dynamic-max-bytes", "0", "program-us-tlc", "2000", NULL,
+    };
+    NvmProfile *p = load_patched("crucial-p5-1tb", mini_review);
+    NvmProfile *t = load_patched("crucial-p5-1tb", timing);
+    NvmProfile *q = load_patched("crucial-p5-1tb", policy);
+    NvmProfile *g = load_patched("crucial-p5-1tb", programs);
+    NvmWorkload wl = { "4k-random-write", NVM_OP_WRITE, 4096, false, 32 };
+    NvmRunSpec spec = {
+        .wl = &wl, .lba_bytes = p->lba_bytes, .span_bytes = MINI_SPAN,
+        .duration_ns = 500000000ULL,
+    };
+    NvmPrecondition r[7];
+    NvmRunResult run[2];
+    NvmStats st[2];
+    NvmModel *m[7];
+    char *why = NULL;
+
+    g_assert_cmpfloat(t->nand_power_budget_mw, ==, 500);
+    nvm_model_precondition_checkpoints(false);
+    m[0] = mini_preconditioned(p, 7, &r[0]);            /* afresh */
+    nvm_model_precondition_checkpoints(true);
+    m[1] = mini_preconditioned(p, 7, &r[1]);            /* computed, kept */
+    g_assert_cmpuint(nvm_model_precondition_checkpoint_hits(), ==, 0);
+    m[2] = mini_preconditioned(p, 7, &r[2]);            /* copied */
+    g_assert_cmpuint(nvm_model_precondition_checkpoint_hits(), ==, 1);
+    m[3] = mini_preconditioned(t, 7, &r[3]);            /* copied */
+    g_assert_cmpuint(nvm_model_precondition_checkpoint_hits(), ==, 2);
+    m[4] = mini_preconditioned(q, 7, &r[4]);            /* its own */
+    m[5] = mini_preconditioned(p, 8, &r[5]);            /* its own */
+    m[6] = mini_preconditioned(g, 7, &r[6]);            /* its own */
+    g_assert_cmpuint(nvm_model_precondition_checkpoint_hits(), ==, 2);
+    for (int i = 1; i < 4; i++) {
+        g_assert_cmpuint(nvm_model_state_digest(m[i]), ==,
+                         nvm_model_state_digest(m[0]));
+        g_assert_cmpuint(r[i].passes, ==, r[0].passes);
+        g_assert_cmpfloat(r[i].wa, ==, r[0].wa);
+        g_assert_cmpfloat(r[i].wa_prev, ==, r[0].wa_prev);
+        g_assert_cmpuint(r[i].victims, ==, r[0].victims);
+        g_assert_cmpfloat(r[i].victim_valid, ==, r[0].victim_valid);
+        g_assert_cmpfloat(r[i].folded_share, ==, r[0].folded_share);
+        g_assert_true(nvm_model_check_state(m[i], &why));
+    }
+    g_assert_cmpuint(nvm_model_state_digest(m[5]), !=,
+                     nvm_model_state_digest(m[0]));
+    /* what the model reports of it */
+    nvm_model_get_stats(m[0], 0, &st[0]);
+    nvm_model_get_stats(m[2], 0, &st[1]);
+    g_assert_cmpfloat(st[0].gc_wa_now, >, 1);
+    g_assert_cmpmem(&st[1], sizeof(st[1]), &st[0], sizeof(st[0]));
+    /* the run after it: the fresh state's and the copy's, to the bit */
+    for (int i = 0; i < 2; i++) {
+        NvmModel *x = m[i ? 2 : 0];
+        uint64_t now = 0;
+
+        nvm_curve_run(x, &spec, 9, &now, &run[i]);
+        nvm_model_get_stats(x, now, &st[i]);
+        g_test_message("%s: %.1f IOPS, WA %.4f", i ? "copied" : "afresh",
+                       run[i].fig.iops, st[i].write_amplification);
+    }
+    g_assert_cmpuint(run[1].ios, ==, run[0].ios);
+    g_assert_cmpfloat(run[1].fig.iops, ==, run[0].fig.iops);
+    g_assert_cmpfloat(run[1].fig.lat_us, ==, run[0].fig.lat_us);
+    g_assert_cmpfloat(run[1].fig.p99_us, ==, run[0].fig.p99_us);
+    g_assert_cmpfloat(st[1].write_amplification, ==,
+                      st[0].write_amplification);
+    g_assert_cmpuint(nvm_model_state_digest(m[2]), ==,
+                     nvm_model_state_digest(m[0]));
+    for (int i = 0; i < 7; i++) {
+        nvm_model_free(m[i]);
+    }
+    nvm_profile_free(g);
+    nvm_profile_free(q);
+    nvm_profile_free(t);
     nvm_profile_free(p);
 }
 
@@ -1881,6 +1990,9 @@ int main(int argc, char **argv)
                     simulated_steady_state_keeps_every_unit_and_its_counts);
     g_test_add_func("/model/simulated_steady_state_is_deterministic",
                     simulated_steady_state_is_deterministic);
+    g_test_add_func("/model/precondition_checkpoint_equals_a_fresh_"
+                    "precondition",
+                    precondition_checkpoint_equals_a_fresh_precondition);
     g_test_add_func("/model/host_memory_buffer_size_sets_map_misses",
                     host_memory_buffer_size_sets_map_misses);
     g_test_add_func("/model/reads_after_idle_spells_are_not_queued_behind_"
