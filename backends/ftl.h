@@ -98,6 +98,8 @@ NvmLoc nvm_ftl_place(NvmFtl *f, uint64_t lpn, NvmPlace *pl);
  * (nothing written) if no free superblock is left for it.
  */
 bool nvm_ftl_write(NvmFtl *f, uint64_t lpn, uint32_t n, NvmSbMode mode);
+/* A cache hint for a coming write of @lpn (@stage 0, then 1). */
+void nvm_ftl_prefetch(const NvmFtl *f, uint64_t lpn, int stage);
 /*
  * @n units of padding (a partial program unit) in the open host
  * superblock of @mode: space used, no data.  False if none is free.

@@ -159,6 +159,8 @@ typedef struct PrecondEntry {
 
 /* a few drives' states: a calibrate run's four filled drives, a fit's two */
 #define PRECOND_ENTRIES 4
+/* writes drawn ahead of the one running (a power of two) */
+#define PRECOND_AHEAD 16
 
 static GMutex precond_lock;
 /*
@@ -310,11 +312,34 @@ bool nvm_model_precondition_random(NvmModel *m, uint64_t start_bytes,
         double u0 = m->untimed_victim_valid;
         double host = (double)(n << m->lpn_shift);
 
-        for (uint64_t i = 0; i < n; i++) {
-            uint64_t k = (uint64_t)(((unsigned __int128)nvm_rng_u64(&x) *
-                                     n) >> 64);
+        /*
+         * The same addresses in the same order, drawn PRECOND_AHEAD
+         * writes early so that their map records can be fetched into the
+         * CPU's caches while the writes before them run
+         */
+        uint64_t ahead[PRECOND_AHEAD];
 
-            nvm_write_untimed(m, lo + k);
+        for (uint64_t i = 0; i < MIN(n, PRECOND_AHEAD); i++) {
+            ahead[i] = lo + (uint64_t)(((unsigned __int128)
+                                        nvm_rng_u64(&x) * n) >> 64);
+            nvm_ftl_prefetch(m->ftl, ahead[i], 0);
+        }
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t lpn = ahead[i % PRECOND_AHEAD];
+
+            if (i + PRECOND_AHEAD < n) {
+                uint64_t next = lo + (uint64_t)(((unsigned __int128)
+                                                 nvm_rng_u64(&x) * n) >> 64);
+
+                ahead[i % PRECOND_AHEAD] = next;
+                nvm_ftl_prefetch(m->ftl, next, 0);
+            }
+            if (i + PRECOND_AHEAD / 2 < n) {
+                nvm_ftl_prefetch(m->ftl,
+                                 ahead[(i + PRECOND_AHEAD / 2) %
+                                       PRECOND_AHEAD], 1);
+            }
+            nvm_write_untimed(m, lpn);
         }
         r.passes++;
         r.wa_prev = r.wa;
