@@ -14,19 +14,6 @@
 
 #ifndef NVMIMIC_PROFILE_DIR
 #define NVMIMIC_PROFILE_DIR "profiles"
-/* @name with one value replaced (nvm_profile_load_with's overrides). */
-static inline NvmProfile *load_with(const char *name, const char *section,
-                                    const char *key, const char *value)
-{
-    g_autoptr(GError) err = NULL;
-    const char *const o[] = { section, key, value, NULL };
-    NvmProfile *p = nvm_profile_load_with(name, NVMIMIC_PROFILE_DIR, o, &err);
-
-    g_assert_no_error(err);
-    g_assert_nonnull(p);
-    return p;
-}
-
 #endif
 
 static inline NvmProfile *load(const char *name)

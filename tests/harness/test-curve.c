@@ -347,18 +347,12 @@ static double empty_4k_write_mbps(const NvmProfile *p, unsigned qd)
  */
 static void e13t_write_cost_bounds_both_p2s_whatever_their_nand(void)
 {
-    static const char *const slow_qlc[] = {
-        "nand", "program-us-qlc", "40800", NULL,
-    };
-    g_autoptr(GError) err = NULL;
     NvmProfile *p = load("crucial-p2-2tb");
-    NvmProfile *slow = nvm_profile_load_with("crucial-p2-2tb",
-                                             NVMIMIC_PROFILE_DIR, slow_qlc,
-                                             &err);
+    NvmProfile *slow = load_with("crucial-p2-2tb", "nand", "program-us-qlc",
+                                 "40800");
     NvmProfile *small = load("crucial-p2-500g");
     double r32, r64, rslow, rsmall;
 
-    g_assert_no_error(err);
     r32 = empty_4k_write_mbps(p, 32);
     r64 = empty_4k_write_mbps(p, 64);
     rslow = empty_4k_write_mbps(slow, 32);

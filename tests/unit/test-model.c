@@ -1270,13 +1270,7 @@ static void injected_steady_state_has_steady_write_amplification(void)
 
 static NvmProfile *load_placement(const char *name, const char *placement)
 {
-    g_autoptr(GError) err = NULL;
-    const char *const o[] = { "ftl", "read-placement", placement, NULL };
-    NvmProfile *p = nvm_profile_load_with(name, NVMIMIC_PROFILE_DIR, o, &err);
-
-    g_assert_no_error(err);
-    g_assert_nonnull(p);
-    return p;
+    return load_with(name, "ftl", "read-placement", placement);
 }
 
 /* The reviews' state: filled, the static SLC full, @span at steady state. */
