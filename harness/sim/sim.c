@@ -43,7 +43,6 @@ void nvm_sim_review_state_hook(NvmModel *m, const NvmProfile *p,
          */
         nvm_model_set_fill(m, 100.0, NULL);
         nvm_model_set_slc_used(m, p->slc_static_bytes, NULL);
-        nvm_model_state_at(m, *now_ns);
         if (hooked) {
             hook->set_state(hook->opaque, false, 100.0,
                             (int64_t)p->slc_static_bytes, *now_ns);
@@ -52,6 +51,14 @@ void nvm_sim_review_state_hook(NvmModel *m, const NvmProfile *p,
             nvm_model_set_steady_random(m, 0, span, NULL);
             steady = span;
         }
+        /*
+         * After the steady state, as the device sets it: a simulated one
+         * ([review] steady-state = simulated) quiesces the pipeline, which
+         * would put the cores' clock gating back at 0, so a state set at
+         * 40 ms woke the P2 2 TB's core for its first command (6 us)
+         * where one set at 0 did not
+         */
+        nvm_model_state_at(m, *now_ns);
     } else {
         /* Secure erase, then the span is written once before the tests. */
         nvm_model_secure_erase(m);
