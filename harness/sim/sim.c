@@ -177,6 +177,15 @@ uint64_t nvm_sim_peak_warmup_ns(const NvmProfile *p, const NvmWorkload *wl,
                                 uint64_t seed, uint64_t point_ns,
                                 uint64_t base_ns)
 {
+    return nvm_sim_peak_settle(p, wl, model_seed, idle_ns, seed, point_ns,
+                               base_ns, NULL);
+}
+
+uint64_t nvm_sim_peak_settle(const NvmProfile *p, const NvmWorkload *wl,
+                             uint64_t model_seed, uint64_t idle_ns,
+                             uint64_t seed, uint64_t point_ns,
+                             uint64_t base_ns, double *swing)
+{
     const uint64_t long_ns = (uint64_t)(NVM_SIM_LONG_S * 1e9);
     const uint64_t long_warm = long_ns / 5;
     const uint64_t warm_steps = long_warm / NVM_SETTLE_STEP_NS;
@@ -189,6 +198,9 @@ uint64_t nvm_sim_peak_warmup_ns(const NvmProfile *p, const NvmWorkload *wl,
     NvmRunSpec spec;
     NvmRunResult res;
 
+    if (swing) {
+        *swing = 0;
+    }
     if (wl->op != NVM_OP_WRITE || point_ns >= long_ns || base_ns >= long_warm
         || len == 0) {
         return base_ns;
@@ -221,6 +233,15 @@ uint64_t nvm_sim_peak_warmup_ns(const NvmProfile *p, const NvmWorkload *wl,
             result = MAX(base_ns, w * NVM_SETTLE_STEP_NS);
             break;
         }
+    }
+    /* how far the long point's own windows of @point_ns stray from it */
+    for (w = warm_steps; swing && w + len <= b.n; w++) {
+        uint64_t n = 0;
+
+        for (uint64_t i = w; i < w + len; i++) {
+            n += b.done[i];
+        }
+        *swing = MAX(*swing, fabs((double)n / len - ref) / ref);
     }
     g_free(b.done);
     return result;

@@ -22,15 +22,20 @@
 static GArray *rows;
 static unsigned quick_checked;  /* drives whose quick peaks were checked */
 static unsigned quick_bursts;   /* of those, whose unsettled write is off */
+static unsigned quick_swings;   /* write points shorter than their swing */
 
 /*
  * --quick's points (0.5 s in a guest, 3 s in nvmimic sim) stand for the
  * 30 s ones: each write peak within QUICK_BOUND of the 30 s peak @long,
  * its warm-up lengthened past the drive's first seconds from the review's
- * state (nvm_sim_peak_warmup_ns).  The control, the same point after a
- * fifth of it of warm-up as before, is counted where it is off by more
- * than QUICK_CONTROL: at least one drive must be (main()), or this would
- * not show that the warm-up matters.  Reads keep their warm-up.
+ * state (nvm_sim_peak_warmup_ns), or within the swing of the 30 s run's
+ * own windows of the point's length where that is wider (a drive whose
+ * rate alternates over seconds has no short window near its mean:
+ * nvm_sim_peak_settle, docs/sim.md "Point length").  The control, the
+ * same point after a fifth of it of warm-up as before, is counted where it
+ * is off by more than QUICK_CONTROL: at least one drive must be (main()),
+ * or this would not show that the warm-up matters.  Reads keep their
+ * warm-up.
  */
 #define QUICK_BOUND 0.05
 #define QUICK_CONTROL 0.20
@@ -47,6 +52,7 @@ static void check_quick(const NvmProfile *p,
                             .peaks_only = true };
         NvmSimOptions c = o;
         NvmCornerResult res[NVM_FOUR_CORNERS], ctl[NVM_FOUR_CORNERS];
+        double swing;
 
         c.peak_warmup_ns = base;
         nvm_sim_four_corners(p, &o, res);
@@ -67,7 +73,18 @@ static void check_quick(const NvmProfile *p,
                                  ==, base);
                 continue;
             }
-            g_assert_cmpfloat(fabs(e), <=, QUICK_BOUND);
+            /*
+             * The quick point is a window of the long run; a drive whose
+             * rate swings over longer periods than the point has no window
+             * near its mean (docs/sim.md, "Point length"), so the bound is
+             * the swing of the long run's own windows where that is wider
+             */
+            nvm_sim_peak_settle(p, &res[w].wl, 1, 0, 7919 + w,
+                                (uint64_t)(lengths[l] * 1e9), base, &swing);
+            g_test_message("  its 30 s run's windows of %.1f s stray up to "
+                           "%.1f %%", lengths[l], 100 * swing);
+            g_assert_cmpfloat(fabs(e), <=, MAX(QUICK_BOUND, swing) + 1e-9);
+            quick_swings += swing > QUICK_BOUND;
             burst |= fabs(ce) > QUICK_CONTROL;
         }
     }
@@ -144,6 +161,8 @@ int main(int argc, char **argv)
         }
     }
     rc = g_test_run();
+    g_printerr("test-calibration: %u quick write peaks shorter than the "
+               "swing of their 30 s run\n", quick_swings);
     /* with every drive run, the control must have seen a burst somewhere */
     if (!rc && quick_checked == drives->len && !quick_bursts) {
         g_printerr("test-calibration: no drive's quick write peak moved "
