@@ -85,10 +85,15 @@ static void points_below_the_peak_reach_their_rate_and_110_120_saturate(void)
                      * for a while: the idle time of the low-load points
                      * let background GC reclaim free blocks, and until
                      * the host has used them up its writes pay no GC (the
-                     * model's background work, as a drive's).  Never more
-                     * than the rate asked.
+                     * model's background work, as a drive's).  A job
+                     * whose I/O is late submits its next one when it
+                     * completes, so arrivals held back in the warm-up
+                     * are submitted in the measured window (P5 2 TB 64K
+                     * writes at 120 %, written natively from the
+                     * simulated steady state: 1.048 of the rate): never
+                     * more than what arrived since the point began.
                      */
-                    g_assert_cmpfloat(got, <, 1.03);
+                    g_assert_cmpfloat(got, <, 1.03 * (2.0 + 0.4) / 2.0);
                 } else {
                     /* Above the peak the drive cannot follow. */
                     g_assert_cmpfloat(pts[i].fig.iops, <, 1.03 * peak.fig.iops);
