@@ -1560,8 +1560,7 @@ static void simulated_steady_state_is_deterministic(void)
         "channels", "2", "dies-per-channel", "1", "die-bytes", "1073741824",
         "pages-per-block", "24", "capacity-bytes", "2000000000",
         "reserved-bytes", "0", "slc-static-bytes", "0",
-        "slc-dynamic-max-bytes", "0",
-        "[review]", "steady-state = simulated", NULL,
+        "slc-dynamic-max-bytes", "0", "steady-state", "simulated", NULL,
     };
     NvmProfile *p = load_patched("crucial-p5-1tb", mini_review);
     NvmProfile *q = load_patched("crucial-p5-1tb", keyed);
