@@ -129,9 +129,9 @@ uint64_t nvm_sim_peak_warmup_ns(const NvmProfile *p, const NvmWorkload *wl,
  * The same, and in *@swing the most that the long point's own windows of
  * @point_ns, after its warm-up, stray from its IOPS (a fraction; 0 where no
  * run is made).  A drive whose write rate swings over periods longer than
- * @point_ns (the P5s' 4K writes, between SLC and native programs every
- * 1.5-2.5 s) cannot be measured by a point that short, whatever its
- * warm-up.
+ * @point_ns (the P5s' 4K writes, fast and slow by turns every 1.5-2.5 s:
+ * docs/sim.md, "Point length") cannot be measured by a point that short,
+ * whatever its warm-up.
  */
 uint64_t nvm_sim_peak_settle(const NvmProfile *p, const NvmWorkload *wl,
                              uint64_t model_seed, uint64_t idle_ns,
