@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ftl-int.h"
+#include "rng.h"
 
 static inline uint64_t ftl_rand(NvmFtl *f)
 {
@@ -23,7 +24,7 @@ static inline uint64_t ftl_rand(NvmFtl *f)
 
 static inline uint64_t ftl_below(NvmFtl *f, uint64_t n)
 {
-    return (uint64_t)(((unsigned __int128)ftl_rand(f) * n) >> 64);
+    return nvm_rng_scale(ftl_rand(f), n);
 }
 
 void nvm_ftl_fen_add(NvmFtl *f, uint32_t i, int64_t d)

@@ -320,16 +320,14 @@ bool nvm_model_precondition_random(NvmModel *m, uint64_t start_bytes,
         uint64_t ahead[PRECOND_AHEAD];
 
         for (uint64_t i = 0; i < MIN(n, PRECOND_AHEAD); i++) {
-            ahead[i] = lo + (uint64_t)(((unsigned __int128)
-                                        nvm_rng_u64(&x) * n) >> 64);
+            ahead[i] = lo + nvm_rng_scale(nvm_rng_u64(&x), n);
             nvm_ftl_prefetch(m->ftl, ahead[i], 0);
         }
         for (uint64_t i = 0; i < n; i++) {
             uint64_t lpn = ahead[i % PRECOND_AHEAD];
 
             if (i + PRECOND_AHEAD < n) {
-                uint64_t next = lo + (uint64_t)(((unsigned __int128)
-                                                 nvm_rng_u64(&x) * n) >> 64);
+                uint64_t next = lo + nvm_rng_scale(nvm_rng_u64(&x), n);
 
                 ahead[i % PRECOND_AHEAD] = next;
                 nvm_ftl_prefetch(m->ftl, next, 0);

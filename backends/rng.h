@@ -30,6 +30,12 @@ static inline uint64_t nvm_rng_stream(uint64_t seed, unsigned i)
     return nvm_rng_u64(&s);
 }
 
+/* A uniform 64-bit @r scaled to [0, @n) by multiply and shift. */
+static inline uint64_t nvm_rng_scale(uint64_t r, uint64_t n)
+{
+    return (uint64_t)(((unsigned __int128)r * n) >> 64);
+}
+
 /* Uniform in (0, 1): never 0, so -log() of it is finite. */
 static inline double nvm_rng_01(uint64_t *s)
 {
