@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * write-windows: a four-corners write peak as calibrate times it (the
- * review's state, seed 1, the 30 s point after its 6 s warm-up), with its
- * IOPS in every window of WINDOW_S (default 0.5) from the state on, then
- * the mean over the 30 s point and how far its windows stray from it (what
- * nvm_sim_peak_settle() reports).  The filled drives' write rates swing
- * inside a point (docs/sim.md, "Point length").
+ * write-windows: a four-corners write peak's long run as the quick peaks'
+ * warm-up finds it (nvm_sim_peak_bins(): the review's state, seed 1, the
+ * 30 s point after its 6 s warm-up), with its IOPS in every window of
+ * WINDOW_S (default 0.5, a multiple of 0.1) from the state on, then the
+ * mean over the 30 s point and how far windows that long stray from it
+ * (nvm_sim_peak_swing(), as test-calibration reports it).  The filled
+ * drives' write rates swing inside a point (docs/sim.md, "Point length").
  *   write-windows PROFILE WORKLOAD [WINDOW_S]
  * WORKLOAD is 4k-random-write or 64k-seq-write.  Environment:
  * NVMIMIC_PROFILE_DIR (default profiles).  A diagnostic of issue 28, not a
@@ -18,44 +19,24 @@
 
 #include "sim.h"
 
-typedef struct Windows {
-    uint64_t t0, step, n;
-    uint64_t *done;
-} Windows;
-
-static void on_submitted(void *opaque, const NvmCmd *cmd, uint64_t t,
-                         uint64_t done_ns)
-{
-    Windows *b = opaque;
-    uint64_t i = (done_ns - b->t0) / b->step;
-
-    (void)cmd;
-    (void)t;
-    if (done_ns >= b->t0 && i < b->n) {
-        b->done[i]++;
-    }
-}
-
 int main(int argc, char **argv)
 {
     const char *dir = getenv("NVMIMIC_PROFILE_DIR");
-    const double long_s = NVM_SIM_LONG_S, warm_s = NVM_SIM_LONG_S / 5;
+    const double step_s = NVM_SIM_STEP_NS / 1e9;
+    const uint64_t warm = (uint64_t)(NVM_SIM_LONG_S / 5 * 1e9) /
+                          NVM_SIM_STEP_NS;
     double win = argc > 3 ? atof(argv[3]) : 0.5;
+    uint64_t len = (uint64_t)llround(win / step_s), n, total = 0;
     g_autoptr(GError) err = NULL;
     NvmWorkload wl[NVM_FOUR_CORNERS];
     NvmProfile *p;
-    NvmModel *m;
-    Windows b = { 0 };
-    NvmRunHook hook = { .opaque = &b, .submitted = on_submitted };
-    NvmRunSpec spec;
-    NvmRunResult res;
-    uint64_t now = 0, span, total = 0, from, per;
-    double mean, swing = 0;
+    uint64_t *bins;
     int w = -1;
 
-    if (argc < 3 || !(win >= 0.1 && win <= long_s)) {
-        fprintf(stderr, "usage: write-windows PROFILE WORKLOAD [WINDOW_S "
-                "0.1..%.0f]\n", long_s);
+    if (argc < 3 || len < 1 || len * step_s > NVM_SIM_LONG_S ||
+        fabs(len * step_s - win) > 1e-9) {
+        fprintf(stderr, "usage: write-windows PROFILE WORKLOAD [WINDOW_S: "
+                "a multiple of %.1f up to %.0f]\n", step_s, NVM_SIM_LONG_S);
         return 2;
     }
     nvm_four_corners(wl, false);
@@ -74,33 +55,25 @@ int main(int argc, char **argv)
         fprintf(stderr, "write-windows: %s\n", err->message);
         return 1;
     }
-    m = nvm_model_new(p, 1);
-    nvm_sim_review_state(m, p, &span, &now);
-    b.t0 = now;
-    b.step = (uint64_t)llround(win * 1e9);
-    b.n = (uint64_t)((warm_s + long_s) * 1e9) / b.step;
-    b.done = g_new0(uint64_t, b.n);
-    spec = (NvmRunSpec){
-        .wl = &wl[w], .lba_bytes = p->lba_bytes, .span_bytes = span,
-        .duration_ns = (uint64_t)((warm_s + long_s) * 1e9), .hook = &hook,
-    };
-    nvm_curve_run(m, &spec, 7919 + w, &now, &res);
+    bins = nvm_sim_peak_bins(p, &wl[w], 1, 0, 7919 + w, NVM_SIM_STEP_NS, &n);
     printf("# %s %s from the review's state: IOPS per %.1f s window\n",
            p->name, wl[w].name, win);
-    from = (uint64_t)ceil(warm_s / win - 1e-9);
-    per = b.n - from;
-    for (uint64_t i = 0; i < b.n; i++) {
-        printf("%.1f\t%.0f\n", i * win, b.done[i] / win);
-        total += i >= from ? b.done[i] : 0;
+    for (uint64_t i = 0; i + len <= n; i += len) {
+        uint64_t done = 0;
+
+        for (uint64_t j = i; j < i + len; j++) {
+            done += bins[j];
+        }
+        printf("%.1f\t%.0f\n", i * step_s, done / win);
     }
-    mean = (double)total / (per * win);
-    for (uint64_t i = from; i < b.n; i++) {
-        swing = fmax(swing, fabs(b.done[i] / win - mean) / mean);
+    for (uint64_t i = warm; i < n; i++) {
+        total += bins[i];
     }
-    printf("# after %.0f s: mean %.0f IOPS over %.0f s; windows stray up "
-           "to %.1f %% from it\n", warm_s, mean, per * win, 100 * swing);
-    g_free(b.done);
-    nvm_model_free(m);
+    printf("# after %.0f s: mean %.0f IOPS over %.0f s; windows of %.1f s "
+           "stray up to %.1f %% from it\n", warm * step_s,
+           total / ((n - warm) * step_s), (n - warm) * step_s, win,
+           100 * nvm_sim_peak_swing(bins, n, warm, len));
+    g_free(bins);
     nvm_profile_free(p);
     return 0;
 }

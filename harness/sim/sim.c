@@ -153,23 +153,84 @@ void nvm_sim_curves(const NvmProfile *p, const NvmSimOptions *o, unsigned n,
     g_free(t);
 }
 
-#define NVM_SETTLE_STEP_NS 100000000ULL     /* 0.1 s */
 #define NVM_SETTLE_TOL 0.05
 
 typedef struct SettleBins {
-    uint64_t t0, n;
-    uint64_t *done;             /* completions per NVM_SETTLE_STEP_NS */
+    uint64_t t0, step, n;
+    uint64_t *done;             /* completions per step */
 } SettleBins;
 
 static void settle_submitted(void *opaque, const NvmCmd *cmd G_GNUC_UNUSED,
                              uint64_t t_ns G_GNUC_UNUSED, uint64_t done_ns)
 {
     SettleBins *b = opaque;
-    uint64_t i = (done_ns - b->t0) / NVM_SETTLE_STEP_NS;
+    uint64_t i = (done_ns - b->t0) / b->step;
 
     if (done_ns >= b->t0 && i < b->n) {
         b->done[i]++;
     }
+}
+
+uint64_t *nvm_sim_peak_bins(const NvmProfile *p, const NvmWorkload *wl,
+                            uint64_t model_seed, uint64_t idle_ns,
+                            uint64_t seed, uint64_t step_ns, uint64_t *n_bins)
+{
+    const uint64_t long_ns = (uint64_t)(NVM_SIM_LONG_S * 1e9);
+    const uint64_t long_warm = long_ns / 5;
+    uint64_t now = 0, span;
+    NvmModel *m = nvm_model_new(p, model_seed);
+    SettleBins b = { .step = step_ns };
+    NvmRunHook hook = { .opaque = &b, .submitted = settle_submitted };
+    NvmRunSpec spec;
+    NvmRunResult res;
+
+    nvm_sim_review_state(m, p, &span, &now);
+    now += idle_ns;
+    b.t0 = now;
+    b.n = (long_warm + long_ns) / step_ns;
+    b.done = g_new0(uint64_t, b.n);
+    spec = (NvmRunSpec){
+        .wl = wl, .lba_bytes = p->lba_bytes, .span_bytes = span,
+        .duration_ns = long_warm + long_ns, .hook = &hook,
+    };
+    nvm_curve_run(m, &spec, seed, &now, &res);
+    nvm_model_free(m);
+    *n_bins = b.n;
+    return b.done;
+}
+
+/* The mean of @bins from @from on, in completions per bin. */
+static double bins_mean(const uint64_t *bins, uint64_t n, uint64_t from)
+{
+    uint64_t total = 0;
+
+    for (uint64_t i = from; i < n; i++) {
+        total += bins[i];
+    }
+    return (double)total / (n - from);
+}
+
+/* The mean of @len bins from @w (those before @n). */
+static double window_mean(const uint64_t *bins, uint64_t n, uint64_t w,
+                          uint64_t len)
+{
+    uint64_t total = 0;
+
+    for (uint64_t i = w; i < w + len && i < n; i++) {
+        total += bins[i];
+    }
+    return (double)total / len;
+}
+
+double nvm_sim_peak_swing(const uint64_t *bins, uint64_t n, uint64_t from,
+                          uint64_t len)
+{
+    double ref = bins_mean(bins, n, from), swing = 0;
+
+    for (uint64_t w = from; w + len <= n; w++) {
+        swing = MAX(swing, fabs(window_mean(bins, n, w, len) - ref) / ref);
+    }
+    return swing;
 }
 
 uint64_t nvm_sim_peak_warmup_ns(const NvmProfile *p, const NvmWorkload *wl,
@@ -177,73 +238,29 @@ uint64_t nvm_sim_peak_warmup_ns(const NvmProfile *p, const NvmWorkload *wl,
                                 uint64_t seed, uint64_t point_ns,
                                 uint64_t base_ns)
 {
-    return nvm_sim_peak_settle(p, wl, model_seed, idle_ns, seed, point_ns,
-                               base_ns, NULL);
-}
-
-uint64_t nvm_sim_peak_settle(const NvmProfile *p, const NvmWorkload *wl,
-                             uint64_t model_seed, uint64_t idle_ns,
-                             uint64_t seed, uint64_t point_ns,
-                             uint64_t base_ns, double *swing)
-{
     const uint64_t long_ns = (uint64_t)(NVM_SIM_LONG_S * 1e9);
     const uint64_t long_warm = long_ns / 5;
-    const uint64_t warm_steps = long_warm / NVM_SETTLE_STEP_NS;
-    uint64_t now = 0, span, total = 0, w, result = long_warm;
-    uint64_t len = point_ns / NVM_SETTLE_STEP_NS;
+    const uint64_t warm_steps = long_warm / NVM_SIM_STEP_NS;
+    uint64_t len = point_ns / NVM_SIM_STEP_NS, n, result = long_warm;
+    uint64_t *done;
     double ref;
-    NvmModel *m;
-    SettleBins b;
-    NvmRunHook hook = { .submitted = settle_submitted };
-    NvmRunSpec spec;
-    NvmRunResult res;
 
-    if (swing) {
-        *swing = 0;
-    }
     if (wl->op != NVM_OP_WRITE || point_ns >= long_ns || base_ns >= long_warm
         || len == 0) {
         return base_ns;
     }
-    m = nvm_model_new(p, model_seed);
-    nvm_sim_review_state(m, p, &span, &now);
-    now += idle_ns;
-    b.t0 = now;
-    b.n = (long_warm + long_ns) / NVM_SETTLE_STEP_NS;
-    b.done = g_new0(uint64_t, b.n);
-    hook.opaque = &b;
-    spec = (NvmRunSpec){
-        .wl = wl, .lba_bytes = p->lba_bytes, .span_bytes = span,
-        .duration_ns = long_warm + long_ns, .hook = &hook,
-    };
-    nvm_curve_run(m, &spec, seed, &now, &res);
-    nvm_model_free(m);
+    done = nvm_sim_peak_bins(p, wl, model_seed, idle_ns, seed,
+                             NVM_SIM_STEP_NS, &n);
     /* the long point's completions per step, then the short one's */
-    for (uint64_t i = warm_steps; i < b.n; i++) {
-        total += b.done[i];
-    }
-    ref = (double)total / (b.n - warm_steps);
-    for (w = base_ns / NVM_SETTLE_STEP_NS; w < warm_steps; w++) {
-        uint64_t n = 0;
-
-        for (uint64_t i = w; i < w + len && i < b.n; i++) {
-            n += b.done[i];
-        }
-        if (fabs((double)n / len - ref) <= NVM_SETTLE_TOL * ref) {
-            result = MAX(base_ns, w * NVM_SETTLE_STEP_NS);
+    ref = bins_mean(done, n, warm_steps);
+    for (uint64_t w = base_ns / NVM_SIM_STEP_NS; w < warm_steps; w++) {
+        if (fabs(window_mean(done, n, w, len) - ref) <=
+            NVM_SETTLE_TOL * ref) {
+            result = MAX(base_ns, w * NVM_SIM_STEP_NS);
             break;
         }
     }
-    /* how far the long point's own windows of @point_ns stray from it */
-    for (w = warm_steps; swing && w + len <= b.n; w++) {
-        uint64_t n = 0;
-
-        for (uint64_t i = w; i < w + len; i++) {
-            n += b.done[i];
-        }
-        *swing = MAX(*swing, fabs((double)n / len - ref) / ref);
-    }
-    g_free(b.done);
+    g_free(done);
     return result;
 }
 

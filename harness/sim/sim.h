@@ -125,18 +125,28 @@ uint64_t nvm_sim_peak_warmup_ns(const NvmProfile *p, const NvmWorkload *wl,
                                 uint64_t model_seed, uint64_t idle_ns,
                                 uint64_t seed, uint64_t point_ns,
                                 uint64_t base_ns);
+/* The step in which nvm_sim_peak_warmup_ns() counts completions: 0.1 s. */
+#define NVM_SIM_STEP_NS 100000000ULL
+
 /*
- * The same, and in *@swing the most that the long point's own windows of
- * @point_ns, after its warm-up, stray from its IOPS (a fraction; 0 where no
- * run is made).  A drive whose write rate swings over periods longer than
- * @point_ns (the P5s' 4K writes, fast and slow by turns every 1.5-2.5 s:
- * docs/sim.md, "Point length") cannot be measured by a point that short,
- * whatever its warm-up.
+ * The long point nvm_sim_peak_warmup_ns() runs (a fresh model of @p
+ * seeded @model_seed in the review's state, @idle_ns of idle, @wl
+ * closed-loop with @seed for a fifth of NVM_SIM_LONG_S of warm-up and
+ * NVM_SIM_LONG_S): its completions in each @step_ns from the state on, in
+ * *@n_bins bins.  g_free() the result.
  */
-uint64_t nvm_sim_peak_settle(const NvmProfile *p, const NvmWorkload *wl,
-                             uint64_t model_seed, uint64_t idle_ns,
-                             uint64_t seed, uint64_t point_ns,
-                             uint64_t base_ns, double *swing);
+uint64_t *nvm_sim_peak_bins(const NvmProfile *p, const NvmWorkload *wl,
+                            uint64_t model_seed, uint64_t idle_ns,
+                            uint64_t seed, uint64_t step_ns, uint64_t *n_bins);
+/*
+ * The most that a window of @len bins, starting at @from or later, strays
+ * from the mean of the bins from @from on (a fraction).  A drive whose
+ * write rate swings over periods longer than a point (the P5s' 4K writes,
+ * fast and slow by turns every 1.5-2.5 s: docs/sim.md, "Point length")
+ * cannot be measured by a point that short, whatever its warm-up.
+ */
+double nvm_sim_peak_swing(const uint64_t *bins, uint64_t n, uint64_t from,
+                          uint64_t len);
 
 void nvm_sim_four_corners(const NvmProfile *p, const NvmSimOptions *o,
                           NvmCornerResult res[NVM_FOUR_CORNERS]);

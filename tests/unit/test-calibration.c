@@ -31,7 +31,7 @@ static unsigned quick_swings;   /* write points shorter than their swing */
  * state (nvm_sim_peak_warmup_ns), or within the swing of the 30 s run's
  * own windows of the point's length where that is wider (a drive whose
  * rate alternates over seconds has no short window near its mean:
- * nvm_sim_peak_settle, docs/sim.md "Point length").  The control, the
+ * nvm_sim_peak_swing, docs/sim.md "Point length").  The control, the
  * same point after a fifth of it of warm-up as before, is counted where it
  * is off by more than QUICK_CONTROL: at least one drive must be (main()),
  * or this would not show that the warm-up matters.  Reads keep their
@@ -44,6 +44,10 @@ static void check_quick(const NvmProfile *p,
                         const NvmCornerResult lng[NVM_FOUR_CORNERS])
 {
     static const double lengths[] = { 0.5, 3 };
+    /* each write's long run, counted in steps, once for both lengths */
+    uint64_t *bins[NVM_FOUR_CORNERS] = { NULL }, n_bins[NVM_FOUR_CORNERS];
+    const uint64_t warm_steps = (uint64_t)(NVM_SIM_LONG_S / 5 * 1e9) /
+                                NVM_SIM_STEP_NS;
     bool burst = false;
 
     for (unsigned l = 0; l < G_N_ELEMENTS(lengths); l++) {
@@ -52,7 +56,6 @@ static void check_quick(const NvmProfile *p,
                             .peaks_only = true };
         NvmSimOptions c = o;
         NvmCornerResult res[NVM_FOUR_CORNERS], ctl[NVM_FOUR_CORNERS];
-        double swing;
 
         c.peak_warmup_ns = base;
         nvm_sim_four_corners(p, &o, res);
@@ -61,6 +64,7 @@ static void check_quick(const NvmProfile *p,
             double want = lng[w].peak.fig.iops;
             double e = (res[w].peak.fig.iops - want) / want;
             double ce = (ctl[w].peak.fig.iops - want) / want;
+            double swing;
 
             g_test_message("%s %s at %.1f s: %.0f (%+.1f %%), a fifth of "
                            "warm-up %.0f (%+.1f %%), 30 s %.0f", p->name,
@@ -79,14 +83,22 @@ static void check_quick(const NvmProfile *p,
              * near its mean (docs/sim.md, "Point length"), so the bound is
              * the swing of the long run's own windows where that is wider
              */
-            nvm_sim_peak_settle(p, &res[w].wl, 1, 0, 7919 + w,
-                                (uint64_t)(lengths[l] * 1e9), base, &swing);
+            if (!bins[w]) {
+                bins[w] = nvm_sim_peak_bins(p, &res[w].wl, 1, 0, 7919 + w,
+                                            NVM_SIM_STEP_NS, &n_bins[w]);
+            }
+            swing = nvm_sim_peak_swing(bins[w], n_bins[w], warm_steps,
+                                       (uint64_t)(lengths[l] * 1e9) /
+                                       NVM_SIM_STEP_NS);
             g_test_message("  its 30 s run's windows of %.1f s stray up to "
                            "%.1f %%", lengths[l], 100 * swing);
             g_assert_cmpfloat(fabs(e), <=, MAX(QUICK_BOUND, swing) + 1e-9);
             quick_swings += swing > QUICK_BOUND;
             burst |= fabs(ce) > QUICK_CONTROL;
         }
+    }
+    for (unsigned w = 0; w < NVM_FOUR_CORNERS; w++) {
+        g_free(bins[w]);
     }
     quick_checked++;
     quick_bursts += burst;
