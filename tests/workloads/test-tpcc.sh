@@ -77,14 +77,28 @@ for name, w in (("new_order", .45), ("payment", .43), ("order_status", .04),
          name + " p95 <= p99 <= max")
     need(t["max_ms"] < 5000, name + " latency plausible")
     # The think-time reconstruction: with it wrong the derived latency would be
-    # off by the 50-120 ms keying/think means; pgbench's own per-command average
-    # of the SELECT must agree to a few ms.
+    # off by the 20-180 ms keying times or the 50-120 ms think means.  What
+    # is left after the sleeps is, by pgbench's own per-command averages (-r),
+    # the SELECT, the \set lines and how late pgbench woke from its two
+    # sleeps: a CI run on a loaded host had new_order's derived mean at
+    # 84.10 ms against the SELECT's 55.93 (bounded at 10 ms then).  The keying
+    # sleep has a fixed length, so its lateness is measured; the think sleep's
+    # is taken as the same (the same wake-up of the same thread).
     pg = r["pgbench_select_avg_ms"].get(name)
-    need(pg is not None and abs(t["avg_ms"] - pg) < 10,
-         "%s: derived avg %.2f ms vs pgbench's %.2f ms" % (name, t["avg_ms"], pg or -1))
+    sets = r["pgbench_set_avg_ms"].get(name, 0.0)
+    late = r["pgbench_keying_late_ms"].get(name)
+    need(pg is not None and late is not None and
+         pg - 1 <= t["avg_ms"] <= pg + sets + 2 * max(late, 0) + 5,
+         "%s: derived avg %.2f ms vs pgbench's SELECT %.2f ms, \\set lines "
+         "%.2f ms, keying sleep %.2f ms late"
+         % (name, t["avg_ms"], pg or -1, sets, late if late is not None else -1))
 need(abs(r["tpmC"] - tx["new_order"]["count"] * 3) < 0.01, "tpmC = New-Orders/min")
 need(r["tpm_total"] > r["tpmC"], "tpm_total > tpmC")
 need(r["failures"] == 0, "no failed transactions")
+# pgbench never wakes early, so a logged transaction shorter than the sleeps
+# recomputed for it is a wrong recomputation (about half of them would be)
+need(r["shorter_than_sleeps"] == 0,
+     "%d transactions shorter than their recomputed sleeps" % r["shorter_than_sleeps"])
 rb = r["new_order_rollback_share"]
 need(rb is not None and 0 <= rb <= 0.05, "New-Order rollback share %r in 0..5 %%" % rb)
 for k in ("p95_ms", "p99_ms", "avg_ms"):
