@@ -23,8 +23,7 @@ int main(int argc, char **argv)
 {
     const char *dir = getenv("NVMIMIC_PROFILE_DIR");
     const double step_s = NVM_SIM_STEP_NS / 1e9;
-    const uint64_t warm = (uint64_t)(NVM_SIM_LONG_S / 5 * 1e9) /
-                          NVM_SIM_STEP_NS;
+    const uint64_t warm = NVM_SIM_LONG_WARM_STEPS;
     double win = argc > 3 ? atof(argv[3]) : 0.5;
     uint64_t len = (uint64_t)llround(win / step_s), n, total = 0;
     g_autoptr(GError) err = NULL;

@@ -240,7 +240,7 @@ uint64_t nvm_sim_peak_warmup_ns(const NvmProfile *p, const NvmWorkload *wl,
 {
     const uint64_t long_ns = (uint64_t)(NVM_SIM_LONG_S * 1e9);
     const uint64_t long_warm = long_ns / 5;
-    const uint64_t warm_steps = long_warm / NVM_SIM_STEP_NS;
+    const uint64_t warm_steps = NVM_SIM_LONG_WARM_STEPS;
     uint64_t len = point_ns / NVM_SIM_STEP_NS, n, result = long_warm;
     uint64_t *done;
     double ref;

@@ -127,6 +127,9 @@ uint64_t nvm_sim_peak_warmup_ns(const NvmProfile *p, const NvmWorkload *wl,
                                 uint64_t base_ns);
 /* The step in which nvm_sim_peak_warmup_ns() counts completions: 0.1 s. */
 #define NVM_SIM_STEP_NS 100000000ULL
+/* The long point's warm-up (a fifth of NVM_SIM_LONG_S) in those steps. */
+#define NVM_SIM_LONG_WARM_STEPS \
+    ((uint64_t)(NVM_SIM_LONG_S / 5 * 1e9) / NVM_SIM_STEP_NS)
 
 /*
  * The long point nvm_sim_peak_warmup_ns() runs (a fresh model of @p

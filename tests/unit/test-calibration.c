@@ -46,8 +46,6 @@ static void check_quick(const NvmProfile *p,
     static const double lengths[] = { 0.5, 3 };
     /* each write's long run, counted in steps, once for both lengths */
     uint64_t *bins[NVM_FOUR_CORNERS] = { NULL }, n_bins[NVM_FOUR_CORNERS];
-    const uint64_t warm_steps = (uint64_t)(NVM_SIM_LONG_S / 5 * 1e9) /
-                                NVM_SIM_STEP_NS;
     bool burst = false;
 
     for (unsigned l = 0; l < G_N_ELEMENTS(lengths); l++) {
@@ -87,7 +85,8 @@ static void check_quick(const NvmProfile *p,
                 bins[w] = nvm_sim_peak_bins(p, &res[w].wl, 1, 0, 7919 + w,
                                             NVM_SIM_STEP_NS, &n_bins[w]);
             }
-            swing = nvm_sim_peak_swing(bins[w], n_bins[w], warm_steps,
+            swing = nvm_sim_peak_swing(bins[w], n_bins[w],
+                                       NVM_SIM_LONG_WARM_STEPS,
                                        (uint64_t)(lengths[l] * 1e9) /
                                        NVM_SIM_STEP_NS);
             g_test_message("  its 30 s run's windows of %.1f s stray up to "
