@@ -50,11 +50,9 @@ def stats(lat_us):
             "max_ms": round(v[-1] / 1000.0, 3)}
 
 
-def pgbench_command_latencies(path, scripts, command):
-    """Average latency (ms) of one command of each script from pgbench -r
-    output: the line whose command starts with COMMAND, or with "\\set"
-    the sum over the script's \\set and \\if lines (pgbench's own
-    bookkeeping, and its wake-up after the SELECT's result)."""
+def pgbench_commands(path, scripts):
+    """Each script's command lines from pgbench -r output, in order:
+    {name: [(command, average ms), ...]}."""
     out = {}
     if not os.path.exists(path):
         return out
@@ -65,24 +63,34 @@ def pgbench_command_latencies(path, scripts, command):
             cur = int(m.group(1)) - 1
             continue
         m = re.match(r"\s+([\d.]+)\s+(?:\d+\s+)*(.*)$", line)
-        if not m or cur is None or not 0 <= cur < len(scripts):
-            continue
-        name = scripts[cur]["name"]
-        if command == "\\set" and re.match(r"\\(set|if|else|endif)", m.group(2)):
-            out[name] = round(out.get(name, 0.0) + float(m.group(1)), 3)
-        elif m.group(2).startswith(command):
-            out[name] = float(m.group(1))
+        if m and cur is not None and 0 <= cur < len(scripts):
+            out.setdefault(scripts[cur]["name"], []).append(
+                (m.group(2), float(m.group(1))))
     return out
 
 
-def keying_late(path, scripts):
-    """How late pgbench woke from each script's keying \\sleep, on average
-    (ms): the sleep's mean from -r less its fixed length.  A loaded host
-    wakes pgbench late; the lateness is inside the logged transaction time
-    and so inside the derived response times (the think sleep's too)."""
-    key = pgbench_command_latencies(path, scripts, "\\sleep :key_")
-    return {s["name"]: round(key[s["name"]] - s["key_us"] / 1000.0, 3)
-            for s in scripts if s["name"] in key}
+def pgbench_figures(path, scripts):
+    """From pgbench -r: each script's SELECT (ms); its \\set and \\if lines
+    together (pgbench's own bookkeeping, and its wake-up after the
+    SELECT's result); and how late pgbench woke from its keying \\sleep,
+    the sleep's mean less its fixed length.  A loaded host wakes pgbench
+    late; the lateness is inside the logged transaction time and so inside
+    the derived response times (the think sleep's too)."""
+    select, sets, late = {}, {}, {}
+    cmds_of = pgbench_commands(path, scripts)
+    for s in scripts:
+        name = s["name"]
+        cmds = cmds_of.get(name)
+        if not cmds:
+            continue
+        for cmd, ms in cmds:
+            if cmd.startswith("SELECT "):
+                select[name] = ms
+            elif cmd.startswith("\\sleep :key_"):
+                late[name] = round(ms - s["key_us"] / 1000.0, 3)
+        sets[name] = round(sum(ms for cmd, ms in cmds
+                               if re.match(r"\\(set|if|else|endif)", cmd)), 3)
+    return select, sets, late
 
 
 def guest_disk(d):
@@ -166,6 +174,8 @@ def main():
             last = end if last is None else max(last, end)
     total = sum(len(v) for v in lat.values())
     minutes = params["sample_s"] / 60.0
+    select_ms, set_ms, late_ms = pgbench_figures(
+        os.path.join(d, "pgbench.txt"), scripts)
     report = {
         "workload": "tpcc",
         "warehouses": params["warehouses"],
@@ -180,12 +190,9 @@ def main():
         "transactions": {},
         "overall": stats([x for v in lat.values() for x in v]),
         "shorter_than_sleeps": short,
-        "pgbench_select_avg_ms": pgbench_command_latencies(
-            os.path.join(d, "pgbench.txt"), scripts, "SELECT "),
-        "pgbench_set_avg_ms": pgbench_command_latencies(
-            os.path.join(d, "pgbench.txt"), scripts, "\\set"),
-        "pgbench_keying_late_ms": keying_late(
-            os.path.join(d, "pgbench.txt"), scripts),
+        "pgbench_select_avg_ms": select_ms,
+        "pgbench_set_avg_ms": set_ms,
+        "pgbench_keying_late_ms": late_ms,
     }
     for s in scripts:
         st = stats(lat[s["name"]])
