@@ -12,6 +12,10 @@
 #include "sim.h"
 #include "test-profile.h"
 
+/* run_curve()'s warm-up and measured time of each point, in s */
+#define CURVE_WARMUP_S 0.4
+#define CURVE_POINT_S 2.0
+
 /* Run one workload of @p in the review state: peak, then @n points. */
 static void run_curve(const NvmProfile *p, unsigned wl_index,
                       const int *pcts, unsigned n, NvmRunResult *peak,
@@ -27,8 +31,8 @@ static void run_curve(const NvmProfile *p, unsigned wl_index,
     spec.wl = &wl[wl_index];
     spec.lba_bytes = p->lba_bytes;
     spec.span_bytes = span;
-    spec.warmup_ns = 400 * 1000 * 1000;
-    spec.duration_ns = 2000 * 1000 * 1000;
+    spec.warmup_ns = (uint64_t)(CURVE_WARMUP_S * 1e9);
+    spec.duration_ns = (uint64_t)(CURVE_POINT_S * 1e9);
     nvm_curve_run(m, &spec, 11, &now, peak);
     for (unsigned i = 0; i < n; i++) {
         spec.rate_iops = nvm_curve_rate(peak->fig.iops, pcts[i]);
@@ -76,7 +80,7 @@ static void points_below_the_peak_reach_their_rate_and_110_120_saturate(void)
                 if (pcts[i] <= 90) {
                     /* A Poisson count over 2 s: 4 standard deviations of
                      * noise, plus 2 % for the drive's own dynamics. */
-                    double tol = 4 / sqrt(target[i] * 2.0) + 0.02;
+                    double tol = 4 / sqrt(target[i] * CURVE_POINT_S) + 0.02;
 
                     g_assert_cmpfloat(fabs(got - 1), <, tol);
                 } else if (is_write) {
@@ -93,7 +97,9 @@ static void points_below_the_peak_reach_their_rate_and_110_120_saturate(void)
                      * simulated steady state: 1.048 of the rate): never
                      * more than what arrived since the point began.
                      */
-                    g_assert_cmpfloat(got, <, 1.03 * (2.0 + 0.4) / 2.0);
+                    g_assert_cmpfloat(got, <, 1.03 * (CURVE_POINT_S +
+                                              CURVE_WARMUP_S) /
+                                      CURVE_POINT_S);
                 } else {
                     /* Above the peak the drive cannot follow. */
                     g_assert_cmpfloat(pts[i].fig.iops, <, 1.03 * peak.fig.iops);
