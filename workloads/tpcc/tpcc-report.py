@@ -72,11 +72,11 @@ def pgbench_commands(path, scripts):
 def pgbench_figures(path, scripts):
     """From pgbench -r: each script's SELECT (ms); its \\set and \\if lines
     together (pgbench's own bookkeeping, and its wake-up after the
-    SELECT's result); and how late pgbench woke from its keying \\sleep,
-    the sleep's mean less its fixed length.  A loaded host wakes pgbench
-    late; the lateness is inside the logged transaction time and so inside
-    the derived response times (the think sleep's too)."""
-    select, sets, late = {}, {}, {}
+    SELECT's result); how late pgbench woke from its keying \\sleep, the
+    sleep's mean less its fixed length; and its think \\sleep's mean (ms).
+    A loaded host wakes pgbench late; the lateness is inside the logged
+    transaction time and so inside the derived response times."""
+    select, sets, late, think = {}, {}, {}, {}
     cmds_of = pgbench_commands(path, scripts)
     for s in scripts:
         name = s["name"]
@@ -88,9 +88,54 @@ def pgbench_figures(path, scripts):
                 select[name] = ms
             elif cmd.startswith("\\sleep :key_"):
                 late[name] = round(ms - s["key_us"] / 1000.0, 3)
+            elif cmd.startswith("\\sleep :think "):
+                think[name] = ms
         sets[name] = round(sum(ms for cmd, ms in cmds
                                if re.match(r"\\(set|if|else|endif)", cmd)), 3)
-    return select, sets, late
+    return select, sets, late, think
+
+
+def pgbench_sample_s(path):
+    """A sample of so many transactions per user (-t) has no set length:
+    pgbench's count of processed transactions over its rate (tps, without
+    the connections' set-up) gives it."""
+    n = tps = None
+    if os.path.exists(path):
+        for line in open(path, errors="replace"):
+            m = re.match(r"number of transactions actually processed: (\d+)", line)
+            if m:
+                n = int(m.group(1))
+            m = re.match(r"tps = ([\d.]+) \(without initial", line)
+            if m:
+                tps = float(m.group(1))
+    return n / tps if n and tps else None
+
+
+def think_fit(pairs):
+    """Least-squares slope, and its standard error, of the logged time less
+    the keying sleep on the recomputed think time, within each transaction
+    type (each type's means removed, as its SQL differs): 1 when the
+    recomputation draws the think time pgbench slept, 0 when it draws
+    another transaction's.  pairs: {name: [(think_us, logged_less_key_us)]}."""
+    sxx = sxy = 0.0
+    resid = []
+    for v in pairs.values():
+        if len(v) < 2:
+            continue
+        mx = sum(x for x, _ in v) / len(v)
+        my = sum(y for _, y in v) / len(v)
+        sxx += sum((x - mx) ** 2 for x, _ in v)
+        sxy += sum((x - mx) * (y - my) for x, y in v)
+        resid.append((v, mx, my))
+    if sxx <= 0:
+        return None
+    b = sxy / sxx
+    n = sum(len(v) for v, _, _ in resid)
+    sse = sum((y - my - b * (x - mx)) ** 2 for v, mx, my in resid for x, y in v)
+    dof = n - len(resid) - 1
+    se = math.sqrt(sse / dof / sxx) if dof > 0 else None
+    return {"slope": round(b, 4), "se": round(se, 4) if se is not None else None,
+            "transactions": n}
 
 
 def guest_disk(d):
@@ -143,6 +188,7 @@ def main():
     params = json.load(open(os.path.join(d, "params.json")))
     scripts = params["scripts"]
     lat = {s["name"]: [] for s in scripts}
+    pairs = {s["name"]: [] for s in scripts}
     failures = retries = short = 0
     first = last = None
     files = sorted(glob.glob(os.path.join(d, "tx.*")))
@@ -163,7 +209,9 @@ def main():
             s = scripts[script]
             n = done.get(client, 0)
             done[client] = n + 1
-            sleep = s["key_us"] * tries + think_us(client, n, s["think_us"])
+            think = think_us(client, n, s["think_us"])
+            sleep = s["key_us"] * tries + think
+            pairs[s["name"]].append((think, int(p[2]) - s["key_us"] * tries))
             if int(p[2]) < sleep:
                 # pgbench never wakes early: a logged time shorter than the
                 # sleeps recomputed for it means the recomputation is wrong
@@ -173,16 +221,31 @@ def main():
             first = end if first is None else min(first, end)
             last = end if last is None else max(last, end)
     total = sum(len(v) for v in lat.values())
-    minutes = params["sample_s"] / 60.0
-    select_ms, set_ms, late_ms = pgbench_figures(
+    sample_s = params["sample_s"]
+    if params.get("transactions_per_user"):
+        sample_s = pgbench_sample_s(os.path.join(d, "pgbench.txt"))
+        if not sample_s:
+            sys.exit("tpcc-report: no transaction count and tps in "
+                     + os.path.join(d, "pgbench.txt"))
+    minutes = sample_s / 60.0
+    select_ms, set_ms, late_ms, think_ms = pgbench_figures(
         os.path.join(d, "pgbench.txt"), scripts)
+    # the think sleep's lateness: pgbench's mean think sleep (-r) less the
+    # mean of the think times recomputed for the logged transactions (the
+    # same transactions when the sample is a count, -t)
+    think_late_ms = {}
+    for name, v in pairs.items():
+        if name in think_ms and v:
+            think_late_ms[name] = round(
+                think_ms[name] - sum(x for x, _ in v) / len(v) / 1000.0, 3)
     report = {
         "workload": "tpcc",
         "warehouses": params["warehouses"],
         "users": params["users"],
         "think_factor": params["think_factor"],
         "precondition_s": params["precondition_s"],
-        "sample_s": params["sample_s"],
+        "sample_s": round(sample_s, 2),
+        "transactions_per_user": params.get("transactions_per_user"),
         "tpmC": round(len(lat["new_order"]) / minutes, 2),
         "tpm_total": round(total / minutes, 2),
         "failures": failures,
@@ -193,6 +256,8 @@ def main():
         "pgbench_select_avg_ms": select_ms,
         "pgbench_set_avg_ms": set_ms,
         "pgbench_keying_late_ms": late_ms,
+        "pgbench_think_late_ms": think_late_ms,
+        "think_fit": think_fit(pairs),
     }
     for s in scripts:
         st = stats(lat[s["name"]])

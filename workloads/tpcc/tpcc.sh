@@ -21,6 +21,8 @@ usage: tpcc.sh [options] load|run|check|all
   -u, --users N           virtual users = pgbench clients (default 10 per W)
   -P, --precondition SEC  seconds of load before the sample (not reported)
   -S, --sample SEC        seconds of the measured sample
+  -t, --transactions N    instead, a sample of N transactions per user, however
+                          long the host takes (its length is then measured)
   -k, --think-factor F    keying and think times x F (1 = the specification's)
   -j, --jobs N            pgbench threads and parallel loaders (default: CPUs)
   -o, --out DIR           results directory (default ./tpcc-results)
@@ -30,7 +32,7 @@ EOU
 }
 die() { echo "tpcc: $*" >&2; exit 2; }
 
-W=2; USERS=""; PRE=60; SAMPLE=60; FACTOR=0.1; OUT=./tpcc-results
+W=2; USERS=""; PRE=60; SAMPLE=60; TX=""; FACTOR=0.1; OUT=./tpcc-results
 JOBS=$(nproc 2>/dev/null || echo 2); CAP=""; CMD=""
 preset() {
     case "$1" in
@@ -45,7 +47,8 @@ while [ $# -gt 0 ]; do
     -w|--warehouses) W=$2; shift ;;
     -u|--users) USERS=$2; shift ;;
     -P|--precondition) PRE=$2; shift ;;
-    -S|--sample) SAMPLE=$2; shift ;;
+    -S|--sample) SAMPLE=$2; TX=""; shift ;;
+    -t|--transactions) TX=$2; shift ;;
     -k|--think-factor) FACTOR=$2; shift ;;
     -j|--jobs) JOBS=$2; shift ;;
     -o|--out) OUT=$2; shift ;;
@@ -67,6 +70,8 @@ isint "$W" && [ "$W" -ge 1 ] || die "warehouses must be a positive integer"
 isint "$USERS" && [ "$USERS" -ge 1 ] || die "users must be a positive integer"
 isint "$PRE" && isint "$SAMPLE" && [ "$SAMPLE" -ge 1 ] || die "durations are whole seconds"
 isint "$JOBS" && [ "$JOBS" -ge 1 ] || die "jobs must be a positive integer"
+[ -z "$TX" ] || { isint "$TX" && [ "$TX" -ge 1 ]; } ||
+    die "transactions per user must be a positive integer (-t $TX)"
 [ "$JOBS" -le "$USERS" ] || JOBS=$USERS
 
 PSQL="psql -X -q -v ON_ERROR_STOP=1"
@@ -150,6 +155,7 @@ do_run() {
         -n -M prepared -c "$USERS" -j "$JOBS" --max-tries=10
     cat >"$OUT/params.json" <<EOJ
 {"warehouses": $nw, "users": $USERS, "precondition_s": $PRE, "sample_s": $SAMPLE,
+ "transactions_per_user": ${TX:-null},
  "think_factor": $FACTOR, "jobs": $JOBS,
  "scripts": [
   {"name": "new_order", "weight": 45, "key_us": $(us 18), "think_us": $(us 12)},
@@ -164,11 +170,17 @@ EOJ
             { cat "$OUT/precondition.txt" >&2; die "pgbench failed while preconditioning"; }
     fi
     orders0=$($PSQL -tAc 'SELECT sum(d_next_o_id) FROM district')
-    echo "tpcc: sampling $SAMPLE s"
+    if [ -n "$TX" ]; then
+        echo "tpcc: sampling $TX transactions per user"
+        set -- "$@" -t "$TX"
+    else
+        echo "tpcc: sampling $SAMPLE s"
+        set -- "$@" -T "$SAMPLE"
+    fi
     date +%s.%N >"$OUT/sample-start"
     snap start
     mark start
-    pgbench "$@" -T "$SAMPLE" -r --log --log-prefix="$OUT/tx" >"$OUT/pgbench.txt" 2>&1 ||
+    pgbench "$@" -r --log --log-prefix="$OUT/tx" >"$OUT/pgbench.txt" 2>&1 ||
         { cat "$OUT/pgbench.txt" >&2; die "pgbench failed in the sample"; }
     mark stop
     snap end
