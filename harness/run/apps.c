@@ -197,16 +197,20 @@ static bool sql_done(Run *r, PlanStep *ps, JsonNode *stats, const char *json,
  * to send in-band marks to: the host resets the filter's statistics when
  * tpcc.sh reports the sample's start and reads them when it reports its
  * end (GuestCmd.qmp_window), which touches only the statistics, nothing
- * the guest sees, but lies where the host read the lines.
+ * the guest sees, but lies where the host read the lines.  pgbench draws
+ * from the run's seed, not the guest's clock, so that a rerun issues the
+ * same transactions.
  */
 static void plan_sql(Run *r, App *a, Plan *p)
 {
     bool filter = strcmp(r->o.sql_topology, "nvme") != 0;
     g_autofree char *args = g_strdup_printf(
-        "%ssh ./tpcc/tpcc.sh -w %u -u %u -P %u -S %u -k %g %s-o $RESULTS/tpcc "
+        "%ssh ./tpcc/tpcc.sh -w %u -u %u -P %u -S %u -k %g --seed %" G_GUINT64_FORMAT
+        " %s-o $RESULTS/tpcc "
         "%s && cp $RESULTS/tpcc/report.json $RESULTS/tpcc.json",
         filter ? "NVMIMIC_MARK_CMD= " : "", r->o.sql_w,
         r->o.sql_users, r->o.sql_pre_s, r->o.sql_sample_s, r->o.sql_think,
+        r->o.seed % 1000000000,
         r->sql_image ? "" : "--device /dev/nvme0n1 ",
         r->sql_image ? "run" : "all");
     GuestCmd c = {

@@ -344,7 +344,8 @@ const NvmOpt run_opt_table[] = {
     NVM_OPT("out", NVM_OPT_STR, O(out), "DIR", "where the results go",
             .def_doc = "out/PROFILE-SUITE-YYYYmmdd-HHMMSS"),
     NVM_OPT("seed", NVM_OPT_U64, O(seed), "N",
-            "the device's and the model's seed", .def = "1"),
+            "the device's and the model's seed; pgbench's in the sql suite "
+            "(modulo 10^9)", .def = "1"),
     NVM_OPT("workloads", NVM_OPT_STR, O(workloads), "A,B",
             "only these workloads of four-corners and vdi"),
     NVM_OPT("threads", NVM_OPT_CHOICE, O(threads), NULL,

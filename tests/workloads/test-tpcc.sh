@@ -47,13 +47,22 @@ grep -q "1500 warehouses need about 333 GB" "$T/refusal.txt" || fail "refusal me
     fail "something was created before the refusal"
 echo "# refusal: a missing device"
 sh "$TPCC" -w 1 --device "$T/nonexistent" load 2>/dev/null && fail "a missing --device was accepted"
+echo "# refusal: seeds pgbench would not take as given"
+for s in -1 1e3 1000000000; do
+    rc=0
+    sh "$TPCC" --seed "$s" run 2>"$T/seed.txt" || rc=$?
+    [ "$rc" = 2 ] && grep -q "seed must be a whole number below 10^9 (--seed $s)" "$T/seed.txt" ||
+        fail "--seed $s: exit $rc, $(cat "$T/seed.txt")"
+done
 
 echo "# load W=1 and run 60 transactions per user, 10 users, think factor 0.01"
 start=$(date +%s)
 sh "$TPCC" -w 1 --capacity 500000000000 load || fail "load"
 load_s=$(($(date +%s) - start))
 # how long it took is printed, not bounded: a loaded host takes 46 s here
-sh "$TPCC" -w 1 -u 10 -P 2 -t 60 -k 0.01 -j 2 -o "$T/out" run || fail "run"
+sh "$TPCC" -w 1 -u 10 -P 2 -t 60 -k 0.01 -j 2 --seed 7 -o "$T/out" run || fail "run"
+[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["seed"])' "$T/out/params.json")" = 7 ] ||
+    fail "params.json does not hold the seed"
 sh "$TPCC" check || fail "consistency conditions"
 
 python3 - "$T/out/report.json" <<'EOPY' || fail "report checks"

@@ -246,6 +246,7 @@ def main():
         "precondition_s": params["precondition_s"],
         "sample_s": round(sample_s, 2),
         "transactions_per_user": params.get("transactions_per_user"),
+        "seed": params.get("seed"),
         "tpmC": round(len(lat["new_order"]) / minutes, 2),
         "tpm_total": round(total / minutes, 2),
         "failures": failures,

@@ -25,6 +25,8 @@ usage: tpcc.sh [options] load|run|check|all
                           long the host takes (its length is then measured)
   -k, --think-factor F    keying and think times x F (1 = the specification's)
   -j, --jobs N            pgbench threads and parallel loaders (default: CPUs)
+  --seed N                pgbench's random seed: N for the precondition, N+1 for
+                          the sample (default: pgbench's, from the clock)
   -o, --out DIR           results directory (default ./tpcc-results)
   --capacity BYTES        refuse to load if the database will not fit
   --device PATH           as --capacity, with the size of this disk or file
@@ -33,7 +35,7 @@ EOU
 die() { echo "tpcc: $*" >&2; exit 2; }
 
 W=2; USERS=""; PRE=60; SAMPLE=60; TX=""; FACTOR=0.1; OUT=./tpcc-results
-JOBS=$(nproc 2>/dev/null || echo 2); CAP=""; CMD=""
+JOBS=$(nproc 2>/dev/null || echo 2); CAP=""; CMD=""; SEED=""
 preset() {
     case "$1" in
     quick)  W=2; USERS=""; PRE=60; SAMPLE=60; FACTOR=0.1 ;;
@@ -51,6 +53,7 @@ while [ $# -gt 0 ]; do
     -t|--transactions) TX=$2; shift ;;
     -k|--think-factor) FACTOR=$2; shift ;;
     -j|--jobs) JOBS=$2; shift ;;
+    --seed) SEED=$2; shift ;;
     -o|--out) OUT=$2; shift ;;
     --capacity) CAP=$2; shift ;;
     --device)
@@ -70,6 +73,8 @@ isint "$W" && [ "$W" -ge 1 ] || die "warehouses must be a positive integer"
 isint "$USERS" && [ "$USERS" -ge 1 ] || die "users must be a positive integer"
 isint "$PRE" && isint "$SAMPLE" && [ "$SAMPLE" -ge 1 ] || die "durations are whole seconds"
 isint "$JOBS" && [ "$JOBS" -ge 1 ] || die "jobs must be a positive integer"
+[ -z "$SEED" ] || { isint "$SEED" && [ ${#SEED} -le 9 ]; } ||
+    die "the seed must be a whole number below 10^9 (--seed $SEED)"
 [ -z "$TX" ] || { isint "$TX" && [ "$TX" -ge 1 ]; } ||
     die "transactions per user must be a positive integer (-t $TX)"
 [ "$JOBS" -le "$USERS" ] || JOBS=$USERS
@@ -155,7 +160,7 @@ do_run() {
         -n -M prepared -c "$USERS" -j "$JOBS" --max-tries=10
     cat >"$OUT/params.json" <<EOJ
 {"warehouses": $nw, "users": $USERS, "precondition_s": $PRE, "sample_s": $SAMPLE,
- "transactions_per_user": ${TX:-null},
+ "transactions_per_user": ${TX:-null}, "seed": ${SEED:-null},
  "think_factor": $FACTOR, "jobs": $JOBS,
  "scripts": [
   {"name": "new_order", "weight": 45, "key_us": $(us 18), "think_us": $(us 12)},
@@ -166,10 +171,12 @@ do_run() {
 EOJ
     if [ "$PRE" -gt 0 ]; then
         echo "tpcc: preconditioning $PRE s with $USERS users on $nw warehouses"
-        pgbench "$@" -T "$PRE" >"$OUT/precondition.txt" 2>&1 ||
+        pgbench "$@" ${SEED:+--random-seed="$SEED"} -T "$PRE" >"$OUT/precondition.txt" 2>&1 ||
             { cat "$OUT/precondition.txt" >&2; die "pgbench failed while preconditioning"; }
     fi
     orders0=$($PSQL -tAc 'SELECT sum(d_next_o_id) FROM district')
+    # the sample draws its own numbers, not the precondition's again
+    [ -z "$SEED" ] || set -- "$@" --random-seed="$((SEED + 1))"
     if [ -n "$TX" ]; then
         echo "tpcc: sampling $TX transactions per user"
         set -- "$@" -t "$TX"
