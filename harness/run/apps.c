@@ -198,8 +198,8 @@ static bool sql_done(Run *r, PlanStep *ps, JsonNode *stats, const char *json,
  * tpcc.sh reports the sample's start and reads them when it reports its
  * end (GuestCmd.qmp_window), which touches only the statistics, nothing
  * the guest sees, but lies where the host read the lines.  pgbench draws
- * from the run's seed, not the guest's clock, so that a rerun issues the
- * same transactions.
+ * from the run's seed, not the guest's clock, so that a rerun draws the
+ * same numbers (its timing still differs: docs/apps.md).
  */
 static void plan_sql(Run *r, App *a, Plan *p)
 {

@@ -48,7 +48,7 @@ grep -q "1500 warehouses need about 333 GB" "$T/refusal.txt" || fail "refusal me
 echo "# refusal: a missing device"
 sh "$TPCC" -w 1 --device "$T/nonexistent" load 2>/dev/null && fail "a missing --device was accepted"
 echo "# refusal: seeds pgbench would not take as given"
-for s in -1 1e3 1000000000; do
+for s in -1 1e3 08 1000000000; do
     rc=0
     sh "$TPCC" --seed "$s" run 2>"$T/seed.txt" || rc=$?
     [ "$rc" = 2 ] && grep -q "seed must be a whole number below 10^9 (--seed $s)" "$T/seed.txt" ||

@@ -73,8 +73,10 @@ isint "$W" && [ "$W" -ge 1 ] || die "warehouses must be a positive integer"
 isint "$USERS" && [ "$USERS" -ge 1 ] || die "users must be a positive integer"
 isint "$PRE" && isint "$SAMPLE" && [ "$SAMPLE" -ge 1 ] || die "durations are whole seconds"
 isint "$JOBS" && [ "$JOBS" -ge 1 ] || die "jobs must be a positive integer"
+# no leading zero: the shell would read the seed as octal
+case "$SEED" in 0?*) SEED=x$SEED ;; esac
 [ -z "$SEED" ] || { isint "$SEED" && [ ${#SEED} -le 9 ]; } ||
-    die "the seed must be a whole number below 10^9 (--seed $SEED)"
+    die "the seed must be a whole number below 10^9 (--seed ${SEED#x})"
 [ -z "$TX" ] || { isint "$TX" && [ "$TX" -ge 1 ]; } ||
     die "transactions per user must be a positive integer (-t $TX)"
 [ "$JOBS" -le "$USERS" ] || JOBS=$USERS
@@ -158,8 +160,10 @@ do_run() {
         -f "$HERE/order_status.sql@4" -f "$HERE/delivery.sql@4" \
         -f "$HERE/stock_level.sql@4" \
         -n -M prepared -c "$USERS" -j "$JOBS" --max-tries=10
+    sample_json=$SAMPLE                 # a count's length is measured
+    [ -z "$TX" ] || sample_json=null
     cat >"$OUT/params.json" <<EOJ
-{"warehouses": $nw, "users": $USERS, "precondition_s": $PRE, "sample_s": $SAMPLE,
+{"warehouses": $nw, "users": $USERS, "precondition_s": $PRE, "sample_s": $sample_json,
  "transactions_per_user": ${TX:-null}, "seed": ${SEED:-null},
  "think_factor": $FACTOR, "jobs": $JOBS,
  "scripts": [
