@@ -187,10 +187,10 @@ def main():
     d = sys.argv[1]
     params = json.load(open(os.path.join(d, "params.json")))
     scripts = params["scripts"]
-    lat = {s["name"]: [] for s in scripts}
+    # per type, each transaction's (recomputed think time, logged time less
+    # the keying sleep), us
     pairs = {s["name"]: [] for s in scripts}
-    failures = retries = short = 0
-    first = last = None
+    failures = retries = 0
     files = sorted(glob.glob(os.path.join(d, "tx.*")))
     if not files:
         sys.exit("tpcc-report: no pgbench transaction logs (tx.*) in " + d)
@@ -209,17 +209,12 @@ def main():
             s = scripts[script]
             n = done.get(client, 0)
             done[client] = n + 1
-            think = think_us(client, n, s["think_us"])
-            sleep = s["key_us"] * tries + think
-            pairs[s["name"]].append((think, int(p[2]) - s["key_us"] * tries))
-            if int(p[2]) < sleep:
-                # pgbench never wakes early: a logged time shorter than the
-                # sleeps recomputed for it means the recomputation is wrong
-                short += 1
-            lat[s["name"]].append(max(0, int(p[2]) - sleep))
-            end = int(p[4]) + int(p[5]) / 1e6
-            first = end if first is None else min(first, end)
-            last = end if last is None else max(last, end)
+            pairs[s["name"]].append((think_us(client, n, s["think_us"]),
+                                     int(p[2]) - s["key_us"] * tries))
+    # pgbench never wakes early: a logged time shorter than the sleeps
+    # recomputed for it means the recomputation is wrong
+    short = sum(y < x for v in pairs.values() for x, y in v)
+    lat = {name: [max(0, y - x) for x, y in v] for name, v in pairs.items()}
     total = sum(len(v) for v in lat.values())
     sample_s = params["sample_s"]
     if params.get("transactions_per_user"):
