@@ -211,6 +211,7 @@ struct NvmModel {
     uint32_t n_map_tags;
     uint32_t *sram_tags;
     uint64_t hmb_bytes;
+    uint64_t map_wb_bytes;          /* evicted chunks not yet programmed */
 
     /* ---- thermal ---- */
     bool thermal_on;
@@ -242,6 +243,7 @@ struct NvmModel {
     double total_nand_written;
     double wear_pct_base;
     uint64_t map_misses;
+    uint64_t map_writebacks;        /* dirty chunks evicted */
     uint64_t buffer_hits, gc_bytes, fold_bytes, erases, suspends;
     uint64_t die_op_ns, die_read_ns;  /* die time reserved, over all dies */
     uint64_t die_forgotten;         /* running ops a full die ring dropped */

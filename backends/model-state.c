@@ -424,6 +424,7 @@ void nvm_model_secure_erase(NvmModel *m)
     if (m->map_tags) {
         memset(m->map_tags, 0, sizeof(uint32_t) * m->n_map_tags);
     }
+    m->map_wb_bytes = 0;
     if (m->sram_tags) {
         memset(m->sram_tags, 0, sizeof(uint32_t) * m->n_sram_tags);
     }

@@ -45,17 +45,60 @@ void nvm_model_reseed(NvmModel *m)
  * fits); DRAM-less ones keep a small on-chip cache and the rest in the
  * host memory buffer, a link round trip away.  A miss everywhere reads the
  * chunk from NAND (SLC); with miss-blocks-core the firmware core waits.
+ *
+ * A write changes its chunk: the chunk is dirty in the DRAM cache or the
+ * HMB (the on-chip cache writes through to them) until it is evicted, and
+ * an evicted dirty chunk goes back to NAND: the chunks evicted are
+ * gathered into pages, each one SLC page program on the dies in turn,
+ * behind the die's queue (the host command does not wait for it).  A map
+ * that fits its cache is never evicted, so only a span wider than the
+ * cache's coverage pays (the P2 2 TB's 100 GB against its HMB's 64 GB).
+ * Not modelled: the map blocks' own GC (their pages are rewritten whole,
+ * so mostly invalid when reclaimed) and any write-back for power-loss
+ * safety before eviction (no source says when these controllers do it).
  */
 
-static bool nvm_tag_hit(uint32_t *tags, uint32_t n, uint64_t mp)
+#define MAP_TAG_DIRTY 0x80000000u
+
+/*
+ * Is chunk @mp in @tags?  On a miss it takes the slot; *@evicted_dirty
+ * says whether the chunk it replaced was dirty.  @dirty marks it dirty.
+ */
+static bool nvm_tag_hit(uint32_t *tags, uint32_t n, uint64_t mp, bool dirty,
+                        bool *evicted_dirty)
 {
     uint32_t slot = mp % n;
+    uint32_t want = (uint32_t)mp + 1;
 
-    if (tags[slot] == (uint32_t)mp + 1) {
+    *evicted_dirty = false;
+    if ((tags[slot] & ~MAP_TAG_DIRTY) == want) {
+        tags[slot] |= dirty ? MAP_TAG_DIRTY : 0;
         return true;
     }
-    tags[slot] = (uint32_t)mp + 1;
+    *evicted_dirty = (tags[slot] & MAP_TAG_DIRTY) != 0;
+    tags[slot] = want | (dirty ? MAP_TAG_DIRTY : 0);
     return false;
+}
+
+/* A dirty chunk evicted at @t: a page of them is programmed (SLC). */
+static void nvm_map_writeback(NvmModel *m, uint64_t t)
+{
+    unsigned die;
+    double prog;
+
+    m->map_writebacks++;
+    m->map_wb_bytes += m->map_chunk_bytes;
+    if (m->map_wb_bytes < m->page_bytes) {
+        return;
+    }
+    m->map_wb_bytes -= m->page_bytes;
+    die = m->next_die;
+    prog = m->prog_slc_ns * nvm_jitter(m) * m->slow;
+    m->next_die = die + 1 == m->ndies ? 0 : die + 1;
+    nvm_die_push(m, die, t, (uint64_t)prog, OP_PROGRAM, NONE32, SLOT_SLC);
+    nvm_energy(m, m->program_slc_mw, prog);
+    m->nand_written += m->page_bytes;
+    m->total_nand_written += m->page_bytes;
 }
 
 uint64_t nvm_map_lookup(NvmModel *m, uint64_t off, uint64_t t,
@@ -63,19 +106,37 @@ uint64_t nvm_map_lookup(NvmModel *m, uint64_t off, uint64_t t,
 {
     uint64_t mp = off >> m->map_cover_shift;
     uint64_t done = t;
+    bool wb = false, sram_wb;
 
     if (m->map_hmb) {
-        if (m->n_sram_tags && nvm_tag_hit(m->sram_tags, m->n_sram_tags,
-                                          mp)) {
+        bool sram_hit = m->n_sram_tags &&
+                        nvm_tag_hit(m->sram_tags, m->n_sram_tags, mp, false,
+                                    &sram_wb);
+
+        if (sram_hit && !update) {
             return t;
         }
-        if (m->n_map_tags && nvm_tag_hit(m->map_tags, m->n_map_tags, mp)) {
+        if (sram_hit) {
+            /* written through to the HMB's copy, if it holds one */
+            uint32_t *tag = m->n_map_tags ?
+                            &m->map_tags[mp % m->n_map_tags] : NULL;
+
+            if (tag && (*tag & ~MAP_TAG_DIRTY) == (uint32_t)mp + 1) {
+                *tag |= MAP_TAG_DIRTY;
+            }
+            return t;
+        }
+        if (m->n_map_tags && nvm_tag_hit(m->map_tags, m->n_map_tags, mp,
+                                         update, &wb)) {
             done = t + m->hmb_rtt_ns;
             goto out;
         }
     } else if (!m->n_map_tags ||
-               nvm_tag_hit(m->map_tags, m->n_map_tags, mp)) {
+               nvm_tag_hit(m->map_tags, m->n_map_tags, mp, update, &wb)) {
         return t;
+    }
+    if (wb) {
+        nvm_map_writeback(m, t);
     }
     m->map_misses++;
     done = nvm_page_read(m, mp * (m->map_chunk_bytes < m->page_bytes ?

@@ -507,6 +507,7 @@ typedef struct NvmStats {
     uint64_t slc_used_bytes;
     uint64_t slc_size_bytes;
     uint64_t map_misses;
+    uint64_t map_writebacks;            /* dirty map chunks evicted */
     uint64_t power_exits;
     unsigned power_state;               /* state at the time of the query */
     uint64_t ps_time_ns[NVM_MAX_POWER_STATES];

@@ -114,7 +114,7 @@ int main(int argc, char **argv)
                    US(q.push_wait[k], q.push_n[k]));
         }
     }
-    printf("  map misses %lu temp %.1f C throttled %.3f s\n", (unsigned long)pr.st.map_misses, pr.st.temp_c, pr.st.throttled_ns / 1e9);
+    printf("  map misses %lu write-backs %lu temp %.1f C throttled %.3f s\n", (unsigned long)pr.st.map_misses, (unsigned long)pr.st.map_writebacks, pr.st.temp_c, pr.st.throttled_ns / 1e9);
     {
         NvmDieTime dt;
 

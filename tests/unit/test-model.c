@@ -1754,6 +1754,62 @@ static void host_memory_buffer_size_sets_map_misses(void)
     nvm_profile_free(q);
 }
 
+/*
+ * A write dirties its map chunk; a dirty chunk evicted from the HMB is
+ * programmed back to NAND, a page of chunks at a time.  Random writes
+ * over a span wider than the HMB's 64 GB of coverage pay it; over a span
+ * it covers, or for reads, nothing is written back.
+ */
+static void dirty_map_chunks_evicted_are_written_back(void)
+{
+    NvmProfile *p = load("crucial-p2-2tb");
+    const NvmWorkload wr = { "4k-random-write", NVM_OP_WRITE, 4096, false,
+                             16 };
+    const NvmWorkload rd = { "4k-random-read", NVM_OP_READ, 4096, false,
+                             16 };
+    struct {
+        const NvmWorkload *wl;
+        uint64_t span;
+        uint64_t misses, wbs, nand_w, host_w;
+    } c[3] = {
+        { .wl = &wr, .span = 20000000000ULL },
+        { .wl = &wr, .span = 1000000000000ULL },
+        { .wl = &rd, .span = 1000000000000ULL },
+    };
+
+    for (int i = 0; i < 3; i++) {
+        NvmModel *m = nvm_model_new(p, 1);
+        NvmRunResult r;
+        NvmStats st;
+
+        nvm_model_set_fill(m, 100, NULL);
+        closed_loop(m, p, c[i].wl, c[i].span, 2, 3, &r);
+        nvm_model_get_stats(m, 0, &st);
+        c[i].misses = st.map_misses;
+        c[i].wbs = st.map_writebacks;
+        c[i].nand_w = st.nand_bytes_written;
+        c[i].host_w = st.host_bytes_written;
+        g_test_message("%s over %" G_GUINT64_FORMAT " GB: %.0f IOPS, %"
+                       G_GUINT64_FORMAT " misses, %" G_GUINT64_FORMAT
+                       " write-backs", c[i].wl->name, c[i].span / 1000000000,
+                       r.fig.iops, c[i].misses, c[i].wbs);
+        nvm_model_free(m);
+    }
+    /* a covered span: chunks are loaded once and never evicted */
+    g_assert_cmpuint(c[0].wbs, ==, 0);
+    /* 1 TB of random writes: most miss, and once the HMB's 16 Ki chunks
+     * have turned over (2 s: ~40 K misses) the chunk a miss evicts was
+     * dirtied by an earlier write */
+    g_assert_cmpuint(c[1].misses, >, c[1].host_w / 4096 / 2);
+    g_assert_cmpuint(c[1].wbs, >, c[1].misses / 2);
+    g_assert_cmpuint(c[1].wbs, <=, c[1].misses);
+    /* reads dirty nothing */
+    g_assert_cmpuint(c[2].misses, >, 0);
+    g_assert_cmpuint(c[2].wbs, ==, 0);
+    g_assert_cmpuint(c[2].nand_w, ==, 0);
+    nvm_profile_free(p);
+}
+
 static void hot_drive_throttles_and_the_switch_turns_it_off(void)
 {
     static const char *const hot[] = {
@@ -1991,6 +2047,8 @@ int main(int argc, char **argv)
                     precondition_checkpoint_equals_a_fresh_precondition);
     g_test_add_func("/model/host_memory_buffer_size_sets_map_misses",
                     host_memory_buffer_size_sets_map_misses);
+    g_test_add_func("/model/dirty_map_chunks_evicted_are_written_back",
+                    dirty_map_chunks_evicted_are_written_back);
     g_test_add_func("/model/reads_after_idle_spells_are_not_queued_behind_"
                     "later_ones",
                     reads_after_idle_spells_are_not_queued_behind_later_ones);
