@@ -188,6 +188,7 @@ struct NvmModel {
     uint32_t n_units;
     uint64_t adm_seq;               /* oldest unit the buffer waits on */
     unsigned next_die;
+    unsigned map_wb_die;            /* the map write-back's turn */
     uint64_t *bh;                   /* buffer hits: lpn + 1, unit seq */
     uint32_t bh_mask;
     bool dirty;                     /* written since the last flush */

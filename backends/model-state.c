@@ -55,7 +55,7 @@ void nvm_quiesce(NvmModel *m)
     m->unit_seq = m->adm_seq = 0;
     m->unit_fill = 0;
     m->unit_ready = 0;
-    m->next_die = m->bg_die = 0;
+    m->next_die = m->bg_die = m->map_wb_die = 0;
     m->link_tx_free = m->link_rx_free = 0;
     m->read_path_free = m->write_path_free = 0;
     memset(m->core_free, 0, sizeof(m->core_free));

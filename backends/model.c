@@ -92,9 +92,10 @@ static void nvm_map_writeback(NvmModel *m, uint64_t t)
         return;
     }
     m->map_wb_bytes -= m->page_bytes;
-    die = m->next_die;
+    /* its own turn of the dies: the data's units keep theirs */
+    die = m->map_wb_die;
     prog = m->prog_slc_ns * nvm_jitter(m) * m->slow;
-    m->next_die = die + 1 == m->ndies ? 0 : die + 1;
+    m->map_wb_die = die + 1 == m->ndies ? 0 : die + 1;
     nvm_die_push(m, die, t, (uint64_t)prog, OP_PROGRAM, NONE32, SLOT_SLC);
     nvm_energy(m, m->program_slc_mw, prog);
     m->nand_written += m->page_bytes;
