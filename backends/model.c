@@ -80,11 +80,23 @@ static bool nvm_tag_hit(uint32_t *tags, uint32_t n, uint64_t mp, bool dirty,
     return false;
 }
 
+/* One page of map or journal on @die in SLC, ready at @t; returns its end. */
+static uint64_t nvm_map_page_program(NvmModel *m, unsigned die, uint64_t t)
+{
+    double prog = m->prog_slc_ns * nvm_jitter(m) * m->slow;
+    uint64_t end = nvm_die_push(m, die, t, (uint64_t)prog, OP_PROGRAM,
+                                NONE32, SLOT_SLC);
+
+    nvm_energy(m, m->program_slc_mw, prog);
+    m->nand_written += m->page_bytes;
+    m->total_nand_written += m->page_bytes;
+    return end;
+}
+
 /* A dirty chunk evicted at @t: a page of them is programmed (SLC). */
 static void nvm_map_writeback(NvmModel *m, uint64_t t)
 {
     unsigned die;
-    double prog;
 
     m->map_writebacks++;
     m->map_wb_bytes += m->map_chunk_bytes;
@@ -94,12 +106,8 @@ static void nvm_map_writeback(NvmModel *m, uint64_t t)
     m->map_wb_bytes -= m->page_bytes;
     /* its own turn of the dies: the data's units keep theirs */
     die = m->map_wb_die;
-    prog = m->prog_slc_ns * nvm_jitter(m) * m->slow;
     m->map_wb_die = die + 1 == m->ndies ? 0 : die + 1;
-    nvm_die_push(m, die, t, (uint64_t)prog, OP_PROGRAM, NONE32, SLOT_SLC);
-    nvm_energy(m, m->program_slc_mw, prog);
-    m->nand_written += m->page_bytes;
-    m->total_nand_written += m->page_bytes;
+    nvm_map_page_program(m, die, t);
 }
 
 uint64_t nvm_map_lookup(NvmModel *m, uint64_t off, uint64_t t,
@@ -396,14 +404,9 @@ static uint64_t nvm_flush(NvmModel *m, uint64_t t)
     /* the map/journal update: one SLC page program after the data */
     {
         unsigned die = m->next_die;
-        double prog = m->prog_slc_ns * nvm_jitter(m) * m->slow;
 
         m->next_die = die + 1 == m->ndies ? 0 : die + 1;
-        done = nvm_die_push(m, die, done, (uint64_t)prog, OP_PROGRAM,
-                            NONE32, SLOT_SLC);
-        nvm_energy(m, m->program_slc_mw, prog);
-        m->nand_written += m->page_bytes;
-        m->total_nand_written += m->page_bytes;
+        done = nvm_map_page_program(m, die, done);
     }
     return done;
 }
