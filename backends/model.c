@@ -60,6 +60,12 @@ void nvm_model_reseed(NvmModel *m)
 
 #define MAP_TAG_DIRTY 0x80000000u
 
+/* Does @tag (a slot of a tag array) hold chunk @mp, dirty or not? */
+static bool nvm_tag_holds(uint32_t tag, uint64_t mp)
+{
+    return (tag & ~MAP_TAG_DIRTY) == (uint32_t)mp + 1;
+}
+
 /*
  * Is chunk @mp in @tags?  On a miss it takes the slot; *@evicted_dirty
  * says whether the chunk it replaced was dirty.  @dirty marks it dirty.
@@ -67,16 +73,15 @@ void nvm_model_reseed(NvmModel *m)
 static bool nvm_tag_hit(uint32_t *tags, uint32_t n, uint64_t mp, bool dirty,
                         bool *evicted_dirty)
 {
-    uint32_t slot = mp % n;
-    uint32_t want = (uint32_t)mp + 1;
+    uint32_t *tag = &tags[mp % n];
 
     *evicted_dirty = false;
-    if ((tags[slot] & ~MAP_TAG_DIRTY) == want) {
-        tags[slot] |= dirty ? MAP_TAG_DIRTY : 0;
+    if (nvm_tag_holds(*tag, mp)) {
+        *tag |= dirty ? MAP_TAG_DIRTY : 0;
         return true;
     }
-    *evicted_dirty = (tags[slot] & MAP_TAG_DIRTY) != 0;
-    tags[slot] = want | (dirty ? MAP_TAG_DIRTY : 0);
+    *evicted_dirty = (*tag & MAP_TAG_DIRTY) != 0;
+    *tag = ((uint32_t)mp + 1) | (dirty ? MAP_TAG_DIRTY : 0);
     return false;
 }
 
@@ -130,7 +135,7 @@ uint64_t nvm_map_lookup(NvmModel *m, uint64_t off, uint64_t t,
             uint32_t *tag = m->n_map_tags ?
                             &m->map_tags[mp % m->n_map_tags] : NULL;
 
-            if (tag && (*tag & ~MAP_TAG_DIRTY) == (uint32_t)mp + 1) {
+            if (tag && nvm_tag_holds(*tag, mp)) {
                 *tag |= MAP_TAG_DIRTY;
             }
             return t;
