@@ -4,16 +4,50 @@
  * simulated s each (the point length `nvmimic fit` fits at), against the
  * reviews' four-corners.tsv (parsed, not copied).  The profiles are
  * physical parts with a few free parameters per drive family, fitted
- * jointly by `nvmimic fit`; not every row comes within the issue's 10 %.
- * What this test holds is the structural bound: every row's IOPS within
- * 25 % of the review's, and its latency too where the review's row is
- * self-consistent (Little's law agrees with its own latency; the others'
- * latencies were lost in translation or measured at another outstanding
- * count).  Which rows are within 10 %, and every figure, are held exactly
- * by check_calibration_table.py: profiles/README.md's table is what
- * `nvmimic calibrate` writes from today's code.
+ * jointly by `nvmimic fit`.
+ *
+ * The bounds are issue 28's Done-when for the four corners: a peak's IOPS
+ * within IOPS_NEAR (10 %) of the review's, every one within IOPS_ALL
+ * (20 %), and the latency of a self-consistent row (Little's law agrees
+ * with its own latency; the others' latencies were lost in translation or
+ * measured at another outstanding count) within LAT_BOUND (15 %).  A row
+ * the model does not bring within one of them today is named in misses[]
+ * with the bound it misses and why: the test fails when an unnamed row
+ * leaves a bound (a regression), when a named row comes within its bound
+ * (the list must shrink with it), and when a named row drifts past
+ * MISS_CAP, the structural bound every row was held to before.  So the
+ * list is exactly what keeps the Done-when from being met, and the
+ * Done-when's count (at least 18 of 20 within 10 %) is printed, not
+ * asserted.  Every figure is also held exactly by
+ * check_calibration_table.py: profiles/README.md's table is what `nvmimic
+ * calibrate` writes from today's code.
  */
-#define BOUND 0.25
+#define IOPS_NEAR 0.10
+#define IOPS_ALL 0.20
+#define LAT_BOUND 0.15
+#define MISS_CAP 0.25
+#define NEAR_NEEDED 18                  /* of the 20 rows, the Done-when */
+
+/* Rows outside a Done-when bound today (model of 9f43b85): drive,
+ * workload, the bound it misses, why. */
+static const struct {
+    const char *drive, *workload;
+    double bound;
+    const char *why;
+} misses[] = {
+    { "crucial-p2-2tb", "4k-random-write", IOPS_ALL,
+      "+20.8 %: bound by the core waiting for HMB-missed map chunks, set by "
+      "unverified switches (profiles/README.md, honest count)" },
+    { "crucial-p5-1tb", "4k-random-write", IOPS_NEAR,
+      "+18.0 %: the power budget shared with the 2 TB sets both capacities' "
+      "writes; the reviews' 1.27x between them is not the model's 1.14x" },
+    { "crucial-p5-1tb", "64k-seq-read", IOPS_NEAR,
+      "+11.4 %: the read path gives both P5 capacities the same 64K read, "
+      "the reviews 1.23x between them (issue 28 item 2)" },
+};
+
+static unsigned near_rows, all_rows;    /* rows within IOPS_NEAR, checked */
+
 #include <math.h>
 #include <string.h>
 
@@ -103,6 +137,55 @@ static void check_quick(const NvmProfile *p,
     quick_bursts += burst;
 }
 
+/* The bound misses[] names for @drive's @workload, or 0. */
+static double listed_miss(const char *drive, const char *workload)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(misses); i++) {
+        if (!strcmp(misses[i].drive, drive) &&
+            !strcmp(misses[i].workload, workload)) {
+            return misses[i].bound;
+        }
+    }
+    return 0;
+}
+
+/* One row against the Done-when's bounds and misses[]; 1 if it fails. */
+static unsigned check_row(const char *drive, const char *workload,
+                          double ierr, double lerr)
+{
+    double miss = listed_miss(drive, workload);
+    double e = fabs(ierr);
+    unsigned bad = 0;
+
+    all_rows++;
+    near_rows += e <= IOPS_NEAR;
+    if (fabs(lerr) > LAT_BOUND) {
+        g_test_message("  latency outside %.0f %%", 100 * LAT_BOUND);
+        bad++;
+    }
+    if (!miss) {
+        if (e > IOPS_NEAR) {
+            g_test_message("  IOPS outside %.0f %% and not in misses[]",
+                           100 * IOPS_NEAR);
+            bad++;
+        }
+        return bad;
+    }
+    if (e <= miss) {
+        g_test_message("  IOPS now within the %.0f %% misses[] names: take "
+                       "the row off the list", 100 * miss);
+        bad++;
+    } else if (miss == IOPS_NEAR && e > IOPS_ALL) {
+        g_test_message("  IOPS outside %.0f %% too: name that bound in "
+                       "misses[]", 100 * IOPS_ALL);
+        bad++;
+    } else if (e > MISS_CAP) {
+        g_test_message("  a listed miss past %.0f %%", 100 * MISS_CAP);
+        bad++;
+    }
+    return bad;
+}
+
 static void check_drive(gconstpointer data)
 {
     const char *drive = data;
@@ -135,11 +218,8 @@ static void check_drive(gconstpointer data)
                            r->workload, res[w].peak.fig.iops, r->peak_iops,
                            100 * ierr, res[w].peak.fig.lat_us, r->lat_us,
                            100 * lerr, r->consistent ? "" : " (lat n/a)");
-            if (fabs(ierr) > BOUND ||
-                (r->consistent && fabs(lerr) > BOUND)) {
-                g_test_message("  OUT OF BOUNDS (%.0f %%)", 100 * BOUND);
-                bad++;
-            }
+            bad += check_row(drive, r->workload, ierr,
+                             r->consistent ? lerr : 0);
         }
     }
     g_assert_cmpuint(checked, ==, NVM_FOUR_CORNERS);
@@ -171,7 +251,29 @@ int main(int argc, char **argv)
             g_test_add_data_func(path, d, check_drive);
         }
     }
+    for (size_t i = 0; i < G_N_ELEMENTS(misses); i++) {
+        bool known = false;
+
+        for (unsigned j = 0; j < rows->len; j++) {
+            const NvmReviewRow *r = &g_array_index(rows, NvmReviewRow, j);
+
+            known |= !strcmp(r->drive, misses[i].drive) &&
+                     !strcmp(r->workload, misses[i].workload);
+        }
+        if (!known) {
+            g_printerr("test-calibration: misses[] names %s %s, which the "
+                       "reviews do not have\n", misses[i].drive,
+                       misses[i].workload);
+            return 1;
+        }
+    }
     rc = g_test_run();
+    if (all_rows == rows->len) {
+        g_printerr("test-calibration: %u of %u rows within %.0f %% of the "
+                   "review's IOPS (issue 28's Done-when: %u)%s\n",
+                   near_rows, all_rows, 100 * IOPS_NEAR, NEAR_NEEDED,
+                   near_rows >= NEAR_NEEDED ? "" : ": not met");
+    }
     g_printerr("test-calibration: %u quick write peaks shorter than the "
                "swing of their 30 s run\n", quick_swings);
     /* with every drive run, the control must have seen a burst somewhere */
