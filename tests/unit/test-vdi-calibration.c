@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The five VDI calibration figures (profiles/reviews/vdi-calibration.tsv,
+ * parsed, not copied) against the model's VDI peaks as `nvmimic sim
+ * --suite vdi` and bench/vdi_five.sh time them: the job files of
+ * harness/workloads, closed-loop at their outstanding counts, 30
+ * simulated s from the review's state, seed 1.
+ *
+ * The bounds are issue 28's Done-when: peak IOPS within IOPS_BOUND (15 %)
+ * of the review's, its mean latency within LAT_BOUND (20 %); a review
+ * figure given as "about" ('~' in the file: "just under a millisecond") is
+ * held to the same bound around its stated value.  A figure the model
+ * misses today is named in misses[] with why: the test fails when an
+ * unnamed figure leaves a bound (a regression), when a named one comes
+ * within both (the list must shrink with it), and when a named one's IOPS
+ * or latency is off by more than MISS_CAP (a factor of two: further than
+ * any miss measured so far, docs/vdi.md).  It prints how many of the five
+ * are within both bounds.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "vdi.h"
+
+#define IOPS_BOUND 0.15
+#define LAT_BOUND 0.20
+#define MISS_CAP 1.0
+
+/* Figures outside the Done-when's bounds with the model of 9f43b85. */
+static const struct {
+    const char *drive, *workload, *why;
+} misses[] = {
+    { "crucial-p2-500g", "vdi-initial-login",
+      "+51 % IOPS: the model drains the mix's writes at the drive's pure "
+      "write rate; the review's drain is 0.60-0.70 of it (docs/vdi.md)" },
+    { "crucial-p2-500g", "vdi-monday-login",
+      "+79 % IOPS: reads behind programs, the same drain (docs/vdi.md)" },
+    { "crucial-p5-1tb", "vdi-initial-login",
+      "+67 % IOPS: the write drain, as the P2's (docs/vdi.md)" },
+    { "crucial-p5-1tb", "vdi-monday-login",
+      "+88 % IOPS: reads behind programs; writes from the DRAM buffer "
+      "(docs/vdi.md)" },
+};
+
+typedef struct Figure {
+    char *drive, *workload;
+    double iops, lat_us;
+    bool about;                 /* '~' before the latency */
+} Figure;
+
+static GArray *figures;
+static unsigned checked, within;
+
+static bool listed(const char *drive, const char *workload)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(misses); i++) {
+        if (!strcmp(misses[i].drive, drive) &&
+            !strcmp(misses[i].workload, workload)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* '#' comments, a header, then drive, workload, peak_iops, lat_us, note. */
+static GArray *load(const char *path)
+{
+    g_autofree char *text = NULL;
+    g_auto(GStrv) lines = NULL;
+    GArray *a = g_array_new(FALSE, TRUE, sizeof(Figure));
+    bool header = false;
+
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    lines = g_strsplit(text, "\n", -1);
+    for (char **l = lines; *l; l++) {
+        g_auto(GStrv) c = NULL;
+        Figure f = { 0 };
+        const char *lat;
+        char *end;
+
+        if (!**l || **l == '#') {
+            continue;
+        }
+        if (!header) {
+            header = true;
+            continue;
+        }
+        c = g_strsplit(*l, "\t", -1);
+        g_assert_cmpuint(g_strv_length(c), >=, 4);
+        f.iops = g_ascii_strtod(c[2], &end);
+        g_assert_true(end != c[2] && !*end && f.iops > 0);
+        lat = c[3];
+        f.about = lat[0] == '~';
+        lat += f.about;
+        f.lat_us = g_ascii_strtod(lat, &end);
+        g_assert_true(end != lat && !*end && f.lat_us > 0);
+        f.drive = g_strdup(c[0]);
+        f.workload = g_strdup(c[1]);
+        g_array_append_val(a, f);
+    }
+    return a;
+}
+
+static void check_figure(gconstpointer data)
+{
+    const Figure *f = data;
+    g_autoptr(GError) err = NULL;
+    NvmProfile *p = nvm_profile_load(f->drive, NVMIMIC_PROFILE_DIR, &err);
+    NvmSimOptions o = { .seed = 1, .duration_s = 30, .peaks_only = true };
+    NvmVdiResult res[NVM_VDI_WORKLOADS];
+    NvmModel *m;
+    unsigned w;
+    double ie, le;
+    bool in, miss = listed(f->drive, f->workload);
+
+    g_assert_no_error(err);
+    g_assert_true(nvm_vdi_load(p, NVMIMIC_WORKLOAD_DIR, res, &err));
+    g_assert_no_error(err);
+    for (w = 0; w < NVM_VDI_WORKLOADS; w++) {
+        if (!strcmp(nvm_vdi_names[w], f->workload)) {
+            break;
+        }
+    }
+    g_assert_cmpuint(w, <, NVM_VDI_WORKLOADS);
+    m = nvm_model_new(p, o.seed);
+    nvm_sim_vdi_one(p, &o, w, m, NULL, &res[w]);
+    ie = (res[w].peak.all.fig.iops - f->iops) / f->iops;
+    le = (res[w].peak.all.fig.lat_us - f->lat_us) / f->lat_us;
+    in = fabs(ie) <= IOPS_BOUND && fabs(le) <= LAT_BOUND;
+    g_test_message("%s %s: %.0f IOPS vs %.0f (%+.1f %%), %.1f us vs %s%.1f "
+                   "(%+.1f %%)%s", f->drive, f->workload,
+                   res[w].peak.all.fig.iops, f->iops, 100 * ie,
+                   res[w].peak.all.fig.lat_us, f->about ? "~" : "",
+                   f->lat_us, 100 * le, miss ? " (in misses[])" : "");
+    checked++;
+    within += in;
+    if (miss) {
+        /* a named miss must still miss, and not by more than the cap */
+        g_assert_false(in);
+        g_assert_cmpfloat(fabs(ie), <=, MISS_CAP);
+        g_assert_cmpfloat(fabs(le), <=, MISS_CAP);
+    } else {
+        g_assert_cmpfloat(fabs(ie), <=, IOPS_BOUND);
+        g_assert_cmpfloat(fabs(le), <=, LAT_BOUND);
+    }
+    nvm_model_free(m);
+    nvm_vdi_results_clear(res);
+    nvm_profile_free(p);
+}
+
+int main(int argc, char **argv)
+{
+    int rc;
+
+    g_test_init(&argc, &argv, NULL);
+    figures = load(NVMIMIC_VDI_TSV);
+    g_assert_cmpuint(figures->len, >, 0);
+    for (size_t i = 0; i < G_N_ELEMENTS(misses); i++) {
+        bool known = false;
+
+        for (unsigned j = 0; j < figures->len; j++) {
+            const Figure *f = &g_array_index(figures, Figure, j);
+
+            known |= !strcmp(f->drive, misses[i].drive) &&
+                     !strcmp(f->workload, misses[i].workload);
+        }
+        if (!known) {
+            g_printerr("test-vdi-calibration: misses[] names %s %s, which "
+                       "the calibration figures do not have\n",
+                       misses[i].drive, misses[i].workload);
+            return 1;
+        }
+    }
+    for (unsigned j = 0; j < figures->len; j++) {
+        const Figure *f = &g_array_index(figures, Figure, j);
+        g_autofree char *path = g_strdup_printf("/vdi-calibration/%s/%s",
+                                                f->drive, f->workload);
+
+        g_test_add_data_func(path, f, check_figure);
+    }
+    rc = g_test_run();
+    if (checked == figures->len) {
+        g_printerr("test-vdi-calibration: %u of %u VDI figures within %.0f %% "
+                   "(IOPS) and %.0f %% (latency) of the reviews'%s\n",
+                   within, checked, 100 * IOPS_BOUND, 100 * LAT_BOUND,
+                   within == checked ? "" : ": issue 28's Done-when not met");
+    }
+    for (unsigned j = 0; j < figures->len; j++) {
+        Figure *f = &g_array_index(figures, Figure, j);
+
+        g_free(f->drive);
+        g_free(f->workload);
+    }
+    g_array_free(figures, TRUE);
+    return rc;
+}
