@@ -343,6 +343,12 @@ static inline void nvm_energy(NvmModel *m, double mw, double ns)
     m->energy_nj += mw * ns / m->slow / 1000;
 }
 
+/* The map tag that says a slot holds chunk @mp (0: an empty slot). */
+static inline uint32_t nvm_tag_of(uint64_t mp)
+{
+    return (uint32_t)mp + 1;
+}
+
 /* model.c */
 void nvm_model_reseed(NvmModel *m);
 uint64_t nvm_map_lookup(NvmModel *m, uint64_t off, uint64_t t,

@@ -391,10 +391,10 @@ void nvm_model_warm_map(NvmModel *m, uint64_t start_bytes,
 
     for (uint64_t mp = lo; mp < hi; mp++) {
         if (m->n_map_tags) {
-            m->map_tags[mp % m->n_map_tags] = (uint32_t)mp + 1;
+            m->map_tags[mp % m->n_map_tags] = nvm_tag_of(mp);
         }
         if (m->n_sram_tags) {
-            m->sram_tags[mp % m->n_sram_tags] = (uint32_t)mp + 1;
+            m->sram_tags[mp % m->n_sram_tags] = nvm_tag_of(mp);
         }
     }
 }

@@ -63,7 +63,7 @@ void nvm_model_reseed(NvmModel *m)
 /* Does @tag (a slot of a tag array) hold chunk @mp, dirty or not? */
 static bool nvm_tag_holds(uint32_t tag, uint64_t mp)
 {
-    return (tag & ~MAP_TAG_DIRTY) == (uint32_t)mp + 1;
+    return (tag & ~MAP_TAG_DIRTY) == nvm_tag_of(mp);
 }
 
 /*
@@ -81,7 +81,7 @@ static bool nvm_tag_hit(uint32_t *tags, uint32_t n, uint64_t mp, bool dirty,
         return true;
     }
     *evicted_dirty = (*tag & MAP_TAG_DIRTY) != 0;
-    *tag = ((uint32_t)mp + 1) | (dirty ? MAP_TAG_DIRTY : 0);
+    *tag = nvm_tag_of(mp) | (dirty ? MAP_TAG_DIRTY : 0);
     return false;
 }
 
