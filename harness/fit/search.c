@@ -80,74 +80,23 @@ static int slot_of(const char *workload)
     return -1;
 }
 
-/*
- * vdi-calibration.tsv: '#' comments, a header, then drive, workload (one
- * of the VDI suite's), peak IOPS, latency in us ('~': about), a note.
- */
+/* The VDI calibration figures (nvm_vdi_reviews_load) after the four
+ * corners, each in its workload's slot. */
 static bool vdi_load(Fit *f, const char *path, GError **errp)
 {
-    g_autofree char *text = NULL;
-    g_auto(GStrv) lines = NULL;
-    bool header = false;
-    unsigned line = 0;
+    GArray *rows = nvm_vdi_reviews_load(path, errp);
 
-    if (!g_file_get_contents(path, &text, NULL, errp)) {
+    if (!rows) {
         return false;
     }
-    lines = g_strsplit(text, "\n", -1);
-    for (char **l = lines; *l; l++) {
-        g_auto(GStrv) c = NULL;
-        NvmReviewRow row = { 0 };
-        const char *lat;
-        char *end;
-        int slot;
+    for (unsigned i = 0; i < rows->len; i++) {
+        NvmReviewRow row = g_array_index(rows, NvmReviewRow, i);
+        int slot = slot_of(row.workload);
 
-        line++;
-        if (!**l || **l == '#') {
-            continue;
-        }
-        if (!header) {
-            header = true;
-            continue;
-        }
-        c = g_strsplit(*l, "\t", -1);
-        if (g_strv_length(c) < 4) {
-            g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                        "%s:%u: %u columns; drive, workload, peak_iops, "
-                        "lat_us wanted", path, line, g_strv_length(c));
-            return false;
-        }
-        slot = slot_of(c[1]);
-        if (slot < NVM_FOUR_CORNERS) {
-            g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                        "%s:%u: '%s' is not a VDI workload", path, line,
-                        c[1]);
-            return false;
-        }
-        row.peak_iops = g_ascii_strtod(c[2], &end);
-        if (end == c[2] || *end || !(row.peak_iops > 0) ||
-            !isfinite(row.peak_iops)) {
-            g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                        "%s:%u: peak_iops '%s' is not a positive number",
-                        path, line, c[2]);
-            return false;
-        }
-        lat = c[3];
-        row.consistent = lat[0] != '~';
-        lat += lat[0] == '~';
-        row.lat_us = g_ascii_strtod(lat, &end);
-        if (end == lat || *end || !(row.lat_us > 0) ||
-            !isfinite(row.lat_us)) {
-            g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                        "%s:%u: lat_us '%s' is not a positive number",
-                        path, line, c[3]);
-            return false;
-        }
-        row.drive = g_strdup(c[0]);
-        row.workload = g_strdup(c[1]);
         g_array_append_val(f->reviews, row);
         g_array_append_val(f->slots, slot);
     }
+    g_array_free(rows, TRUE);           /* the rows' strings moved */
     return true;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "vdi.h"
 
 void nvm_sim_review_state(NvmModel *m, const NvmProfile *p,
                           uint64_t *span_bytes, uint64_t *now_ns)
@@ -610,4 +611,82 @@ GArray *nvm_reviews_load(const char *path, GError **errp)
         g_array_append_val(rows, r);
     }
     return rows;
+}
+
+/*
+ * vdi-calibration.tsv: '#' comments, a header, then drive, workload (one
+ * of the VDI suite's), peak IOPS, latency in us ('~': about, then the row
+ * is not "consistent"), a note.
+ */
+GArray *nvm_vdi_reviews_load(const char *path, GError **errp)
+{
+    g_autofree char *text = NULL;
+    g_auto(GStrv) lines = NULL;
+    GArray *rows;
+    bool header = false;
+    unsigned line = 0;
+
+    if (!g_file_get_contents(path, &text, NULL, errp)) {
+        return NULL;
+    }
+    rows = g_array_new(FALSE, TRUE, sizeof(NvmReviewRow));
+    lines = g_strsplit(text, "\n", -1);
+    for (char **l = lines; *l; l++) {
+        g_auto(GStrv) c = NULL;
+        NvmReviewRow row = { 0 };
+        const char *lat;
+        char *end;
+        bool vdi = false;
+
+        line++;
+        if (!**l || **l == '#') {
+            continue;
+        }
+        if (!header) {
+            header = true;
+            continue;
+        }
+        c = g_strsplit(*l, "\t", -1);
+        if (g_strv_length(c) < 4) {
+            g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s:%u: %u columns; drive, workload, peak_iops, "
+                        "lat_us wanted", path, line, g_strv_length(c));
+            goto fail;
+        }
+        for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
+            vdi |= !strcmp(nvm_vdi_names[w], c[1]);
+        }
+        if (!vdi) {
+            g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s:%u: '%s' is not a VDI workload", path, line,
+                        c[1]);
+            goto fail;
+        }
+        row.peak_iops = g_ascii_strtod(c[2], &end);
+        if (end == c[2] || *end || !(row.peak_iops > 0) ||
+            !isfinite(row.peak_iops)) {
+            g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s:%u: peak_iops '%s' is not a positive number",
+                        path, line, c[2]);
+            goto fail;
+        }
+        lat = c[3];
+        row.consistent = lat[0] != '~';
+        lat += lat[0] == '~';
+        row.lat_us = g_ascii_strtod(lat, &end);
+        if (end == lat || *end || !(row.lat_us > 0) ||
+            !isfinite(row.lat_us)) {
+            g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s:%u: lat_us '%s' is not a positive number",
+                        path, line, c[3]);
+            goto fail;
+        }
+        row.drive = g_strdup(c[0]);
+        row.workload = g_strdup(c[1]);
+        g_array_append_val(rows, row);
+    }
+    return rows;
+fail:
+    nvm_reviews_free(rows);
+    return NULL;
 }

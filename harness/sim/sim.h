@@ -246,5 +246,9 @@ typedef struct NvmReviewRow {
 /* Parse four-corners.tsv; a GArray of NvmReviewRow (free with the func). */
 GArray *nvm_reviews_load(const char *path, GError **errp);
 void nvm_reviews_free(GArray *rows);
+/* Parse vdi-calibration.tsv (the VDI peaks given as calibration data):
+ * the same rows, consistent unless the latency is marked '~' (about);
+ * errors name the file and line.  Free with nvm_reviews_free. */
+GArray *nvm_vdi_reviews_load(const char *path, GError **errp);
 
 #endif

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The five VDI calibration figures (profiles/reviews/vdi-calibration.tsv,
- * parsed, not copied) against the model's VDI peaks as `nvmimic sim
- * --suite vdi` and bench/vdi_five.sh time them: the job files of
- * harness/workloads, closed-loop at their outstanding counts, 30
- * simulated s from the review's state, seed 1.
+ * parsed by nvm_vdi_reviews_load as nvmimic fit does, not copied) against
+ * the model's VDI peaks as `nvmimic sim --suite vdi` and bench/vdi_five.sh
+ * time them: the job files of harness/workloads, closed-loop at their
+ * outstanding counts, 30 simulated s from the review's state, seed 1.
  *
  * The bounds are issue 28's Done-when: peak IOPS within IOPS_BOUND (15 %)
  * of the review's, its mean latency within LAT_BOUND (20 %); a review
@@ -42,12 +42,6 @@ static const struct {
       "(docs/vdi.md)" },
 };
 
-typedef struct Figure {
-    char *drive, *workload;
-    double iops, lat_us;
-    bool about;                 /* '~' before the latency */
-} Figure;
-
 static GArray *figures;
 static unsigned checked, within;
 
@@ -62,48 +56,9 @@ static bool listed(const char *drive, const char *workload)
     return false;
 }
 
-/* '#' comments, a header, then drive, workload, peak_iops, lat_us, note. */
-static GArray *load(const char *path)
-{
-    g_autofree char *text = NULL;
-    g_auto(GStrv) lines = NULL;
-    GArray *a = g_array_new(FALSE, TRUE, sizeof(Figure));
-    bool header = false;
-
-    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-    lines = g_strsplit(text, "\n", -1);
-    for (char **l = lines; *l; l++) {
-        g_auto(GStrv) c = NULL;
-        Figure f = { 0 };
-        const char *lat;
-        char *end;
-
-        if (!**l || **l == '#') {
-            continue;
-        }
-        if (!header) {
-            header = true;
-            continue;
-        }
-        c = g_strsplit(*l, "\t", -1);
-        g_assert_cmpuint(g_strv_length(c), >=, 4);
-        f.iops = g_ascii_strtod(c[2], &end);
-        g_assert_true(end != c[2] && !*end && f.iops > 0);
-        lat = c[3];
-        f.about = lat[0] == '~';
-        lat += f.about;
-        f.lat_us = g_ascii_strtod(lat, &end);
-        g_assert_true(end != lat && !*end && f.lat_us > 0);
-        f.drive = g_strdup(c[0]);
-        f.workload = g_strdup(c[1]);
-        g_array_append_val(a, f);
-    }
-    return a;
-}
-
 static void check_figure(gconstpointer data)
 {
-    const Figure *f = data;
+    const NvmReviewRow *f = data;
     g_autoptr(GError) err = NULL;
     NvmProfile *p = nvm_profile_load(f->drive, NVMIMIC_PROFILE_DIR, &err);
     NvmSimOptions o = { .seed = 1, .duration_s = 30, .peaks_only = true };
@@ -124,13 +79,13 @@ static void check_figure(gconstpointer data)
     g_assert_cmpuint(w, <, NVM_VDI_WORKLOADS);
     m = nvm_model_new(p, o.seed);
     nvm_sim_vdi_one(p, &o, w, m, NULL, &res[w]);
-    ie = (res[w].peak.all.fig.iops - f->iops) / f->iops;
+    ie = (res[w].peak.all.fig.iops - f->peak_iops) / f->peak_iops;
     le = (res[w].peak.all.fig.lat_us - f->lat_us) / f->lat_us;
     in = fabs(ie) <= IOPS_BOUND && fabs(le) <= LAT_BOUND;
     g_test_message("%s %s: %.0f IOPS vs %.0f (%+.1f %%), %.1f us vs %s%.1f "
                    "(%+.1f %%)%s", f->drive, f->workload,
-                   res[w].peak.all.fig.iops, f->iops, 100 * ie,
-                   res[w].peak.all.fig.lat_us, f->about ? "~" : "",
+                   res[w].peak.all.fig.iops, f->peak_iops, 100 * ie,
+                   res[w].peak.all.fig.lat_us, f->consistent ? "" : "~",
                    f->lat_us, 100 * le, miss ? " (in misses[])" : "");
     checked++;
     within += in;
@@ -150,16 +105,18 @@ static void check_figure(gconstpointer data)
 
 int main(int argc, char **argv)
 {
+    g_autoptr(GError) err = NULL;
     int rc;
 
     g_test_init(&argc, &argv, NULL);
-    figures = load(NVMIMIC_VDI_TSV);
+    figures = nvm_vdi_reviews_load(NVMIMIC_VDI_TSV, &err);
+    g_assert_no_error(err);
     g_assert_cmpuint(figures->len, >, 0);
     for (size_t i = 0; i < G_N_ELEMENTS(misses); i++) {
         bool known = false;
 
         for (unsigned j = 0; j < figures->len; j++) {
-            const Figure *f = &g_array_index(figures, Figure, j);
+            const NvmReviewRow *f = &g_array_index(figures, NvmReviewRow, j);
 
             known |= !strcmp(f->drive, misses[i].drive) &&
                      !strcmp(f->workload, misses[i].workload);
@@ -172,7 +129,7 @@ int main(int argc, char **argv)
         }
     }
     for (unsigned j = 0; j < figures->len; j++) {
-        const Figure *f = &g_array_index(figures, Figure, j);
+        const NvmReviewRow *f = &g_array_index(figures, NvmReviewRow, j);
         g_autofree char *path = g_strdup_printf("/vdi-calibration/%s/%s",
                                                 f->drive, f->workload);
 
@@ -185,12 +142,6 @@ int main(int argc, char **argv)
                    within, checked, 100 * IOPS_BOUND, 100 * LAT_BOUND,
                    within == checked ? "" : ": issue 28's Done-when not met");
     }
-    for (unsigned j = 0; j < figures->len; j++) {
-        Figure *f = &g_array_index(figures, Figure, j);
-
-        g_free(f->drive);
-        g_free(f->workload);
-    }
-    g_array_free(figures, TRUE);
+    nvm_reviews_free(figures);
     return rc;
 }
