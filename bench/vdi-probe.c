@@ -42,7 +42,7 @@ int main(int argc, char **argv)
     NvmVdiResult res[NVM_VDI_WORKLOADS];
     GError *err = NULL;
     NvmProfile *p;
-    unsigned w;
+    int w;
     double dur = argc > 3 ? atof(argv[3]) : 30;
     NvmSimOptions o = { .seed = getenv("SEED") ? strtoull(getenv("SEED"), NULL, 10) : 1,
                         .duration_s = dur, .peaks_only = true };
@@ -72,12 +72,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", err->message);
         return 1;
     }
-    for (w = 0; w < NVM_VDI_WORKLOADS; w++) {
-        if (!strcmp(nvm_vdi_names[w], argv[2])) {
-            break;
-        }
-    }
-    if (w == NVM_VDI_WORKLOADS) {
+    w = nvm_vdi_index(argv[2]);
+    if (w < 0) {
         fprintf(stderr, "no workload %s\n", argv[2]);
         return 1;
     }

@@ -65,6 +65,7 @@ static unsigned uf_find(unsigned *up, unsigned i)
 static int slot_of(const char *workload)
 {
     NvmWorkload wl[NVM_FOUR_CORNERS];
+    int v;
 
     nvm_four_corners(wl, false);
     for (unsigned w = 0; w < NVM_FOUR_CORNERS; w++) {
@@ -72,12 +73,8 @@ static int slot_of(const char *workload)
             return w;
         }
     }
-    for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
-        if (!strcmp(nvm_vdi_names[w], workload)) {
-            return NVM_FOUR_CORNERS + w;
-        }
-    }
-    return -1;
+    v = nvm_vdi_index(workload);
+    return v < 0 ? -1 : NVM_FOUR_CORNERS + v;
 }
 
 /* The VDI calibration figures (nvm_vdi_reviews_load) after the four

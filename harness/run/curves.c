@@ -47,9 +47,7 @@ bool run_setup(Run *r, GError **errp)
             for (unsigned i = 0; fc && i < NVM_FOUR_CORNERS; i++) {
                 found |= !strcmp(*w, all[i].name);
             }
-            for (unsigned i = 0; vdi && i < NVM_VDI_WORKLOADS; i++) {
-                found |= !strcmp(*w, nvm_vdi_names[i]);
-            }
+            found |= vdi && nvm_vdi_index(*w) >= 0;
             if (!found) {
                 g_autoptr(GString) l = g_string_new(NULL);
 
@@ -446,12 +444,9 @@ static void plan_point(Run *r, Wl *wl, Point *pt, unsigned wi, unsigned pi,
 /* The workload's index among nvmimic sim's VDI workloads. */
 static unsigned vdi_index(const Wl *wl)
 {
-    for (unsigned i = 0; i < NVM_VDI_WORKLOADS; i++) {
-        if (!strcmp(nvm_vdi_names[i], wl->wl.name)) {
-            return i;
-        }
-    }
-    return 0;
+    int i = nvm_vdi_index(wl->wl.name);
+
+    return i < 0 ? 0 : i;
 }
 
 /* The index of nvm_sim_curve() (its seeds) of @wl in nvmimic sim. */

@@ -150,6 +150,7 @@ bool nvm_sim_mix_sweep(const NvmProfile *p, const NvmSimOptions *o,
 {
     NvmVdiResult vdi[NVM_VDI_WORKLOADS];
     const NvmMix *job = NULL;
+    int vw;
     unsigned n_threads = MIN(MAX(g_get_num_processors(), 1), 4);
     GThread *th[4];
     Sweep s = { .p = p, .o = o, .sw = sw };
@@ -160,11 +161,9 @@ bool nvm_sim_mix_sweep(const NvmProfile *p, const NvmSimOptions *o,
     if (!nvm_vdi_load(p, workload_dir, vdi, errp)) {
         return false;
     }
-    for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
-        if (!strcmp(nvm_vdi_names[w], NVM_SWEEP_VDI_JOB)) {
-            job = vdi[w].mix;
-        }
-    }
+    vw = nvm_vdi_index(NVM_SWEEP_VDI_JOB);
+    g_assert(vw >= 0);
+    job = vdi[vw].mix;
     g_assert(job);
     memset(sw, 0, sizeof(*sw));
     sw->seed = o->seed;

@@ -636,7 +636,6 @@ GArray *nvm_vdi_reviews_load(const char *path, GError **errp)
         NvmReviewRow row = { 0 };
         const char *lat;
         char *end;
-        bool vdi = false;
 
         line++;
         if (!**l || **l == '#') {
@@ -653,10 +652,7 @@ GArray *nvm_vdi_reviews_load(const char *path, GError **errp)
                         "lat_us wanted", path, line, g_strv_length(c));
             goto fail;
         }
-        for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
-            vdi |= !strcmp(nvm_vdi_names[w], c[1]);
-        }
-        if (!vdi) {
+        if (nvm_vdi_index(c[1]) < 0) {
             g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                         "%s:%u: '%s' is not a VDI workload", path, line,
                         c[1]);

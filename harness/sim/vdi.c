@@ -11,6 +11,16 @@ const char *const nvm_vdi_names[NVM_VDI_WORKLOADS] = {
     "vdi-boot", "vdi-initial-login", "vdi-monday-login",
 };
 
+int nvm_vdi_index(const char *name)
+{
+    for (unsigned w = 0; w < NVM_VDI_WORKLOADS; w++) {
+        if (!strcmp(nvm_vdi_names[w], name)) {
+            return w;
+        }
+    }
+    return -1;
+}
+
 typedef struct VdiJob {
     const NvmProfile *p;
     NvmVdiResult *r;

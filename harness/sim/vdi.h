@@ -27,6 +27,8 @@ typedef struct NvmVdiResult {
 
 /* The three VDI workloads' names, in suite order. */
 extern const char *const nvm_vdi_names[NVM_VDI_WORKLOADS];
+/* The index of the VDI workload named @name in nvm_vdi_names, or -1. */
+int nvm_vdi_index(const char *name);
 
 /*
  * Load the suite's job files from @workload_dir (NAME.fio, job [NAME]) and

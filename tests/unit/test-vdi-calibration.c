@@ -65,7 +65,7 @@ static void check_figure(gconstpointer data)
     NvmSimOptions o = { .seed = 1, .duration_s = 30, .peaks_only = true };
     NvmVdiResult res[NVM_VDI_WORKLOADS];
     NvmModel *m;
-    unsigned w;
+    int w = nvm_vdi_index(f->workload);
     double ie, le;
     const char *miss = listed(f->drive, f->workload);
     bool in;
@@ -73,12 +73,7 @@ static void check_figure(gconstpointer data)
     g_assert_no_error(err);
     g_assert_true(nvm_vdi_load(p, NVMIMIC_WORKLOAD_DIR, res, &err));
     g_assert_no_error(err);
-    for (w = 0; w < NVM_VDI_WORKLOADS; w++) {
-        if (!strcmp(nvm_vdi_names[w], f->workload)) {
-            break;
-        }
-    }
-    g_assert_cmpuint(w, <, NVM_VDI_WORKLOADS);
+    g_assert_cmpint(w, >=, 0);
     m = nvm_model_new(p, o.seed);
     nvm_sim_vdi_one(p, &o, w, m, NULL, &res[w]);
     ie = (res[w].peak.all.fig.iops - f->peak_iops) / f->peak_iops;
