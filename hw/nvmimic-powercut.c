@@ -12,6 +12,10 @@
  * - it completed before the host sent a Flush, and that Flush completed;
  * - its data went through the drive's write buffer and the model has
  *   programmed it (nvm_model_stream_programmed()), once it completed.
+ * A write whose queue went (deleted, or a controller reset) after it had
+ * started never completes; it leaves by the same two rules, as if it had
+ * completed when its queue went.  A write that failed, or never started,
+ * keeps no copy.
  * Everything is decided at the instants the host sees completions and at
  * the cut, all in virtual time, so a run gives the same result each time
  * whatever the host's speed.  A write that becomes durable takes its
@@ -70,6 +74,7 @@ typedef struct JEntry {
     uint64_t stream_end;        /* model stream after it; 0: none */
     JState state;
     bool posted;                /* completed successfully, host knows */
+    bool orphan;                /* written, but its queue went: no completion */
     bool durable_at_post;       /* FUA, or no volatile write cache */
     uint64_t post_order;
     uint8_t *old;               /* what the blocks held; NULL: no copy */
@@ -211,13 +216,13 @@ static void j_prune(NvmimicJournal *j, int64_t now)
         if (e->stream_end > programmed) {
             break;                      /* the stream's order is theirs */
         }
-        if (e->posted) {
+        if (e->posted || e->orphan) {
             j_durable(j, e);
         }
     }
     while (j->bytes > j->max_bytes) {
         QTAILQ_FOREACH(e, &j->entries, link) {
-            if (e->posted) {
+            if (e->posted || e->orphan) {
                 break;
             }
         }
@@ -259,11 +264,25 @@ static void j_read_cb(void *opaque, int ret)
     NvmimicJournal *j = e->j;
     NvmeRequest *req = e->req;
 
-    req->aiocb = NULL;
-    if (j->cutting || req->status != NVME_SUCCESS) {
+    if (req) {
+        req->aiocb = NULL;
+    }
+    if (!j->cutting && req && req->status == NVME_CMD_ABORT_REQ) {
+        /*
+         * The host aborted it (ctrl.c's nvme_abort() cancelled this read
+         * as the command's aiocb): it completes now with that status and
+         * never starts, as an aborted command whose I/O was cancelled.
+         */
+        j_free_entry(j, e);
+        nvme_enqueue_req_completion(nvme_cq(req), req);
+        j_next(j);
+        return;
+    }
+    if (j->cutting || !req || req->status != NVME_SUCCESS) {
         /*
          * Power is going, or the queue is being deleted (ctrl.c cancels
-         * with Abort SQ Deletion as the status): the write never starts.
+         * with Abort SQ Deletion as the status, or freed the queue while
+         * this read was in flight): the write never starts.
          */
         j_free_entry(j, e);
         if (!j->cutting) {
@@ -299,16 +318,26 @@ static void j_start(NvmimicJournal *j, JEntry *e)
 
 static void j_next(NvmimicJournal *j)
 {
-    JEntry *e;
+    JEntry *e, *next;
 
     if (j->active || j->cutting) {
         return;
     }
-    QTAILQ_FOREACH(e, &j->entries, link) {
-        if (e->state == J_QUEUED) {
-            j_start(j, e);
-            return;
+    QTAILQ_FOREACH_SAFE(e, &j->entries, link, next) {
+        if (e->state != J_QUEUED) {
+            continue;
         }
+        if (!e->req || e->req->status != NVME_SUCCESS) {
+            /*
+             * Cancelled while it waited (ctrl.c takes a request with no
+             * aiocb off its queue with Abort SQ Deletion and frees the
+             * queue later): it must not start.
+             */
+            j_free_entry(j, e);
+            continue;
+        }
+        j_start(j, e);
+        return;
     }
 }
 
@@ -398,7 +427,7 @@ void nvmimic_journal_posted(NvmimicJournal *j, NvmeRequest *req)
         }
         /* what completed before the Flush was sent is durable now */
         QTAILQ_FOREACH_SAFE(e, &j->entries, link, next) {
-            if (e->posted && e->post_order < covers &&
+            if ((e->posted || e->orphan) && e->post_order < covers &&
                 (nsid == NVME_NSID_BROADCAST || nsid == e->nsid)) {
                 j_durable(j, e);
             }
@@ -417,6 +446,16 @@ void nvmimic_journal_posted(NvmimicJournal *j, NvmeRequest *req)
         if (e->durable_at_post) {
             j_durable(j, e);
         }
+    } else {
+        /*
+         * It failed (ctrl.c refused it, or the backend did): the host
+         * knows its blocks hold no defined data, so its copy goes, without
+         * taking blocks from older copies (a cut still puts back what
+         * they held).  Kept, it would stay until a cut: a guest could pin
+         * 32 MiB per refused command.
+         */
+        j_free_entry(j, e);
+        j_next(j);
     }
     j_prune(j, nvmimic_now());
 }
@@ -444,10 +483,26 @@ void nvmimic_journal_sq_freed(NvmimicJournal *j, NvmeSQueue *sq)
             if (j->active == e) {
                 j->active = NULL;
             }
-            if (e->state == J_QUEUED || e->state == J_READING) {
+            if (e->state == J_READING) {
+                /*
+                 * Its read is still in flight and owns the entry: the
+                 * read's callback frees it (it has no request now).
+                 */
+                continue;
+            }
+            if (e->state == J_QUEUED) {
                 j_free_entry(j, e);
             } else {
+                /*
+                 * Written (its data transfer was cancelled or done): the
+                 * host never sees it complete, yet its blocks may have
+                 * changed, so it keeps its copy until it is durable as a
+                 * completed write would be (programmed, or a Flush sent
+                 * from now on); before, it was kept until a cut.
+                 */
                 e->state = J_WRITTEN;
+                e->orphan = true;
+                e->post_order = j->post_order++;
             }
         }
     }

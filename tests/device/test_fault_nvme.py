@@ -18,6 +18,7 @@ import os
 import random
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -27,6 +28,10 @@ from nvmeqtest import (  # noqa: E402
 from test_profile_nvme import (  # noqa: E402
     ProfileTest, Profile, RAW_PROFILE, DEV_ID, profile_device, null_drive,
     _replace_key)
+
+ADM_ABORT = 0x08
+FID_WRITE_ATOMICITY = 0x0a
+SC_INVALID_FIELD, SC_ABORT_REQUESTED = 0x002, 0x007
 
 ADM_MARK = 0xc0
 FUA = 1 << 30
@@ -161,6 +166,98 @@ class FaultNvme(ProfileTest):
             self.assertEqual(self.read_file(img, 4096 + 64 * i), bytes(PAGE))
         self.assertEqual(int(got['lost-writes']), 2)
         self.assertEqual(int(got['in-flight-writes']), 8)
+
+    # ---- the journal against resets, aborts and refused writes -----------
+    def journal_machine(self, latency_ns=0, profile=RAW_PROFILE):
+        """A null drive whose reads take @latency_ns of real time (so the
+        journal is still reading a write's blocks at the next step), queue
+        pairs 1 and 2, a power cut queued for a mark never sent: every
+        write goes through the journal."""
+        drive = null_drive(Profile(RAW_PROFILE).capacity)
+        if latency_ns:
+            drive[-1] += ',latency-ns=%d' % latency_ns
+        ctrl = self.start(drive + profile_device(profile))
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 64)
+        ctrl.create_io_queue_pair(2, 64)
+        self.fault(kind='power-cut', **{'at-mark': 99})
+        return ctrl
+
+    def test_reset_with_writes_in_the_journal_on_two_queues(self):
+        """A write on queue 2 whose blocks the journal is reading, a write
+        on queue 1 behind it, then CC.EN=0.  Where ctrl.c takes queue 1's
+        waiting write off before it cancels queue 2's read, the read's
+        callback must not start the write taken off, which its queue frees
+        (the interleaving depends on the host's speed: on the ASan build of
+        make check-sanitizers it was a use after free).  Either way the
+        drive comes back, its writes go through, and a Flush leaves the
+        journal holding nothing."""
+        ctrl = self.journal_machine(latency_ns=50000000)
+        ctrl.submit([ctrl.write_cmd(0, bytes([0xa1]) * PAGE)], qid=2)
+        ctrl.submit([ctrl.write_cmd(64, bytes([0xb2]) * PAGE)], qid=1)
+        ctrl.disable()
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 64)
+        self.write(ctrl, 128, 0xc3)
+        self.assertStatus(ctrl.execute(ctrl.flush_cmd()), SC_SUCCESS, 'flush')
+        self.assertEqual(self.faults()['journal-bytes'], 0)
+        self.assertAlive()
+
+    def test_write_cancelled_by_a_reset_leaves_the_journal_at_a_flush(self):
+        """A write whose data is on the drive but whose completion waits
+        for its deadline (virtual time stands still here) when the host
+        resets the controller: it never completes, but its blocks may have
+        changed, so the journal keeps its copy (a cut puts it back) until a
+        Flush sent after the reset, as for a completed write.  It used to
+        keep it until a cut: every reset with writes in flight pinned their
+        copies."""
+        ctrl = self.journal_machine()
+        ctrl.submit([ctrl.write_cmd(0, bytes([0xa1]) * PAGE)])
+        for _ in range(20):             # the main loop runs the I/O
+            self.assertEqual(self.faults()['journal-bytes'], PAGE)
+        self.assertEqual(ctrl.poll(), [], 'completed without virtual time')
+        ctrl.disable()
+        self.assertEqual(self.faults()['journal-bytes'], PAGE)
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 64)
+        self.assertStatus(ctrl.execute(ctrl.flush_cmd()), SC_SUCCESS, 'flush')
+        self.assertEqual(self.faults()['journal-bytes'], 0)
+        self.assertAlive()
+
+    def test_abort_of_a_write_the_journal_holds_completes_it_aborted(self):
+        """An Abort while the journal reads the write's blocks (the read is
+        the command's aiocb, which ctrl.c cancels): the write completes with
+        Command Abort Requested, is never started, and the journal moves on
+        to the next write.  It used to stay in flight for ever, and under
+        qtest or -icount QEMU's main loop waited for it."""
+        ctrl = self.journal_machine(latency_ns=200000000)
+        w = ctrl.write_cmd(0, bytes([0xab]) * PAGE)
+        ctrl.submit([w])
+        self.assertStatus(ctrl.admin_cmd(Cmd(ADM_ABORT, cdw10=1 | (w.cid << 16))),
+                          SC_SUCCESS, 'abort')
+        got = ctrl.wait([w.cid], timeout_s=30)[w.cid]
+        self.assertEqual(got.status, SC_ABORT_REQUESTED,
+                         'aborted write: %r' % got)
+        self.assertEqual(self.faults()['journal-bytes'], 0)
+        self.write(ctrl, 8, 0x5b)
+        self.assertAlive()
+
+    def test_refused_writes_keep_no_copy_in_the_journal(self):
+        """Writes that ctrl.c refuses after the journal read their blocks
+        (32 MiB, over the maximum transfer) leave no copy behind: each
+        used to keep its 32 MiB until a cut, so a guest could fill the
+        host's memory."""
+        ctrl = self.journal_machine()
+        buf = ctrl.alloc.alloc(PAGE)
+        for i in range(4):
+            c = Cmd(0x01, nsid=1, cdw10=i * 65536, cdw12=65535, prp1=buf)
+            got = ctrl.execute(c)
+            self.assertEqual(got.status, SC_INVALID_FIELD,
+                             '32 MiB write %d: %r' % (i, got))
+            self.assertEqual(self.faults()['journal-bytes'], 0,
+                             'copy kept after refused write %d' % i)
+        self.write(ctrl, 0, 0x11)
+        self.assertAlive()
 
     def test_drive_without_volatile_cache_keeps_every_completed_write(self):
         """A profile that reports no volatile write cache (its buffer
