@@ -171,6 +171,19 @@ bool nvmimic_realize(NvmeCtrl *n, Error **errp)
         return false;
     }
 
+    if (n->params.atomic_awun || n->params.atomic_awupf ||
+        n->params.atomic_dn) {
+        /*
+         * The profile's [identity] awun is what Identify reports; ctrl.c
+         * would enforce atomic.* instead, and the two would disagree.
+         */
+        error_setg(errp, "nvme: profile=%s sets the write atomicity itself "
+                   "(its awun and awupf): drop atomic.awun, atomic.awupf and "
+                   "atomic.dn",
+                   n->params.nvmimic_profile);
+        return false;
+    }
+
     p = nvmimic_profile_load("nvme", n->params.nvmimic_profile, errp);
     if (!p) {
         return false;

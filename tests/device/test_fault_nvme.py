@@ -259,6 +259,34 @@ class FaultNvme(ProfileTest):
         self.write(ctrl, 0, 0x11)
         self.assertAlive()
 
+    def test_commands_held_by_a_hang_do_not_break_the_atomicity_check(self):
+        """A profile with atomic writes (AWUN 15, Write Atomicity set): two
+        reads a hung controller swallows stay on ctrl.c's queue with no
+        namespace yet, and the atomic write check of the second walked
+        them (a NULL dereference).  Both are swallowed, QEMU keeps running,
+        and a reset brings the drive back."""
+        with open(Profile(RAW_PROFILE).path) as f:
+            text = _replace_key(f.read(), 'awun', '15')
+        prof = self.path('atomic.ini')
+        with open(prof, 'w') as f:
+            f.write(text)
+        ctrl = self.start(null_drive(Profile(RAW_PROFILE).capacity)
+                          + profile_device(prof))
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 64)
+        ctrl.identify_namespace(1)
+        self.assertStatus(ctrl.set_features(FID_WRITE_ATOMICITY, 0),
+                          SC_SUCCESS, 'Write Atomicity Normal')
+        self.fault(kind='hang')
+        ctrl.submit([ctrl.read_cmd(0, 8)])
+        ctrl.submit([ctrl.read_cmd(8, 8)])
+        ctrl.qt.clock_step(1000000)
+        self.assertEqual(self.machine.qmp.execute('query-status')['status'],
+                         'running')
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 64)
+        self.assertAlive()
+
     def test_drive_without_volatile_cache_keeps_every_completed_write(self):
         """A profile that reports no volatile write cache (its buffer
         survives power loss): a completed write is kept without a Flush."""

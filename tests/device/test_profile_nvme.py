@@ -352,6 +352,16 @@ class ProfileNvme(ProfileTest):
                                         path, *words)
                     print(line)
 
+    def test_atomic_write_options_beside_a_profile_are_refused(self):
+        """The profile's awun and awupf are what Identify reports; ctrl.c's
+        atomic.* options would be enforced instead, so they are refused."""
+        p = Profile(MAIN_PROFILE)
+        for opt in ('atomic.awun=15', 'atomic.awupf=7', 'atomic.dn=on'):
+            line = self.refused(null_drive(p.capacity)
+                                + profile_device(MAIN_PROFILE, ',' + opt),
+                                MAIN_PROFILE, 'atomic.awun', 'awupf')
+            print(line)
+
     def test_profile_without_drive_is_refused(self):
         self.refused(['-device', 'nvme,id=%s,serial=x,addr=04.0,profile=%s'
                       % (DEV_ID, MAIN_PROFILE)], 'profile', 'drive')
