@@ -277,10 +277,7 @@ static uint16_t media_check(NvmimicFaults *f, NvmeRequest *req)
     }
     r = media_find(f, nsid, slba, slba + nlb, error);
     if (!r) {
-        if (error == NVMIMIC_MEDIA_ERROR_WRITE_FAULT) {
-            media_written(f, nsid, slba, slba + nlb);
-        }
-        return 0;
+        return 0;                       /* nvmimic_fault_written() */
     }
     status |= NVME_MORE | NVME_DNR;
     media_error(f, req, status, MAX(slba, r->start));
@@ -317,6 +314,21 @@ uint16_t nvmimic_fault_cmd(NvmeCtrl *n, NvmeRequest *req)
         return nvmimic_journal_cmd(f->journal, req);
     }
     return 0;
+}
+
+/*
+ * A write to [@start, @end) of @nsid completed successfully: its blocks
+ * read back again.  At completion, not at arrival: a write that fails
+ * (refused, or a data transfer error) leaves the error in place.
+ */
+void nvmimic_fault_written(NvmeCtrl *n, uint32_t nsid, uint64_t start,
+                           uint64_t end)
+{
+    NvmimicFaults *f = n->nvmimic->faults;
+
+    if (f->media->len) {
+        media_written(f, nsid, start, end);
+    }
 }
 
 void nvmimic_fault_data_done(NvmeCtrl *n, NvmeRequest *req)

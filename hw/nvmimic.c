@@ -491,9 +491,6 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
         if (!nvmimic_range_ok(n, nsid, slba, nlb)) {
             return;             /* the controller fails it, untimed */
         }
-        if (c.op != NVM_OP_READ) {
-            nvmimic_uncor_clear(s, slba, slba + nlb);
-        }
         /*
          * Force Unit Access: the write completes when it is programmed,
          * on a drive with a volatile write cache; one without keeps what
@@ -531,12 +528,35 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
     nvmimic_timing_start(&s->t, &req->nvmimic, c.op, now, deadline);
 }
 
+/*
+ * A Write or Write Zeroes that completed successfully: its blocks read
+ * back again (Write Uncorrectable marks and injected unrecovered-read
+ * errors there are gone).  Not when it arrives: one that fails keeps them.
+ */
+static void nvmimic_written(NvmeCtrl *n, NvmeRequest *req)
+{
+    NvmeRwCmd *rw = (NvmeRwCmd *)&req->cmd;
+    uint32_t nsid = le32_to_cpu(req->cmd.nsid);
+    uint64_t slba = le64_to_cpu(rw->slba);
+    uint64_t nlb = (uint32_t)le16_to_cpu(rw->nlb) + 1;
+
+    if (!req->sq->sqid || req->status != NVME_SUCCESS ||
+        (req->cmd.opcode != NVME_CMD_WRITE &&
+         req->cmd.opcode != NVME_CMD_WRITE_ZEROES) ||
+        !nvmimic_range_ok(n, nsid, slba, nlb)) {
+        return;
+    }
+    nvmimic_uncor_clear(n->nvmimic, slba, slba + nlb);
+    nvmimic_fault_written(n, nsid, slba, slba + nlb);
+}
+
 bool nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
 {
     NvmimicCtrl *s = n->nvmimic;
 
     if (s) {
         nvmimic_fault_data_done(n, req);
+        nvmimic_written(n, req);
     }
     if (s && !req->sq->sqid && req->cmd.opcode == NVME_ADM_CMD_FORMAT_NVM &&
         req->status == NVME_SUCCESS) {

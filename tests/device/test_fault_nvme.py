@@ -416,6 +416,41 @@ class FaultNvme(ProfileTest):
         self.assertEqual(ctrl.execute(ctrl.read_cmd(104, 8)).status,
                          SC_UNRECOVERED_READ)
 
+    def test_a_refused_write_leaves_errors_and_uncorrectable_marks(self):
+        """Only a write that completes heals its blocks.  A 32 MiB write
+        (over the maximum transfer) over an injected unrecovered-read range
+        and, with a power cut queued (the journal holds every write back),
+        over a Write Uncorrectable mark is refused: the reads there still
+        fail.  Both used to be healed when the write arrived, before ctrl.c
+        refused it."""
+        p = Profile(RAW_PROFILE)
+        ctrl = self.start(null_drive(p.capacity) + profile_device(RAW_PROFILE))
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 16)
+        ctrl.identify_namespace(1)
+        self.fault(kind='media-error', error='unrecovered-read', slba=100,
+                   nlb=10)
+        self.assertStatus(ctrl.execute(Cmd(0x04, nsid=1, cdw10=300,
+                                           cdw12=9)),
+                          SC_SUCCESS, 'write uncorrectable 300..309')
+        self.fault(kind='power-cut', **{'at-mark': 99})
+        buf = ctrl.alloc.alloc(PAGE)
+        for slba in (96, 296):
+            c = ctrl.execute(Cmd(0x01, nsid=1, cdw10=slba, cdw12=65535,
+                                 prp1=buf))
+            self.assertEqual(c.status, SC_INVALID_FIELD,
+                             '32 MiB write at %d: %r' % (slba, c))
+        for slba in (100, 300):
+            self.assertEqual(ctrl.execute(ctrl.read_cmd(slba, 8)).status,
+                             SC_UNRECOVERED_READ, 'read at %d' % slba)
+        for slba in (96, 296):
+            self.assertStatus(ctrl.execute(ctrl.write_cmd(slba,
+                                                          bytes(16 * 512))),
+                              SC_SUCCESS, 'write at %d' % slba)
+        for slba in (100, 300):
+            self.assertStatus(ctrl.execute(ctrl.read_cmd(slba, 8)),
+                              SC_SUCCESS, 'read at %d after a write' % slba)
+
     def test_write_fault_until_cleared_at_a_mark(self):
         """Write Fault on writes to the range, starting at a mark; cleared
         at another."""
