@@ -135,9 +135,22 @@ void nvmimic_journal_free(NvmimicJournal *j)
     if (!j) {
         return;
     }
-    /* a read in flight still points at its entry: let it finish first */
-    if (j->active && j->active->state == J_READING) {
-        blk_drain(j->active->blk);
+    /*
+     * A read in flight still points at its entry: let it finish first
+     * (the active one, or one whose queue went while it read).  Its
+     * callback frees it and, with cutting set, starts nothing.
+     */
+    j->cutting = true;
+    for (;;) {
+        QTAILQ_FOREACH(e, &j->entries, link) {
+            if (e->state == J_READING) {
+                break;
+            }
+        }
+        if (!e) {
+            break;
+        }
+        blk_drain(e->blk);
     }
     QTAILQ_FOREACH_SAFE(e, &j->entries, link, next) {
         if (e->req && e->state == J_QUEUED) {
