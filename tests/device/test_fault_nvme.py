@@ -26,8 +26,7 @@ from nvmeqtest import (  # noqa: E402
     Machine, NvmeController, Cmd, QemuError, NvmeError, PAGE, SC_SUCCESS,
     REG_CC, REG_CSTS)
 from test_profile_nvme import (  # noqa: E402
-    ProfileTest, Profile, RAW_PROFILE, DEV_ID, profile_device, null_drive,
-    _replace_key)
+    ProfileTest, Profile, RAW_PROFILE, DEV_ID, profile_device, null_drive)
 
 ADM_ABORT = 0x08
 FID_WRITE_ATOMICITY = 0x0a
@@ -265,11 +264,7 @@ class FaultNvme(ProfileTest):
         namespace yet, and the atomic write check of the second walked
         them (a NULL dereference).  Both are swallowed, QEMU keeps running,
         and a reset brings the drive back."""
-        with open(Profile(RAW_PROFILE).path) as f:
-            text = _replace_key(f.read(), 'awun', '15')
-        prof = self.path('atomic.ini')
-        with open(prof, 'w') as f:
-            f.write(text)
+        prof = self.derived_profile('atomic', awun='15')
         ctrl = self.start(null_drive(Profile(RAW_PROFILE).capacity)
                           + profile_device(prof))
         ctrl.enable()
@@ -290,11 +285,7 @@ class FaultNvme(ProfileTest):
     def test_drive_without_volatile_cache_keeps_every_completed_write(self):
         """A profile that reports no volatile write cache (its buffer
         survives power loss): a completed write is kept without a Flush."""
-        with open(Profile(RAW_PROFILE).path) as f:
-            text = _replace_key(f.read(), 'volatile-write-cache', 'false')
-        prof = self.path('plp.ini')
-        with open(prof, 'w') as f:
-            f.write(text)
+        prof = self.derived_profile('plp', **{'volatile-write-cache': 'false'})
         img = self.path('plp.raw')
         ctrl = self.raw_machine(img, profile=prof)
         self.fault(kind='power-cut', **{'at-mark': 3})

@@ -22,8 +22,7 @@ from nvmeqtest import (  # noqa: E402
     ADM_DBBUF_CONFIG, IO_DSM)
 import test_profile_nvme  # noqa: E402
 from test_profile_nvme import (  # noqa: E402
-    ProfileTest, Profile, RAW_PROFILE, DEV_ID, null_drive, profile_device,
-    _replace_key)
+    ProfileTest, Profile, RAW_PROFILE, DEV_ID, null_drive, profile_device)
 from test_trace_nvme import read_trace  # noqa: E402
 
 FID_VWC = 0x06
@@ -77,17 +76,6 @@ class HardeningNvme(ProfileTest):
 
     def path(self, name):
         return os.path.join(self.tmp.name, name)
-
-    def derived_profile(self, name, **keys):
-        """A copy of RAW_PROFILE with some keys changed, as NAME.ini."""
-        with open(Profile(RAW_PROFILE).path) as f:
-            text = f.read()
-        for k, v in keys.items():
-            text = _replace_key(text, k, v)
-        path = self.path(name + '.ini')
-        with open(path, 'w') as f:
-            f.write(text)
-        return path
 
     # ---- profile= is any file QEMU can read ----------------------------------
     def test_profile_error_names_the_file_not_its_content(self):

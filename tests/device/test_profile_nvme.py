@@ -132,6 +132,20 @@ class ProfileTest(stock.DeviceTest):
         ctrl.identify_namespace(1)
         return ctrl, p
 
+    def derived_profile(self, name, **keys):
+        """A copy of RAW_PROFILE with some keys changed, as NAME.ini in a
+        directory removed after the test."""
+        with open(Profile(RAW_PROFILE).path) as f:
+            text = f.read()
+        for k, v in keys.items():
+            text = _replace_key(text, k, v)
+        tmp = tempfile.TemporaryDirectory(prefix='nvmimic-profile-')
+        self.addCleanup(tmp.cleanup)
+        path = os.path.join(tmp.name, name + '.ini')
+        with open(path, 'w') as f:
+            f.write(text)
+        return path
+
     def stats(self):
         return self.machine.qmp.execute('query-nvmimic-stats', id=DEV_ID)
 
