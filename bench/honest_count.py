@@ -54,7 +54,7 @@ def parse_ini(path):
         if m:
             out.append((section, m.group(1), m.group(2).strip(), " ".join(comment), i))
         comment = []
-    return out, lines
+    return out
 
 
 def candidates(prof_dir):
@@ -62,7 +62,7 @@ def candidates(prof_dir):
     drives = sorted(f[:-4] for f in os.listdir(prof_dir) if f.endswith(".ini"))
     users = {}
     for d in drives:
-        keys, _ = parse_ini(os.path.join(prof_dir, d + ".ini"))
+        keys = parse_ini(os.path.join(prof_dir, d + ".ini"))
         users[os.path.join(prof_dir, d + ".ini")] = [d]
         for sec, key, val, _, _ in keys:
             if sec == "parts":
@@ -71,7 +71,7 @@ def candidates(prof_dir):
                 users.setdefault(p, []).append(d)
     out = []
     for path in sorted(users):
-        keys, _ = parse_ini(path)
+        keys = parse_ini(path)
         fitted = {tuple(k.split(".", 1)) for sec, k, _, _, _ in keys if sec == "fit"}
         for sec, key, val, com, idx in keys:
             low = com.lower()
@@ -153,13 +153,17 @@ def main():
 
     if a.from_tsv:
         results = from_tsv(a.profiles, a.from_tsv, a.only)
-        results.sort(key=lambda r: (-abs(r[4][0]), r[0], r[2]))
-        text = table(results, a.duration_s, a.moves_pct)
-        print(text, end="")
-        if a.write:
-            write_block(a.write, text)
-        return
+    else:
+        results = measure(a)
+    results.sort(key=lambda r: (-abs(r[4][0]), r[0], r[2]))
+    text = table(results, a.duration_s, a.moves_pct)
+    print(text, end="")
+    if a.write:
+        write_block(a.write, text)
 
+
+def measure(a):
+    """Each candidate's largest change, calibrating in a copy of profiles/."""
     tmp = tempfile.mkdtemp(prefix="honest-count-")
     try:
         copy = os.path.join(tmp, "profiles")
@@ -213,12 +217,7 @@ def main():
             tsv.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-    results.sort(key=lambda r: (-abs(r[4][0]), r[0], r[2]))
-    text = table(results, a.duration_s, a.moves_pct)
-    print(text, end="")
-    if a.write:
-        write_block(a.write, text)
+    return results
 
 
 def from_tsv(prof_dir, path, only=""):
