@@ -90,9 +90,15 @@ static void home_evict(NvmFtl *f, uint32_t i)
     }
 }
 
-/* Move @n units into the relocation stream (unrecorded). */
-static bool reloc_add(NvmFtl *f, uint32_t n)
+/*
+ * Move @n units into the relocation stream (unrecorded), noting in @e, if
+ * given, the superblocks they went to (at most two: @n is at most one
+ * superblock's worth).
+ */
+static bool reloc_add(NvmFtl *f, uint32_t n, Fwd *e)
 {
+    uint32_t seg = 0;
+
     while (n) {
         Sb *s;
         uint32_t room, k;
@@ -106,6 +112,15 @@ static bool reloc_add(NvmFtl *f, uint32_t n)
         s = &f->sb[f->open_reloc];
         room = f->g.sb_lpns - s->wp;
         k = MIN(room, n);
+        if (e && seg < 2) {
+            e->to[seg] = f->open_reloc;
+            e->to_ser[seg] = s->serial;
+            e->n[seg] = k;
+            seg++;
+        } else if (e) {
+            /* a third place: not followed */
+            e->sb = NVM_FTL_NONE;
+        }
         s->wp += k;
         s->valid += k;
         nvm_ftl_fen_add(f, f->open_reloc, k);
@@ -116,6 +131,13 @@ static bool reloc_add(NvmFtl *f, uint32_t n)
         }
     }
     return true;
+}
+
+void nvm_ftl_fwd_clear(NvmFtl *f)
+{
+    for (uint32_t i = 0; i < FWD_SLOTS; i++) {
+        f->fwd[i].sb = NVM_FTL_NONE;
+    }
 }
 
 int64_t nvm_ftl_gc_candidate(const NvmFtl *f)
@@ -150,6 +172,7 @@ int64_t nvm_ftl_reclaim(NvmFtl *f, bool slc)
 {
     uint32_t v = NVM_FTL_NONE;
     uint32_t moved;
+    Fwd *e;
     Sb *s;
 
     if (slc) {
@@ -172,6 +195,13 @@ int64_t nvm_ftl_reclaim(NvmFtl *f, bool slc)
     }
     s = &f->sb[v];
     moved = s->valid;
+    /* where its recorded units go (the fill's are not recorded) */
+    e = &f->fwd[nvm_ftl_fwd_slot(v, s->serial)];
+    e->sb = v;
+    e->ser = s->serial;
+    e->to[0] = e->to[1] = NVM_FTL_NONE;
+    e->to_ser[0] = e->to_ser[1] = 0;
+    e->n[0] = e->n[1] = 0;
     if (s->home) {
         home_evict(f, v);
     }
@@ -183,12 +213,14 @@ int64_t nvm_ftl_reclaim(NvmFtl *f, bool slc)
     }
     /*
      * Its units now count against the relocation stream; records of it
-     * go stale (sb_release changes its serial).  It may become its own
-     * destination: the copies are timed before its erase and reuse.
+     * go stale (sb_release changes its serial) and follow the forward
+     * noted above.  It may become its own destination: the copies are
+     * timed before its erase and reuse.
      */
     sb_release(f, v);
-    if (!reloc_add(f, moved)) {
+    if (!reloc_add(f, moved, e)) {
         f->lost += moved;
+        e->sb = NVM_FTL_NONE;
     }
     return moved;
 }

@@ -15,7 +15,11 @@
  * ones in the superblock of the write before (counted) or elsewhere.  Units
  * whose superblock is not recorded are charged to a superblock drawn in
  * proportion to its unrecorded valid units (a Fenwick tree): exact for
- * sequential overwrites, the mean-field rule for scattered ones.
+ * sequential overwrites, the mean-field rule for scattered ones.  A record
+ * whose superblock was reclaimed (folded or collected) follows the units:
+ * each reclaim notes where its valid units went (Fwd, a table keyed by the
+ * superblock and its serial then), and a chunk that finds its record stale
+ * moves it there, so data written in order and folded stays recorded.
  *
  * Physical side: superblocks (one block on every die) with valid counts,
  * a free pool, open superblocks for host SLC, host native and relocated
@@ -74,6 +78,22 @@ typedef struct Chunk {
 #define RUN_BROKEN 0xffffffffu
 #define RUN_BASE (CH_LPNS + 2u)
 
+/*
+ * Where the valid units of a reclaimed superblock went: into the
+ * relocation stream, in order, one or two superblocks of it.  Kept in a
+ * direct-mapped table of FWD_SLOTS entries; an entry that a later reclaim
+ * displaces leaves the records that pointed to it unrecorded, as before.
+ */
+#define FWD_SHIFT 14
+#define FWD_SLOTS (1u << FWD_SHIFT)
+#define FWD_HOPS 4                      /* forwards followed in a row */
+
+typedef struct Fwd {
+    uint32_t sb, ser;                   /* reclaimed; sb NVM_FTL_NONE: empty */
+    uint32_t to[2], to_ser[2];          /* to[1] NVM_FTL_NONE: one place */
+    uint32_t n[2];                      /* units moved to each */
+} Fwd;
+
 typedef struct Sb {
     uint32_t valid;                     /* valid units */
     uint32_t home;                      /* of which placed by the fill */
@@ -97,6 +117,7 @@ struct NvmFtl {
     uint32_t *free_stack;
     uint32_t nfree;
     int64_t *fen;                       /* Fenwick tree of unrecorded units */
+    Fwd *fwd;                           /* where reclaimed units went */
     int64_t fen_total;
     uint32_t fen_step;
     uint32_t slc_head, slc_tail;
@@ -138,6 +159,18 @@ void nvm_ftl_chunk_release(NvmFtl *f, uint64_t c);
 bool nvm_ftl_sb_current(const NvmFtl *f, uint32_t sb, uint32_t ser);
 Chunk *nvm_ftl_chunk_detail(NvmFtl *f, uint64_t c);
 void nvm_ftl_chunk_collapse(NvmFtl *f, uint64_t c);
+
+void nvm_ftl_fwd_clear(NvmFtl *f);
+
+/* The table slot of reclaimed superblock @sb, serial @ser (its low bits). */
+static inline uint32_t nvm_ftl_fwd_slot(uint32_t sb, uint32_t ser)
+{
+    uint32_t h = sb * 0x9e3779b1u ^ (ser & U_SER_MASK) * 0x85ebca77u;
+
+    h ^= h >> 15;
+    h *= 0x2c1b3c6du;
+    return h >> (32 - FWD_SHIFT);
+}
 
 /* ftl-gc.c */
 uint32_t nvm_ftl_sb_capacity(const NvmFtl *f, const Sb *s);

@@ -21,6 +21,7 @@ NvmFtl *nvm_ftl_new(const NvmFtlGeom *g)
     f->sb = g_new0(Sb, g->nsb);
     f->free_stack = g_new(uint32_t, g->nsb);
     f->fen = g_new0(int64_t, g->nsb + 1);
+    f->fwd = g_new(Fwd, FWD_SLOTS);
     f->fen_step = 1;
     while (f->fen_step * 2 <= g->nsb) {
         f->fen_step *= 2;
@@ -52,6 +53,7 @@ void nvm_ftl_free(NvmFtl *f)
     g_free(f->sb);
     g_free(f->free_stack);
     g_free(f->fen);
+    g_free(f->fwd);
     g_free(f);
 }
 
@@ -59,7 +61,7 @@ void nvm_ftl_free(NvmFtl *f)
  * Make @dst a copy of @src that shares no memory with it (the model's
  * checkpoint of a preconditioned state, model-state.c): the same logical
  * map, detailed chunks at the same pool indices, superblocks, free pool,
- * Fenwick tree and random stream.  The two have the same geometry.
+ * Fenwick tree, reclaims' forwards and random stream.  The two have the same geometry.
  */
 void nvm_ftl_copy(NvmFtl *dst, const NvmFtl *src)
 {
@@ -73,6 +75,7 @@ void nvm_ftl_copy(NvmFtl *dst, const NvmFtl *src)
     dst->sb = keep.sb;
     dst->free_stack = keep.free_stack;
     dst->fen = keep.fen;
+    dst->fwd = keep.fwd;
     dst->pool_cap = keep.pool_cap;
     memcpy(dst->dir, src->dir, sizeof(uint32_t) * src->nchunks);
     for (uint32_t i = 0; i < nslabs; i++) {
@@ -88,6 +91,7 @@ void nvm_ftl_copy(NvmFtl *dst, const NvmFtl *src)
     memcpy(dst->sb, src->sb, sizeof(Sb) * src->g.nsb);
     memcpy(dst->free_stack, src->free_stack, sizeof(uint32_t) * src->g.nsb);
     memcpy(dst->fen, src->fen, sizeof(int64_t) * (src->g.nsb + 1));
+    memcpy(dst->fwd, src->fwd, sizeof(Fwd) * FWD_SLOTS);
 }
 
 NvmFtl *nvm_ftl_clone(const NvmFtl *f)
@@ -114,7 +118,8 @@ static uint64_t digest_mix(uint64_t h, const void *p, size_t n)
 /*
  * A digest of everything that sets what @f does next: geometry, the
  * directory and the detailed chunks it points to, superblocks, the free
- * pool, the fill's layout, the counts and the random stream.  Equal
+ * pool, the reclaims' forwards, the fill's layout, the counts and the
+ * random stream.  Equal
  * digests: equal states (tests, and the checkpoint's key).
  */
 uint64_t nvm_ftl_digest(const NvmFtl *f)
@@ -159,6 +164,14 @@ uint64_t nvm_ftl_digest(const NvmFtl *f)
     h = DIGEST(h, f->nfree);
     h = digest_mix(h, f->fen, sizeof(int64_t) * (f->g.nsb + 1));
     h = DIGEST(h, f->fen_total);
+    for (uint32_t i = 0; i < FWD_SLOTS; i++) {
+        const Fwd *e = &f->fwd[i];
+
+        if (e->sb != NVM_FTL_NONE) {
+            h = DIGEST(h, i);
+            h = digest_mix(h, e, sizeof(*e));
+        }
+    }
     h = DIGEST(h, f->slc_head);
     h = DIGEST(h, f->slc_tail);
     h = digest_mix(h, f->open_host, sizeof(f->open_host));
@@ -181,7 +194,7 @@ size_t nvm_ftl_memory_bytes(const NvmFtl *f)
            sizeof(Chunk *) * f->n_slabs_max +
            sizeof(Chunk) * (size_t)f->pool_cap +
            (sizeof(Sb) + sizeof(uint32_t) + sizeof(int64_t)) *
-           (f->g.nsb + 1);
+           (f->g.nsb + 1) + sizeof(Fwd) * FWD_SLOTS;
 }
 
 size_t nvm_ftl_memory_max_bytes(const NvmFtl *f)
@@ -198,7 +211,7 @@ size_t nvm_ftl_memory_bound(uint64_t nlpn, uint32_t nsb)
     return sizeof(NvmFtl) + sizeof(uint32_t) * nchunks +
            (sizeof(Chunk *) + sizeof(Chunk) * SLAB) * slabs +
            (sizeof(Sb) + sizeof(uint32_t) + sizeof(int64_t)) *
-           ((size_t)nsb + 1);
+           ((size_t)nsb + 1) + sizeof(Fwd) * FWD_SLOTS;
 }
 
 void nvm_ftl_reset(NvmFtl *f, uint64_t valid, uint64_t slc_tail)
@@ -235,6 +248,7 @@ void nvm_ftl_reset(NvmFtl *f, uint64_t valid, uint64_t slc_tail)
     for (uint32_t i = 0; i < f->g.nsb; i++) {
         f->sb[i].serial = 0;
     }
+    nvm_ftl_fwd_clear(f);
     f->pool_free = NVM_FTL_NONE;
     f->pool_used = 0;
     f->pool_live = 0;

@@ -124,6 +124,51 @@ static void other_remove_many(NvmFtl *f, uint64_t n)
     }
 }
 
+/*
+ * A record of @n units on superblock @sb with serial @ser (only the bits
+ * in @mask known), reclaimed since: where its units are now.  Follows the
+ * reclaims' forwards (a forward into two superblocks picks one in
+ * proportion to the units each took) to a current superblock whose
+ * unrecorded units can take the @n, and returns it (@ser set to its
+ * serial); NVM_FTL_NONE when the trail is lost, as for any unrecorded
+ * unit.  The caller moves the @n units from unrecorded to recorded.
+ */
+static uint32_t fwd_follow(NvmFtl *f, uint32_t sb, uint32_t *ser,
+                           uint32_t mask, uint32_t n)
+{
+    for (int hop = 0; hop < FWD_HOPS; hop++) {
+        const Fwd *e = &f->fwd[nvm_ftl_fwd_slot(sb, *ser)];
+        const Sb *s;
+        int k = 0;
+
+        if (e->sb != sb || ((e->ser ^ *ser) & mask) ||
+            e->to[0] == NVM_FTL_NONE) {
+            return NVM_FTL_NONE;
+        }
+        if (e->to[1] != NVM_FTL_NONE &&
+            ftl_below(f, (uint64_t)e->n[0] + e->n[1]) >= e->n[0]) {
+            k = 1;
+        }
+        sb = e->to[k];
+        *ser = e->to_ser[k];
+        mask = ~0u;
+        if (!nvm_ftl_sb_current(f, sb, *ser)) {
+            continue;
+        }
+        s = &f->sb[sb];
+        return (int64_t)s->valid - s->home - s->attr >= n ? sb
+                                                          : NVM_FTL_NONE;
+    }
+    return NVM_FTL_NONE;
+}
+
+/* @n unrecorded units of current superblock @sb become recorded. */
+static void fwd_claim(NvmFtl *f, uint32_t sb, uint32_t n)
+{
+    f->sb[sb].attr += n;
+    nvm_ftl_fen_add(f, sb, -(int64_t)n);
+}
+
 /* ------------------------------------------------------------------ */
 /* Layout of the fill: units [0, home_f), the last home_s of them in SLC. */
 
@@ -252,12 +297,26 @@ Chunk *nvm_ftl_chunk_detail(NvmFtl *f, uint64_t c)
         if (!(d & U_OTHER)) {
             uint32_t sb = (d >> 13) & 0xffff;
 
+            uint32_t ser = d & U_SER_MASK;
+
             if (sb < f->g.nsb &&
-                (f->sb[sb].serial & U_SER_MASK) == (d & U_SER_MASK)) {
+                (f->sb[sb].serial & U_SER_MASK) == ser) {
                 nvm_ftl_st_fill(ch, n, ST_NEW);
                 ch->n1 = n;
                 ch->sb1 = sb;
                 ch->ser1 = f->sb[sb].serial;
+                ch->run1 = RUN_ASSUMED;
+                break;
+            }
+            /* reclaimed since: its units are where the reclaim put them */
+            sb = sb < f->g.nsb ? fwd_follow(f, sb, &ser, U_SER_MASK, n)
+                               : NVM_FTL_NONE;
+            if (sb != NVM_FTL_NONE) {
+                fwd_claim(f, sb, n);
+                nvm_ftl_st_fill(ch, n, ST_NEW);
+                ch->n1 = n;
+                ch->sb1 = sb;
+                ch->ser1 = ser;
                 ch->run1 = RUN_ASSUMED;
                 break;
             }
@@ -303,20 +362,47 @@ static void relabel_new_old(Chunk *ch)
     }
 }
 
-/* Records of superblocks that were reclaimed since are dropped. */
+/*
+ * Records of superblocks that were reclaimed since follow their units to
+ * where the reclaim moved them, or are dropped when that is lost.
+ */
 static void chunk_refresh(NvmFtl *f, Chunk *ch)
 {
     if (ch->sb1 != SB16_NONE && !nvm_ftl_sb_current(f, ch->sb1, ch->ser1)) {
-        relabel_new_old(ch);
-        ch->noth += ch->n1;
-        ch->n1 = 0;
-        ch->sb1 = SB16_NONE;
-        ch->run1 = RUN_NONE;
+        uint32_t ser = ch->ser1;
+        uint32_t to = ch->n1 ? fwd_follow(f, ch->sb1, &ser, ~0u, ch->n1)
+                             : NVM_FTL_NONE;
+
+        if (to != NVM_FTL_NONE) {
+            fwd_claim(f, to, ch->n1);
+            ch->sb1 = to;
+            ch->ser1 = ser;
+            /* a reclaim copies in order: a run stays one, not its offset */
+            if (ch->run1 != RUN_BROKEN && ch->run1 != RUN_NONE) {
+                ch->run1 = RUN_ASSUMED;
+            }
+        } else {
+            relabel_new_old(ch);
+            ch->noth += ch->n1;
+            ch->n1 = 0;
+            ch->sb1 = SB16_NONE;
+            ch->run1 = RUN_NONE;
+        }
     }
     if (ch->sb0 != SB16_NONE && !nvm_ftl_sb_current(f, ch->sb0, ch->ser0)) {
-        ch->noth += ch->n0;
-        ch->n0 = 0;
-        ch->sb0 = SB16_NONE;
+        uint32_t ser = ch->ser0;
+        uint32_t to = ch->n0 ? fwd_follow(f, ch->sb0, &ser, ~0u, ch->n0)
+                             : NVM_FTL_NONE;
+
+        if (to != NVM_FTL_NONE) {
+            fwd_claim(f, to, ch->n0);
+            ch->sb0 = to;
+            ch->ser0 = ser;
+        } else {
+            ch->noth += ch->n0;
+            ch->n0 = 0;
+            ch->sb0 = SB16_NONE;
+        }
     }
 }
 
@@ -578,7 +664,16 @@ void nvm_ftl_trim(NvmFtl *f, uint64_t lpn, uint64_t n)
                 f->sb[u].valid -= cn;
                 f->sb[u].attr -= cn;
             } else {
-                others += cn;
+                uint32_t ser = d & U_SER_MASK;
+
+                u = u < f->g.nsb ? fwd_follow(f, u, &ser, U_SER_MASK, cn)
+                                 : NVM_FTL_NONE;
+                if (u != NVM_FTL_NONE) {
+                    f->sb[u].valid -= cn;
+                    nvm_ftl_fen_add(f, u, -(int64_t)cn);
+                } else {
+                    others += cn;
+                }
             }
             f->valid -= cn;
             f->dir[c] = DK_UNMAPPED << 30;
@@ -691,6 +786,16 @@ NvmLoc nvm_ftl_place(NvmFtl *f, uint64_t lpn, NvmPlace *pl)
                 sb = u;
                 /* a whole chunk in one superblock: written in order */
                 place_set(pl, NVM_PLACE_RUN, sb, lpn);
+            } else {
+                /* reclaimed since: follow it (the chunk's word is redone) */
+                nvm_ftl_chunk_detail(f, c);
+                nvm_ftl_chunk_collapse(f, c);
+                d = f->dir[c];
+                u = (d >> 13) & 0xffff;
+                if (DK_OF(d) == DK_UNIFORM && !(d & U_OTHER)) {
+                    sb = u;
+                    place_set(pl, NVM_PLACE_RUN, sb, lpn);
+                }
             }
         }
         break;

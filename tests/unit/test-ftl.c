@@ -131,6 +131,59 @@ static void sequential_overwrite_leaves_empty_victims(void)
     nvm_ftl_free(f);
 }
 
+/*
+ * Data written in order through the SLC cache and folded keeps its place
+ * on record: two ranges of one native superblock each are written to SLC
+ * and folded, each into a superblock of its own; rewriting (or trimming)
+ * the second empties its superblock and leaves the first's whole, as when
+ * written native.  (Records used to be dropped at the fold, and each
+ * overwrite was charged to a superblock drawn in proportion to the
+ * unrecorded units, half to each: GC then copied as if the data had been
+ * written at random.)
+ */
+static void folded_data_overwritten_in_order_empties_its_superblock(void)
+{
+    for (int trim = 0; trim < 2; trim++) {
+        NvmFtl *f = small_ftl(5);
+        NvmPlace pl, first;
+        int folds = 0;
+
+        nvm_ftl_reset(f, 0, 0);
+        for (uint64_t l = 0; l < SB_LPNS; l += 64) {
+            g_assert_true(nvm_ftl_write(f, NLPN / 2 + l, 64, NVM_SB_SLC));
+        }
+        for (uint64_t l = 0; l < SB_LPNS; l += 64) {
+            g_assert_true(nvm_ftl_write(f, l, 64, NVM_SB_SLC));
+        }
+        /* closes the last full SLC superblock */
+        g_assert_true(nvm_ftl_write(f, NLPN - 64, 64, NVM_SB_SLC));
+        while (nvm_ftl_reclaim(f, true) >= 0) {
+            folds++;
+        }
+        g_assert_cmpint(folds, ==, 6);
+        /* read where the fold put it: one run in one native superblock */
+        g_assert_cmpint(nvm_ftl_place(f, 0, &first), ==, NVM_LOC_NATIVE);
+        for (uint64_t l = 0; l < SB_LPNS; l += 1000) {
+            g_assert_cmpint(nvm_ftl_place(f, l, &pl), ==, NVM_LOC_NATIVE);
+            g_assert_cmpint(pl.kind, ==, NVM_PLACE_RUN);
+            g_assert_cmpuint(pl.sb, ==, first.sb);
+        }
+        if (trim) {
+            nvm_ftl_trim(f, 0, SB_LPNS);
+        } else {
+            for (uint64_t l = 0; l < SB_LPNS; l += 64) {
+                g_assert_true(nvm_ftl_write(f, l, 64, NVM_SB_NATIVE));
+            }
+        }
+        /* the folds' two superblocks: one empty, the other whole */
+        g_assert_cmpint(nvm_ftl_gc_candidate(f), ==, 0);
+        g_assert_cmpint(nvm_ftl_reclaim(f, false), ==, 0);
+        g_assert_cmpint(nvm_ftl_gc_candidate(f), ==, -1);
+        assert_consistent(f);
+        nvm_ftl_free(f);
+    }
+}
+
 /* Random single-unit writes over the first @n units, reclaiming as needed. */
 static void random_writes(NvmFtl *f, uint64_t *s, uint64_t n, int count)
 {
@@ -318,6 +371,9 @@ int main(int argc, char **argv)
                     trimmed_and_never_written_units_are_unmapped);
     g_test_add_func("/ftl/sequential_overwrite_leaves_empty_victims",
                     sequential_overwrite_leaves_empty_victims);
+    g_test_add_func("/ftl/folded_data_overwritten_in_order_empties_its_"
+                    "superblock",
+                    folded_data_overwritten_in_order_empties_its_superblock);
     g_test_add_func("/ftl/random_overwrite_leaves_partial_victims_greedy_"
                     "picks_least",
                     random_overwrite_leaves_partial_victims_greedy_picks_least);
