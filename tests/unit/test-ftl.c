@@ -2,8 +2,9 @@
 /*
  * The model's mapping state (backends/ftl.c): validity per 4 KiB region,
  * superblock valid counts that match a recount after any mix of writes,
- * trims and reclaims, greedy victims, exact sequential overwrites, where
- * a read finds each unit (nvm_ftl_place), and bounded memory.
+ * trims, reads and reclaims, greedy victims, exact sequential overwrites
+ * (folded ones too), where a read finds each unit (nvm_ftl_place), and
+ * bounded memory.
  */
 #include <string.h>
 
@@ -77,6 +78,10 @@ static void counts_match_a_recount_after_random_writes_trims_reclaims(void)
                                             (r >> 4) & 1 ? NVM_SB_SLC
                                                          : NVM_SB_NATIVE));
                 break;
+            }
+            if (i % 7 == 0) {
+                /* a read follows stale records too */
+                nvm_ftl_place(f, (r >> 12) % NLPN, NULL);
             }
             if (i % 5000 == 0) {
                 assert_consistent(f);
