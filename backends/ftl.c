@@ -362,6 +362,21 @@ static void relabel_new_old(Chunk *ch)
     }
 }
 
+/* A stale record of @n units on *@sb: follow it (true) or not (false). */
+static bool record_follow(NvmFtl *f, uint16_t *sb, uint32_t *ser, uint32_t n)
+{
+    uint32_t s = *ser;
+    uint32_t to = n ? fwd_follow(f, *sb, &s, ~0u, n) : NVM_FTL_NONE;
+
+    if (to == NVM_FTL_NONE) {
+        return false;
+    }
+    fwd_claim(f, to, n);
+    *sb = to;
+    *ser = s;
+    return true;
+}
+
 /*
  * Records of superblocks that were reclaimed since follow their units to
  * where the reclaim moved them, or are dropped when that is lost.
@@ -369,14 +384,7 @@ static void relabel_new_old(Chunk *ch)
 static void chunk_refresh(NvmFtl *f, Chunk *ch)
 {
     if (ch->sb1 != SB16_NONE && !nvm_ftl_sb_current(f, ch->sb1, ch->ser1)) {
-        uint32_t ser = ch->ser1;
-        uint32_t to = ch->n1 ? fwd_follow(f, ch->sb1, &ser, ~0u, ch->n1)
-                             : NVM_FTL_NONE;
-
-        if (to != NVM_FTL_NONE) {
-            fwd_claim(f, to, ch->n1);
-            ch->sb1 = to;
-            ch->ser1 = ser;
+        if (record_follow(f, &ch->sb1, &ch->ser1, ch->n1)) {
             /* a reclaim copies in order: a run stays one, not its offset */
             if (ch->run1 != RUN_BROKEN && ch->run1 != RUN_NONE) {
                 ch->run1 = RUN_ASSUMED;
@@ -389,20 +397,11 @@ static void chunk_refresh(NvmFtl *f, Chunk *ch)
             ch->run1 = RUN_NONE;
         }
     }
-    if (ch->sb0 != SB16_NONE && !nvm_ftl_sb_current(f, ch->sb0, ch->ser0)) {
-        uint32_t ser = ch->ser0;
-        uint32_t to = ch->n0 ? fwd_follow(f, ch->sb0, &ser, ~0u, ch->n0)
-                             : NVM_FTL_NONE;
-
-        if (to != NVM_FTL_NONE) {
-            fwd_claim(f, to, ch->n0);
-            ch->sb0 = to;
-            ch->ser0 = ser;
-        } else {
-            ch->noth += ch->n0;
-            ch->n0 = 0;
-            ch->sb0 = SB16_NONE;
-        }
+    if (ch->sb0 != SB16_NONE && !nvm_ftl_sb_current(f, ch->sb0, ch->ser0) &&
+        !record_follow(f, &ch->sb0, &ch->ser0, ch->n0)) {
+        ch->noth += ch->n0;
+        ch->n0 = 0;
+        ch->sb0 = SB16_NONE;
     }
 }
 
