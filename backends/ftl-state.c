@@ -61,7 +61,8 @@ void nvm_ftl_free(NvmFtl *f)
  * Make @dst a copy of @src that shares no memory with it (the model's
  * checkpoint of a preconditioned state, model-state.c): the same logical
  * map, detailed chunks at the same pool indices, superblocks, free pool,
- * Fenwick tree, reclaims' forwards and random stream.  The two have the same geometry.
+ * Fenwick tree, reclaims' forwards and random stream.  The two have the
+ * same geometry.
  */
 void nvm_ftl_copy(NvmFtl *dst, const NvmFtl *src)
 {
@@ -119,8 +120,8 @@ static uint64_t digest_mix(uint64_t h, const void *p, size_t n)
  * A digest of everything that sets what @f does next: geometry, the
  * directory and the detailed chunks it points to, superblocks, the free
  * pool, the reclaims' forwards, the fill's layout, the counts and the
- * random stream.  Equal
- * digests: equal states (tests, and the checkpoint's key).
+ * random stream.  Equal digests: equal states (tests, and the
+ * checkpoint's key).
  */
 uint64_t nvm_ftl_digest(const NvmFtl *f)
 {
