@@ -101,10 +101,9 @@ static bool uncor_mark(NvmimicCtrl *s, uint64_t start, uint64_t end)
 /* Write Uncorrectable: reads of the blocks fail until they are written. */
 uint16_t nvmimic_write_uncor(NvmeCtrl *n, NvmeRequest *req)
 {
-    NvmeRwCmd *rw = (NvmeRwCmd *)&req->cmd;
     uint32_t nsid = le32_to_cpu(req->cmd.nsid);
-    uint64_t slba = le64_to_cpu(rw->slba);
-    uint64_t nlb = (uint64_t)le16_to_cpu(rw->nlb) + 1;
+    uint64_t nlb;
+    uint64_t slba = nvmimic_rw_range(req, &nlb);
     NvmeNamespace *ns = nvme_ns(n, nsid);
 
     if (!ns) {

@@ -249,10 +249,9 @@ static void media_error(NvmimicFaults *f, NvmeRequest *req, uint16_t status,
 
 static uint16_t media_check(NvmimicFaults *f, NvmeRequest *req)
 {
-    NvmeRwCmd *rw = (NvmeRwCmd *)&req->cmd;
     uint32_t nsid = le32_to_cpu(req->cmd.nsid);
-    uint64_t slba = le64_to_cpu(rw->slba);
-    uint64_t nlb = (uint64_t)le16_to_cpu(rw->nlb) + 1;
+    uint64_t nlb;
+    uint64_t slba = nvmimic_rw_range(req, &nlb);
     NvmimicMediaError error;
     const MediaRange *r;
     uint16_t status;

@@ -174,6 +174,15 @@ uint16_t nvmimic_done(NvmeRequest *req, uint16_t status);
 bool nvmimic_range_ok(NvmeCtrl *n, uint32_t nsid, uint64_t slba,
                       uint64_t nlb);
 
+/* An I/O command's first LBA; *@nlb its block count (NLB is 0's based) */
+static inline uint64_t nvmimic_rw_range(const NvmeRequest *req, uint64_t *nlb)
+{
+    const NvmeRwCmd *rw = (const NvmeRwCmd *)&req->cmd;
+
+    *nlb = (uint64_t)le16_to_cpu(rw->nlb) + 1;
+    return le64_to_cpu(rw->slba);
+}
+
 /* nvmimic-qmp.c: the profiled nvme device @id names (QMP errors in @errp) */
 NvmeCtrl *nvmimic_find(const char *id, Error **errp);
 

@@ -360,8 +360,8 @@ uint16_t nvmimic_journal_cmd(NvmimicJournal *j, NvmeRequest *req)
     NvmimicCtrl *s = n->nvmimic;
     NvmeRwCmd *rw = (NvmeRwCmd *)&req->cmd;
     uint32_t nsid = le32_to_cpu(req->cmd.nsid);
-    uint64_t slba = le64_to_cpu(rw->slba);
-    uint64_t nlb = (uint64_t)le16_to_cpu(rw->nlb) + 1;
+    uint64_t nlb;
+    uint64_t slba = nvmimic_rw_range(req, &nlb);
     NvmeNamespace *ns;
     BlockBackend *blk;
     JEntry *e;

@@ -320,9 +320,8 @@ uint16_t nvmimic_done(NvmeRequest *req, uint16_t status)
 uint16_t nvmimic_cmd(NvmeCtrl *n, NvmeRequest *req)
 {
     NvmimicCtrl *s = n->nvmimic;
-    NvmeRwCmd *rw = (NvmeRwCmd *)&req->cmd;
     uint16_t status;
-    uint64_t slba;
+    uint64_t slba, nlb;
 
     req->nvmimic.state = NVMIMIC_REQ_UNTIMED;
     if (!s) {
@@ -363,11 +362,10 @@ uint16_t nvmimic_cmd(NvmeCtrl *n, NvmeRequest *req)
     case NVME_CMD_READ:
     case NVME_CMD_COMPARE:
     case NVME_CMD_VERIFY:
-        slba = le64_to_cpu(rw->slba);
+        slba = nvmimic_rw_range(req, &nlb);
         if (s->uncor->len &&
-            nvmimic_range_ok(n, le32_to_cpu(req->cmd.nsid), slba,
-                             le16_to_cpu(rw->nlb) + 1) &&
-            nvmimic_uncor_overlaps(s, slba, slba + le16_to_cpu(rw->nlb) + 1)) {
+            nvmimic_range_ok(n, le32_to_cpu(req->cmd.nsid), slba, nlb) &&
+            nvmimic_uncor_overlaps(s, slba, slba + nlb)) {
             return NVME_UNRECOVERED_READ | NVME_DNR;
         }
         return 0;
@@ -486,8 +484,7 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
         c.op = req->cmd.opcode == NVME_CMD_READ ? NVM_OP_READ :
                req->cmd.opcode == NVME_CMD_WRITE ? NVM_OP_WRITE :
                NVM_OP_WRITE_ZEROES;
-        slba = le64_to_cpu(rw->slba);
-        nlb = (uint32_t)le16_to_cpu(rw->nlb) + 1;
+        slba = nvmimic_rw_range(req, &nlb);
         if (!nvmimic_range_ok(n, nsid, slba, nlb)) {
             return;             /* the controller fails it, untimed */
         }
@@ -535,10 +532,9 @@ void nvmimic_submit(NvmeCtrl *n, NvmeRequest *req)
  */
 static void nvmimic_written(NvmeCtrl *n, NvmeRequest *req)
 {
-    NvmeRwCmd *rw = (NvmeRwCmd *)&req->cmd;
     uint32_t nsid = le32_to_cpu(req->cmd.nsid);
-    uint64_t slba = le64_to_cpu(rw->slba);
-    uint64_t nlb = (uint32_t)le16_to_cpu(rw->nlb) + 1;
+    uint64_t nlb;
+    uint64_t slba = nvmimic_rw_range(req, &nlb);
 
     if (!req->sq->sqid || req->status != NVME_SUCCESS ||
         (req->cmd.opcode != NVME_CMD_WRITE &&
