@@ -21,9 +21,11 @@ import argparse
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import calib_table  # noqa: E402  (bench/calib_table.py, beside this file)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SKIP_SECTIONS = {"identity", "parts", "fit"}
@@ -108,18 +110,10 @@ def perturbations(val):
 
 
 def run_calibrate(nvmimic, prof_dir, reviews, duration):
-    p = subprocess.run([nvmimic, "calibrate", "--reviews", reviews, "--profile-dir", prof_dir,
-                        "--duration-s", str(duration)],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peaks = {}
-    for line in p.stdout.split("\n"):
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) >= 5 and re.match(r"^[0-9]+$", cells[4]):
-            peaks[(cells[0], cells[1])] = float(cells[4])
-    if not peaks:
-        err = (p.stderr.strip() or p.stdout.strip()).split("\n")[-1]
+    rows, err = calib_table.run(nvmimic, reviews, duration, prof_dir)
+    if rows is None:
         return None, err
-    return peaks, None
+    return {k: v[1] for k, v in rows.items()}, None
 
 
 def reviews_for(src, drives, dst):

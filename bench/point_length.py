@@ -17,32 +17,20 @@ usage: bench/point_length.py [--nvmimic build/nvmimic]
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import calib_table  # noqa: E402  (bench/calib_table.py, beside this file)
 
 
 def peaks(nvmimic, reviews, length, profile_dir=None):
     """{(drive, workload): (review_iops, model_iops)} at one length."""
-    extra = ["--profile-dir", profile_dir] if profile_dir else []
-    out = subprocess.run([nvmimic, "calibrate", "--reviews", reviews,
-                          "--duration-s", str(length)] + extra,
-                         capture_output=True, text=True, check=False)
-    if out.returncode not in (0, 3):
-        sys.exit("point_length: nvmimic calibrate --duration-s %s failed "
-                 "(exit %d): %s" % (length, out.returncode,
-                                    out.stderr.strip()[-400:]))
-    rows = {}
-    for line in out.stdout.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) < 5 or not cells[4].replace(".", "").isdigit():
-            continue
-        rows[(cells[0], cells[1])] = (cells[3], float(cells[4]))
-    if not rows:
-        sys.exit("point_length: no rows in nvmimic calibrate's output at "
-                 "--duration-s %s" % length)
+    rows, err = calib_table.run(nvmimic, reviews, length, profile_dir)
+    if rows is None:
+        sys.exit("point_length: nvmimic calibrate --duration-s %s gave no "
+                 "table: %s" % (length, err))
     return rows
 
 
