@@ -22,10 +22,15 @@ from nvmeqtest import (  # noqa: E402
     ADM_DBBUF_CONFIG, IO_DSM)
 import test_profile_nvme  # noqa: E402
 from test_profile_nvme import (  # noqa: E402
-    ProfileTest, Profile, RAW_PROFILE, DEV_ID, null_drive, profile_device)
+    ProfileTest, Profile, RAW_PROFILE, DEV_ID, null_drive, raw_drive,
+    profile_device)
 from test_trace_nvme import read_trace  # noqa: E402
 
 FID_VWC = 0x06
+IO_READ = 0x02
+# above the qtest machine's 128 MiB of RAM, below the PCI hole: unassigned,
+# so QEMU maps a transfer there through its one 4 KiB bounce buffer
+NOT_RAM = 0x40000000
 
 
 def striped_qcow2(path, size, clusters):
@@ -543,6 +548,71 @@ class HardeningNvme(ProfileTest):
         ctrl.create_io_queue_pair(1, 16)
         self.assertStatus(ctrl.execute(ctrl.read_cmd(8, 8)), SC_SUCCESS,
                           'read after the queue came back')
+
+    # ---- transfers QEMU cannot map at once ---------------------------------
+
+    def unassigned_read(self, ctrl, prp_list):
+        """A 16-block read with PRP1 at a RAM page + 4 (4 blocks less 4
+        bytes there) and a PRP list of @prp_list's two pages."""
+        self.assertEqual(ctrl.lba_bytes[1], 512)
+        buf = ctrl.alloc.alloc(PAGE)
+        lst = ctrl.alloc.alloc(PAGE)
+        ctrl.qt.memwrite(lst, struct.pack('<2Q', *prp_list))
+        return buf, ctrl.execute(Cmd(IO_READ, nsid=1, cdw12=15, prp1=buf + 4,
+                                     prp2=lst), timeout_s=60)
+
+    def check_unassigned_read_then_reset(self, ctrl):
+        """4,100 of the read's 8,192 bytes in unassigned space: the first
+        mapping stops with the bounce buffer full, 508 bytes short of a
+        block, and the read goes in two parts.  It used to wait for ever
+        for the bounce buffer its own first part had leaked
+        (system/dma-helpers.c cut the mapping to the wrong length and
+        dropped a mapping without unmapping it), and the reset that
+        cancelled it never returned (qemu/patches/0014)."""
+        _, c = self.unassigned_read(ctrl, (NOT_RAM, NOT_RAM + PAGE))
+        self.assertStatus(c, SC_SUCCESS, 'read partly into unassigned space')
+        ctrl.disable()
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 16)
+        self.assertStatus(ctrl.execute(ctrl.read_cmd(0, 8)), SC_SUCCESS,
+                          'read after the reset')
+        self.assertTrue(self.machine.alive())
+
+    def test_unassigned_read_completes_and_a_reset_returns_stock_device(self):
+        ctrl = self.start(null_drive(Profile(RAW_PROFILE).capacity) +
+                          ['-device', 'nvme,id=%s,drive=d,addr=04.0,'
+                           'serial=S' % DEV_ID])
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 16)
+        ctrl.identify_namespace(1)
+        self.check_unassigned_read_then_reset(ctrl)
+
+    def test_unassigned_read_completes_and_a_reset_returns_profiled_device(
+            self):
+        ctrl, _ = self.start_profile(RAW_PROFILE, io_entries=16)
+        self.check_unassigned_read_then_reset(ctrl)
+
+    def test_read_mapped_in_two_parts_lands_where_it_belongs(self):
+        """Unassigned space for 4,096 of the read's bytes, RAM for the rest
+        (4,092 before, 4 after): the first mapping stops at the bounce
+        buffer's end, 508 bytes short of a block, so the read goes in two
+        parts.  Every byte must come from its own place on the drive: the
+        part cut off is mapped again for the second part, not skipped (it
+        used to be skipped, and the second part read from the wrong
+        offset)."""
+        p = Profile(RAW_PROFILE)
+        img = self.path('d.raw')
+        data = bytes((i * 7 + i // 512) & 0xff for i in range(16 * 512))
+        with open(img, 'wb') as f:
+            f.write(data)
+            f.truncate(p.capacity)
+        ctrl, _ = self.start_profile(RAW_PROFILE, drive=raw_drive(img),
+                                     io_entries=16)
+        tail = ctrl.alloc.alloc(PAGE)
+        buf, c = self.unassigned_read(ctrl, (NOT_RAM, tail))
+        self.assertStatus(c, SC_SUCCESS, 'read in two parts')
+        self.assertEqual(ctrl.qt.memread(buf + 4, 4092), data[:4092])
+        self.assertEqual(ctrl.qt.memread(tail, 4), data[-4:])
 
     def test_ioeventfd_on_keeps_doorbells_in_the_mmio_handler(self):
         """QEMU's nvme takes doorbells through ioeventfds only once the
