@@ -9,6 +9,7 @@
 
 #include "qemu/osdep.h"
 #include "qapi/error.h"
+#include "qemu/error-report.h"
 #include "qapi/qapi-types-nvmimic.h"
 #include "qemu/main-loop.h"
 #include "qemu/timer.h"
@@ -135,6 +136,52 @@ static bool nvmimic_req_gone(NvmimicTiming *t, NvmimicReq *req,
            !t->req_alive(t->opaque, req);
 }
 
+static void nvmimic_wait_wake_cb(void *opaque)
+{
+    /* nothing to do: firing makes the blocking aio_poll() return */
+}
+
+/*
+ * Simulated time: wait (virtual time standing still) until @req's data
+ * transfer is done, @req is let go or the wait has taken wait_limit_ms of
+ * host time.  A transfer takes microseconds to a few milliseconds of host
+ * time; one that never ends (a DMA waiting for a resource nothing will
+ * free) must not freeze the main loop, and with it the guest, QMP and
+ * qtest, for good: past the limit @req goes overdue and is posted when its
+ * data is in, late (its completion time is then the host's, not exact).
+ */
+static void nvmimic_wait_for_data(NvmimicTiming *t, const NvmHeapItem *e,
+                                  NvmimicReq *req, uint64_t frees)
+{
+    AioContext *ctx = qemu_get_aio_context();
+    int64_t give_up;
+
+    if (!t->wait_wake) {
+        t->wait_wake = aio_timer_new(ctx, QEMU_CLOCK_REALTIME, SCALE_MS,
+                                     nvmimic_wait_wake_cb, t);
+    }
+    give_up = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + t->wait_limit_ms;
+    timer_mod(t->wait_wake, give_up);
+    while (heap_entry_live(e) && req->state == NVMIMIC_REQ_INFLIGHT) {
+        if (qemu_clock_get_ms(QEMU_CLOCK_REALTIME) >= give_up) {
+            warn_report_once("nvmimic: a data transfer was not done %" PRId64
+                             " ms (host time) after its completion deadline:"
+                             " it is posted when it is done, late in"
+                             " simulated time", t->wait_limit_ms);
+            break;
+        }
+        aio_poll(ctx, true);
+        /*
+         * The bottom halves run here include an NVMe admin queue's: a
+         * Delete I/O SQ frees its requests, maybe this one.
+         */
+        if (nvmimic_req_gone(t, req, frees)) {
+            break;
+        }
+    }
+    timer_del(t->wait_wake);
+}
+
 void nvmimic_timing_run_due(NvmimicTiming *t, uint32_t early_ns)
 {
     int64_t now = nvmimic_now();
@@ -164,20 +211,11 @@ void nvmimic_timing_run_due(NvmimicTiming *t, uint32_t early_ns)
             if (t->wait_cb) {
                 t->wait_cb(t->opaque, req);
             }
-            while (heap_entry_live(&e) &&
-                   req->state == NVMIMIC_REQ_INFLIGHT) {
-                aio_poll(qemu_get_aio_context(), true);
-                /*
-                 * The bottom halves run here include an NVMe admin
-                 * queue's: a Delete I/O SQ frees its requests, maybe this.
-                 */
-                if (nvmimic_req_gone(t, req, frees)) {
-                    break;
-                }
-            }
+            nvmimic_wait_for_data(t, &e, req, frees);
             if (nvmimic_req_gone(t, req, frees) || !heap_entry_live(&e)) {
                 continue;
             }
+            /* still in flight: the wait gave up, @req goes overdue below */
         }
         if (req->state == NVMIMIC_REQ_INFLIGHT && t->rt && t->rt_here) {
             /*
@@ -255,6 +293,7 @@ void nvmimic_timing_init(NvmimicTiming *t, NvmProfile *profile,
     nvm_heap_init(&t->heap, 64);
     t->stats_since_ns = nvmimic_now();
     t->first_arrival_ns = -1;
+    t->wait_limit_ms = NVMIMIC_DATA_WAIT_MS;
     nvmimic_timing_set_context(t, ctx);
 }
 
@@ -314,6 +353,9 @@ void nvmimic_timing_destroy(NvmimicTiming *t)
     }
     if (t->timer) {
         timer_free(t->timer);
+    }
+    if (t->wait_wake) {
+        timer_free(t->wait_wake);
     }
     nvm_heap_destroy(&t->heap);
     nvm_model_free(t->model);

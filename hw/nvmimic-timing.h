@@ -77,6 +77,13 @@ typedef struct NvmimicState {
  */
 typedef void NvmimicPostFn(void *opaque, NvmimicReq *req);
 
+/*
+ * Simulated time: how long (host ms) the timer waits at a deadline for the
+ * request's data transfer.  Host transfers take microseconds to a few
+ * milliseconds; seconds allow for a loaded host.
+ */
+#define NVMIMIC_DATA_WAIT_MS 5000
+
 typedef struct NvmimicTiming {
     NvmProfile *profile;
     NvmModel *model;
@@ -95,6 +102,13 @@ typedef struct NvmimicTiming {
     uint64_t next_seq;
     unsigned overdue;           /* requests in NVMIMIC_REQ_OVERDUE */
     uint64_t data_late;         /* requests that went so since the reset */
+    /*
+     * Simulated time: host time the timer waits at a deadline for the
+     * request's data before it gives up on exactness (wait_limit_ms; the
+     * wake-up timer wait_wake; nvmimic_timing_run_due())
+     */
+    QEMUTimer *wait_wake;
+    int64_t wait_limit_ms;
     uint64_t frees;             /* nvmimic_timing_filter() calls */
     NvmimicLate late[NVM_CLASS_COUNT];
     int64_t stats_since_ns;

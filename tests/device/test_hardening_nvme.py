@@ -549,7 +549,7 @@ class HardeningNvme(ProfileTest):
         self.assertStatus(ctrl.execute(ctrl.read_cmd(8, 8)), SC_SUCCESS,
                           'read after the queue came back')
 
-    # ---- transfers QEMU cannot map at once ---------------------------------
+    # ---- transfers QEMU cannot map at once, and data that keeps the timer --
 
     def unassigned_read(self, ctrl, prp_list):
         """A 16-block read with PRP1 at a RAM page + 4 (4 blocks less 4
@@ -613,6 +613,38 @@ class HardeningNvme(ProfileTest):
         self.assertStatus(c, SC_SUCCESS, 'read in two parts')
         self.assertEqual(ctrl.qt.memread(buf + 4, 4092), data[:4092])
         self.assertEqual(ctrl.qt.memread(tail, 4), data[-4:])
+
+    def test_timer_stops_waiting_for_data_that_does_not_come(self):
+        """Under qtest the timer waits at a read's deadline, virtual time
+        standing still, until the host has done its transfer.  A transfer
+        that takes long (here the backend's throttle holds the read for 8 s
+        of host time: 4 KiB at 512 B/s before it) must not freeze the main
+        loop, QMP and qtest with it: after 5 s the timer gives up, with a
+        warning, and posts the read when its data is in.  It used to wait
+        as long as the transfer took, for ever if it never ended (a DMA
+        waiting for a bounce buffer nothing would free, above)."""
+        p = Profile(RAW_PROFILE)
+        ctrl, _ = self.start_profile(
+            RAW_PROFILE, io_entries=16,
+            drive=['-drive', 'if=none,id=d,driver=null-co,size=%d,'
+                   'throttling.bps-total=512' % p.capacity])
+        self.assertStatus(ctrl.execute(ctrl.read_cmd(0, 8)), SC_SUCCESS,
+                          '4 KiB read: the throttle lets it through')
+        slow = ctrl.read_cmd(64, 1)
+        ctrl.submit([slow])
+        ctrl.qt.clock_step(10**6)   # past its deadline
+        self.assertEqual(ctrl.poll(1), [], 'the throttled read is still held')
+        self.assertTrue(self.machine.qmp.execute('query-status')['running'])
+        with open(self.machine.stderr_path) as f:
+            self.assertIn('nvmimic: a data transfer was not done 5000 ms',
+                          f.read())
+        # the throttle runs on host time: the read's data comes 3 s later
+        got, give_up = [], time.monotonic() + 60
+        while not got and time.monotonic() < give_up:
+            time.sleep(0.2)
+            got = ctrl.poll(1)
+        self.assertEqual([c.cid for c in got], [slow.cid], 'the read, late')
+        self.assertStatus(got[0], SC_SUCCESS, 'the read, late')
 
     def test_ioeventfd_on_keeps_doorbells_in_the_mmio_handler(self):
         """QEMU's nvme takes doorbells through ioeventfds only once the
