@@ -52,7 +52,13 @@ bool nvmimic_uncor_overlaps(NvmimicCtrl *s, uint64_t start, uint64_t end)
     return i < s->uncor->len && uncor_at(s, i)->start < end;
 }
 
-/* Written (or deallocated) blocks are readable again. */
+/*
+ * Written (or deallocated) blocks are readable again.  A write inside a
+ * marked range splits it in two; with NVMIMIC_UNCOR_RANGES_MAX ranges there
+ * is no room for the second, so the range's tail after the write is
+ * readable again too: written blocks never stay marked, and the ranges a
+ * guest's writes can make stay bounded.
+ */
 void nvmimic_uncor_clear(NvmimicCtrl *s, uint64_t start, uint64_t end)
 {
     guint i = uncor_find(s, start);
@@ -64,7 +70,9 @@ void nvmimic_uncor_clear(NvmimicCtrl *s, uint64_t start, uint64_t end)
             NvmimicRange tail = { end, r->end };
 
             r->end = start;
-            g_array_insert_val(s->uncor, i + 1, tail);
+            if (s->uncor->len < NVMIMIC_UNCOR_RANGES_MAX) {
+                g_array_insert_val(s->uncor, i + 1, tail);
+            }
             return;
         }
         if (r->start < start) {

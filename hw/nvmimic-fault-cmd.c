@@ -194,7 +194,13 @@ static const MediaRange *media_find(NvmimicFaults *f, uint32_t nsid,
     return NULL;
 }
 
-/* Written blocks read back again: an unrecovered read error is gone. */
+/*
+ * Written blocks read back again: an unrecovered read error is gone.  A
+ * write inside a range splits it in two; with FAULTS_RANGES_MAX ranges
+ * there is no room for the second, so the range's tail after the write
+ * reads back too (the written blocks never stay failed, and the ranges a
+ * guest's writes can make stay bounded).
+ */
 static void media_written(NvmimicFaults *f, uint32_t nsid, uint64_t start,
                           uint64_t end)
 {
@@ -213,7 +219,7 @@ static void media_written(NvmimicFaults *f, uint32_t nsid, uint64_t start,
         if (r->start < start) {
             r->end = start;
             i++;
-            if (tail.end > end) {
+            if (tail.end > end && f->media->len < FAULTS_RANGES_MAX) {
                 tail.start = end;
                 g_array_insert_val(f->media, i, tail);
                 i++;

@@ -15,6 +15,12 @@
 /* Error Information log entries kept (Identify ELPE is this, 0-based) */
 #define FAULTS_ERROR_LOG 64
 
+/*
+ * Media-error ranges at once: one more is refused, and a write inside one
+ * splits it only while there is room (media_written()).
+ */
+#define FAULTS_RANGES_MAX 4096
+
 typedef struct MediaRange {
     uint32_t nsid;
     uint64_t start, end;        /* LBAs */

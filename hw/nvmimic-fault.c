@@ -35,8 +35,7 @@
 #define FAULTS_QUEUED_MAX 1024
 /* Applied faults query-nvmimic-faults keeps; older ones are dropped. */
 #define FAULTS_APPLIED_MAX 1024
-/* Media-error ranges and latency faults at once; one more is refused. */
-#define FAULTS_RANGES_MAX 4096
+/* Latency faults at once; one more is refused (media: FAULTS_RANGES_MAX). */
 #define FAULTS_LATENCY_MAX 64
 #define FAULTS_STALLS_MAX 64
 #define FAULTS_DELAY_MAX_NS (3600 * NANOSECONDS_PER_SECOND)

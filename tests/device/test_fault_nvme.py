@@ -442,6 +442,46 @@ class FaultNvme(ProfileTest):
             self.assertStatus(ctrl.execute(ctrl.read_cmd(slba, 8)),
                               SC_SUCCESS, 'read at %d after a write' % slba)
 
+    def check_split_ranges_stay_bounded(self, ctrl):
+        """Blocks [0, 8200) fail; single-block writes at 1, 3, 5 ... split
+        the range again and again.  The device keeps 4,096 ranges: from
+        there on a write unmarks its range's tail too, so the ranges stay
+        bounded (they grew by one a write, 16 bytes each, without end);
+        every written block reads back."""
+        for lba in range(1, 8200, 2):
+            self.assertStatus(ctrl.execute(ctrl.write_cmd(lba, bytes(512))),
+                              SC_SUCCESS, 'write at %d' % lba)
+        expect = {0: SC_UNRECOVERED_READ, 8188: SC_UNRECOVERED_READ,
+                  8189: SC_SUCCESS,       # written
+                  8190: SC_UNRECOVERED_READ,   # the 4,096th range's head
+                  8192: SC_SUCCESS,       # its tail, given up at the bound
+                  8198: SC_SUCCESS, 8199: SC_SUCCESS}
+        got = {lba: ctrl.execute(ctrl.read_cmd(lba, 1)).status
+               for lba in expect}
+        self.assertEqual(got, expect)
+
+    def test_writes_inside_an_uncorrectable_range_keep_its_pieces_bounded(
+            self):
+        p = Profile(RAW_PROFILE)
+        ctrl = self.start(null_drive(p.capacity) + profile_device(RAW_PROFILE))
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 16)
+        ctrl.identify_namespace(1)
+        self.assertStatus(ctrl.execute(Cmd(0x04, nsid=1, cdw10=0,
+                                           cdw12=8199)),
+                          SC_SUCCESS, 'write uncorrectable 0..8199')
+        self.check_split_ranges_stay_bounded(ctrl)
+
+    def test_writes_inside_a_media_error_range_keep_its_pieces_bounded(self):
+        p = Profile(RAW_PROFILE)
+        ctrl = self.start(null_drive(p.capacity) + profile_device(RAW_PROFILE))
+        ctrl.enable()
+        ctrl.create_io_queue_pair(1, 16)
+        ctrl.identify_namespace(1)
+        self.fault(kind='media-error', error='unrecovered-read', slba=0,
+                   nlb=8200)
+        self.check_split_ranges_stay_bounded(ctrl)
+
     def test_write_fault_until_cleared_at_a_mark(self):
         """Write Fault on writes to the range, starting at a mark; cleared
         at another."""
