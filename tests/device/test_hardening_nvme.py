@@ -592,27 +592,38 @@ class HardeningNvme(ProfileTest):
         ctrl, _ = self.start_profile(RAW_PROFILE, io_entries=16)
         self.check_unassigned_read_then_reset(ctrl)
 
-    def test_read_mapped_in_two_parts_lands_where_it_belongs(self):
-        """Unassigned space for 4,096 of the read's bytes, RAM for the rest
-        (4,092 before, 4 after): the first mapping stops at the bounce
-        buffer's end, 508 bytes short of a block, so the read goes in two
-        parts.  Every byte must come from its own place on the drive: the
-        part cut off is mapped again for the second part, not skipped (it
-        used to be skipped, and the second part read from the wrong
-        offset)."""
+    def test_write_mapped_in_two_parts_lands_where_it_belongs(self):
+        """A 16-block write from 4,092 bytes of RAM then 4,100 bytes of
+        unassigned space: the first mapping stops with the bounce buffer
+        full, 508 bytes short of a block, so the write goes in two parts
+        (it used to leak the bounce buffer there and wait for ever).  The
+        RAM's bytes must land at the image's first 4,092 bytes, the rest
+        of the 16 blocks hold what the unassigned space gave (one value),
+        and the blocks after them are untouched: the part cut off is
+        written with the second part, at its own offset."""
         p = Profile(RAW_PROFILE)
         img = self.path('d.raw')
-        data = bytes((i * 7 + i // 512) & 0xff for i in range(16 * 512))
+        before = bytes((i * 7 + i // 512) & 0xff for i in range(32 * 512))
         with open(img, 'wb') as f:
-            f.write(data)
+            f.write(before)
             f.truncate(p.capacity)
         ctrl, _ = self.start_profile(RAW_PROFILE, drive=raw_drive(img),
                                      io_entries=16)
-        tail = ctrl.alloc.alloc(PAGE)
-        buf, c = self.unassigned_read(ctrl, (NOT_RAM, tail))
-        self.assertStatus(c, SC_SUCCESS, 'read in two parts')
-        self.assertEqual(ctrl.qt.memread(buf + 4, 4092), data[:4092])
-        self.assertEqual(ctrl.qt.memread(tail, 4), data[-4:])
+        self.assertEqual(ctrl.lba_bytes[1], 512)
+        data = bytes((i * 13 + 5) & 0xff for i in range(4092))
+        buf = ctrl.alloc.alloc(PAGE)
+        lst = ctrl.alloc.alloc(PAGE)
+        ctrl.qt.memwrite(buf + 4, data)
+        ctrl.qt.memwrite(lst, struct.pack('<2Q', NOT_RAM, NOT_RAM + PAGE))
+        c = ctrl.execute(Cmd(0x01, nsid=1, cdw12=15, prp1=buf + 4, prp2=lst),
+                         timeout_s=60)
+        self.assertStatus(c, SC_SUCCESS, 'write in two parts')
+        self.assertStatus(ctrl.execute(Cmd(0x00, nsid=1)), SC_SUCCESS, 'flush')
+        with open(img, 'rb') as f:
+            after = f.read(32 * 512)
+        self.assertEqual(after[:4092], data)
+        self.assertEqual(len(set(after[4092:8192])), 1, after[4092:8192])
+        self.assertEqual(after[8192:], before[8192:])
 
     def test_timer_stops_waiting_for_data_that_does_not_come(self):
         """Under qtest the timer waits at a read's deadline, virtual time
