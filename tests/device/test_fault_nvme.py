@@ -460,24 +460,25 @@ class FaultNvme(ProfileTest):
                for lba in expect}
         self.assertEqual(got, expect)
 
-    def test_writes_inside_an_uncorrectable_range_keep_its_pieces_bounded(
-            self):
+    def started(self):
+        """The raw profile on null-co, one I/O queue pair, namespace 1."""
         p = Profile(RAW_PROFILE)
         ctrl = self.start(null_drive(p.capacity) + profile_device(RAW_PROFILE))
         ctrl.enable()
         ctrl.create_io_queue_pair(1, 16)
         ctrl.identify_namespace(1)
+        return ctrl
+
+    def test_writes_inside_an_uncorrectable_range_keep_its_pieces_bounded(
+            self):
+        ctrl = self.started()
         self.assertStatus(ctrl.execute(Cmd(0x04, nsid=1, cdw10=0,
                                            cdw12=8199)),
                           SC_SUCCESS, 'write uncorrectable 0..8199')
         self.check_split_ranges_stay_bounded(ctrl)
 
     def test_writes_inside_a_media_error_range_keep_its_pieces_bounded(self):
-        p = Profile(RAW_PROFILE)
-        ctrl = self.start(null_drive(p.capacity) + profile_device(RAW_PROFILE))
-        ctrl.enable()
-        ctrl.create_io_queue_pair(1, 16)
-        ctrl.identify_namespace(1)
+        ctrl = self.started()
         self.fault(kind='media-error', error='unrecovered-read', slba=0,
                    nlb=8200)
         self.check_split_ranges_stay_bounded(ctrl)
