@@ -143,12 +143,13 @@ static void nvmimic_wait_wake_cb(void *opaque)
 
 /*
  * Simulated time: wait (virtual time standing still) until @req's data
- * transfer is done, @req is let go or the wait has taken wait_limit_ms of
- * host time.  A transfer takes microseconds to a few milliseconds of host
- * time; one that never ends (a DMA waiting for a resource nothing will
- * free) must not freeze the main loop, and with it the guest, QMP and
- * qtest, for good: past the limit @req goes overdue and is posted when its
- * data is in, late (its completion time is then the host's, not exact).
+ * transfer is done, @req is let go or the wait has taken
+ * NVMIMIC_DATA_WAIT_MS of host time.  A transfer takes microseconds to a
+ * few milliseconds of host time; one that never ends (a DMA waiting for a
+ * resource nothing will free) must not freeze the main loop, and with it
+ * the guest, QMP and qtest, for good: past the limit @req goes overdue and
+ * is posted when its data is in, late (its completion time is then the
+ * host's, not exact).
  */
 static void nvmimic_wait_for_data(NvmimicTiming *t, const NvmHeapItem *e,
                                   NvmimicReq *req, uint64_t frees)
@@ -160,14 +161,14 @@ static void nvmimic_wait_for_data(NvmimicTiming *t, const NvmHeapItem *e,
         t->wait_wake = aio_timer_new(ctx, QEMU_CLOCK_REALTIME, SCALE_MS,
                                      nvmimic_wait_wake_cb, t);
     }
-    give_up = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + t->wait_limit_ms;
+    give_up = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + NVMIMIC_DATA_WAIT_MS;
     timer_mod(t->wait_wake, give_up);
     while (heap_entry_live(e) && req->state == NVMIMIC_REQ_INFLIGHT) {
         if (qemu_clock_get_ms(QEMU_CLOCK_REALTIME) >= give_up) {
-            warn_report_once("nvmimic: a data transfer was not done %" PRId64
-                             " ms (host time) after its completion deadline:"
+            warn_report_once("nvmimic: a data transfer was not done %d ms"
+                             " (host time) after its completion deadline:"
                              " it is posted when it is done, late in"
-                             " simulated time", t->wait_limit_ms);
+                             " simulated time", NVMIMIC_DATA_WAIT_MS);
             break;
         }
         aio_poll(ctx, true);
@@ -293,7 +294,6 @@ void nvmimic_timing_init(NvmimicTiming *t, NvmProfile *profile,
     nvm_heap_init(&t->heap, 64);
     t->stats_since_ns = nvmimic_now();
     t->first_arrival_ns = -1;
-    t->wait_limit_ms = NVMIMIC_DATA_WAIT_MS;
     nvmimic_timing_set_context(t, ctx);
 }
 

@@ -103,12 +103,10 @@ typedef struct NvmimicTiming {
     unsigned overdue;           /* requests in NVMIMIC_REQ_OVERDUE */
     uint64_t data_late;         /* requests that went so since the reset */
     /*
-     * Simulated time: host time the timer waits at a deadline for the
-     * request's data before it gives up on exactness (wait_limit_ms; the
-     * wake-up timer wait_wake; nvmimic_timing_run_due())
+     * Simulated time: wakes the timer's wait at a deadline for a request's
+     * data after NVMIMIC_DATA_WAIT_MS (nvmimic_wait_for_data())
      */
     QEMUTimer *wait_wake;
-    int64_t wait_limit_ms;
     uint64_t frees;             /* nvmimic_timing_filter() calls */
     NvmimicLate late[NVM_CLASS_COUNT];
     int64_t stats_since_ns;

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nvmeqtest import (  # noqa: E402
     Machine, NvmeController, Cmd, QemuError, PAGE, SC_SUCCESS,
     SC_INVALID_FIELD, SC_INVALID_OPCODE, ADM_GET_FEATURES, ADM_SET_FEATURES,
-    ADM_DBBUF_CONFIG, IO_DSM)
+    ADM_DBBUF_CONFIG, IO_DSM, IO_FLUSH, IO_READ, IO_WRITE)
 import test_profile_nvme  # noqa: E402
 from test_profile_nvme import (  # noqa: E402
     ProfileTest, Profile, RAW_PROFILE, DEV_ID, null_drive, raw_drive,
@@ -27,7 +27,6 @@ from test_profile_nvme import (  # noqa: E402
 from test_trace_nvme import read_trace  # noqa: E402
 
 FID_VWC = 0x06
-IO_READ = 0x02
 # above the qtest machine's 128 MiB of RAM, below the PCI hole: unassigned,
 # so QEMU maps a transfer there through its one 4 KiB bounce buffer
 NOT_RAM = 0x40000000
@@ -551,15 +550,18 @@ class HardeningNvme(ProfileTest):
 
     # ---- transfers QEMU cannot map at once, and data that keeps the timer --
 
-    def unassigned_read(self, ctrl, prp_list):
-        """A 16-block read with PRP1 at a RAM page + 4 (4 blocks less 4
-        bytes there) and a PRP list of @prp_list's two pages."""
+    def split_transfer(self, ctrl, opcode, data=b''):
+        """A 16-block read or write at LBA 0 with PRP1 at a RAM page + 4
+        (4 blocks less 4 bytes there, @data written there first) and a PRP
+        list of two unassigned pages (the other 4,100 bytes)."""
         self.assertEqual(ctrl.lba_bytes[1], 512)
         buf = ctrl.alloc.alloc(PAGE)
         lst = ctrl.alloc.alloc(PAGE)
-        ctrl.qt.memwrite(lst, struct.pack('<2Q', *prp_list))
-        return buf, ctrl.execute(Cmd(IO_READ, nsid=1, cdw12=15, prp1=buf + 4,
-                                     prp2=lst), timeout_s=60)
+        if data:
+            ctrl.qt.memwrite(buf + 4, data)
+        ctrl.qt.memwrite(lst, struct.pack('<2Q', NOT_RAM, NOT_RAM + PAGE))
+        return ctrl.execute(Cmd(opcode, nsid=1, cdw12=15, prp1=buf + 4,
+                                prp2=lst), timeout_s=60)
 
     def check_unassigned_read_then_reset(self, ctrl):
         """4,100 of the read's 8,192 bytes in unassigned space: the first
@@ -569,8 +571,8 @@ class HardeningNvme(ProfileTest):
         (system/dma-helpers.c cut the mapping to the wrong length and
         dropped a mapping without unmapping it), and the reset that
         cancelled it never returned (qemu/patches/0014)."""
-        _, c = self.unassigned_read(ctrl, (NOT_RAM, NOT_RAM + PAGE))
-        self.assertStatus(c, SC_SUCCESS, 'read partly into unassigned space')
+        self.assertStatus(self.split_transfer(ctrl, IO_READ), SC_SUCCESS,
+                          'read partly into unassigned space')
         ctrl.disable()
         ctrl.enable()
         ctrl.create_io_queue_pair(1, 16)
@@ -609,16 +611,11 @@ class HardeningNvme(ProfileTest):
             f.truncate(p.capacity)
         ctrl, _ = self.start_profile(RAW_PROFILE, drive=raw_drive(img),
                                      io_entries=16)
-        self.assertEqual(ctrl.lba_bytes[1], 512)
         data = bytes((i * 13 + 5) & 0xff for i in range(4092))
-        buf = ctrl.alloc.alloc(PAGE)
-        lst = ctrl.alloc.alloc(PAGE)
-        ctrl.qt.memwrite(buf + 4, data)
-        ctrl.qt.memwrite(lst, struct.pack('<2Q', NOT_RAM, NOT_RAM + PAGE))
-        c = ctrl.execute(Cmd(0x01, nsid=1, cdw12=15, prp1=buf + 4, prp2=lst),
-                         timeout_s=60)
-        self.assertStatus(c, SC_SUCCESS, 'write in two parts')
-        self.assertStatus(ctrl.execute(Cmd(0x00, nsid=1)), SC_SUCCESS, 'flush')
+        self.assertStatus(self.split_transfer(ctrl, IO_WRITE, data),
+                          SC_SUCCESS, 'write in two parts')
+        self.assertStatus(ctrl.execute(Cmd(IO_FLUSH, nsid=1)), SC_SUCCESS,
+                          'flush')
         with open(img, 'rb') as f:
             after = f.read(32 * 512)
         self.assertEqual(after[:4092], data)
