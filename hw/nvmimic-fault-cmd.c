@@ -210,8 +210,9 @@ static void media_written(NvmimicFaults *f, uint32_t nsid, uint64_t start,
         MediaRange *r = &g_array_index(f->media, MediaRange, i);
         MediaRange tail;
 
-        if (r->nsid != nsid || r->error != NVMIMIC_MEDIA_ERROR_UNRECOVERED_READ
-            || r->end <= start || end <= r->start) {
+        if ((nsid != NVME_NSID_BROADCAST && r->nsid != nsid) ||
+            r->error != NVMIMIC_MEDIA_ERROR_UNRECOVERED_READ ||
+            r->end <= start || end <= r->start) {
             i++;
             continue;
         }
@@ -333,6 +334,23 @@ void nvmimic_fault_written(NvmeCtrl *n, uint32_t nsid, uint64_t start,
 
     if (f->media->len) {
         media_written(f, nsid, start, end);
+    }
+}
+
+/*
+ * Format NVM of @nsid (every namespace: NVME_NSID_BROADCAST) completed: it
+ * wrote every block, so unrecovered-read ranges go, and a power cut puts
+ * back nothing the blocks held before it.
+ */
+void nvmimic_fault_formatted(NvmeCtrl *n, uint32_t nsid)
+{
+    NvmimicFaults *f = n->nvmimic->faults;
+
+    if (f->media->len) {
+        media_written(f, nsid, 0, UINT64_MAX);
+    }
+    if (f->journal) {
+        nvmimic_journal_formatted(f->journal, nsid);
     }
 }
 

@@ -40,6 +40,8 @@ int64_t nvmimic_fault_deadline(struct NvmeCtrl *n, NvmOp op, int64_t now,
 void nvmimic_fault_data_done(struct NvmeCtrl *n, struct NvmeRequest *req);
 void nvmimic_fault_written(struct NvmeCtrl *n, uint32_t nsid, uint64_t start,
                            uint64_t end);
+/* Format NVM of @nsid (NVME_NSID_BROADCAST: all) completed */
+void nvmimic_fault_formatted(struct NvmeCtrl *n, uint32_t nsid);
 /*
  * @req's completion is about to be posted: true if a fault holds it
  * (a stall, a hung controller), and it is posted when the fault ends.

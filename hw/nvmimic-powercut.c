@@ -36,6 +36,9 @@
  * programmed (counted as overflow).  A single write over 32 MiB (a large
  * Write Zeroes) keeps no copy and is taken as durable once written.
  *
+ * A Format NVM that completes ends the copies of its namespace's writes:
+ * no cut puts back what a block held before it.
+ *
  * Not undone: Dataset Management (deallocate) and Copy; namespaces with
  * metadata (their writes are not tracked).
  *
@@ -526,6 +529,33 @@ void nvmimic_journal_sq_freed(NvmimicJournal *j, NvmeSQueue *sq)
         }
     }
     j_next(j);
+}
+
+/*
+ * Format NVM of @nsid (every namespace: NVME_NSID_BROADCAST) completed: it
+ * wrote every block, so no copy taken before it may go back at a cut, nor
+ * be counted as lost.  ctrl.c does not wait for writes in flight: one whose
+ * blocks are being read keeps its copy (what it holds depends on the
+ * race); one not started reads what the Format left.
+ */
+void nvmimic_journal_formatted(NvmimicJournal *j, uint32_t nsid)
+{
+    JEntry *e, *next;
+
+    QTAILQ_FOREACH_SAFE(e, &j->entries, link, next) {
+        if (nsid != NVME_NSID_BROADCAST && e->nsid != nsid) {
+            continue;
+        }
+        if (e->state == J_WRITTEN) {
+            /* its data went before the Format: nothing of it is left */
+            j_free_entry(j, e);
+        } else if (e->state == J_WRITING && e->old) {
+            /* the journal moves on when its data is done: no copy */
+            j->bytes -= e->bytes;
+            g_free(e->old);
+            e->old = NULL;
+        }
+    }
 }
 
 /* Write @e's copy back, all but the blocks newer durable writes own. */

@@ -42,6 +42,8 @@ void nvmimic_journal_data_done(NvmimicJournal *j, struct NvmeRequest *req);
 /* @req's completion is posted: the host knows it completed */
 void nvmimic_journal_posted(NvmimicJournal *j, struct NvmeRequest *req);
 void nvmimic_journal_sq_freed(NvmimicJournal *j, struct NvmeSQueue *sq);
+/* Format NVM of @nsid (or every namespace) completed */
+void nvmimic_journal_formatted(NvmimicJournal *j, uint32_t nsid);
 /*
  * Power is cut now: wait for the writes in flight, undo every write that
  * is not durable, newest first, and forget them all.  The journal keeps

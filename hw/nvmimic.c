@@ -563,6 +563,7 @@ bool nvmimic_complete(NvmeCtrl *n, NvmeRequest *req)
          */
         nvm_model_secure_erase(s->model);
         g_array_set_size(s->uncor, 0);
+        nvmimic_fault_formatted(n, le32_to_cpu(req->cmd.nsid));
     }
     if (!s || req->nvmimic.state == NVMIMIC_REQ_UNTIMED) {
         /*

@@ -28,7 +28,7 @@ from nvmeqtest import (  # noqa: E402
 from test_profile_nvme import (  # noqa: E402
     ProfileTest, Profile, RAW_PROFILE, DEV_ID, profile_device, null_drive)
 
-ADM_ABORT = 0x08
+ADM_ABORT, ADM_FORMAT = 0x08, 0x80
 FID_WRITE_ATOMICITY = 0x0a
 SC_INVALID_FIELD, SC_ABORT_REQUESTED = 0x002, 0x007
 
@@ -165,6 +165,43 @@ class FaultNvme(ProfileTest):
             self.assertEqual(self.read_file(img, 4096 + 64 * i), bytes(PAGE))
         self.assertEqual(int(got['lost-writes']), 2)
         self.assertEqual(int(got['in-flight-writes']), 8)
+
+    def test_power_cut_after_a_format_leaves_the_namespace_formatted(self):
+        """Format NVM erases every block for good.  What a write the host
+        never flushed before the Format overwrote must not come back at a
+        later cut: the journal's copy of those blocks (the flushed 0x11)
+        is older than the Format.  The write is a Write Zeroes, which no
+        program of the write buffer makes durable (a plain write of 4 KiB
+        is programmed while the Format runs).  An unrecovered-read range
+        goes with the Format too, as Write Uncorrectable marks do.  A write
+        after the Format, never flushed, is still lost (the control)."""
+        img = self.path('format.raw')
+        ctrl = self.raw_machine(img)
+        lb = ctrl._lba_bytes(1)
+        self.fault(kind='power-cut', **{'at-mark': 3})
+        self.write(ctrl, 700, 0x11)
+        self.assertStatus(ctrl.execute(ctrl.flush_cmd()), SC_SUCCESS, 'flush')
+        self.assertStatus(ctrl.execute(ctrl.write_zeroes_cmd(700, PAGE // lb)),
+                          SC_SUCCESS, 'Write Zeroes')
+        self.fault(kind='media-error', error='unrecovered-read', slba=900,
+                   nlb=8)
+        flbas = ctrl.identify_namespace(1)['flbas']
+        self.assertStatus(ctrl.admin_cmd(Cmd(ADM_FORMAT, nsid=1, cdw10=flbas),
+                                         timeout_s=120),
+                          SC_SUCCESS, 'Format NVM')
+        self.assertEqual(self.read_file(img, 700), bytes(PAGE))
+        self.assertStatus(ctrl.execute(ctrl.read_cmd(900, 8)), SC_SUCCESS,
+                          'read of the media-error range after the Format')
+        self.write(ctrl, 800, 0x33)
+        got = self.cut_at_mark(ctrl, 3)
+        print('cut: %s' % got)
+        self.assertEqual(self.read_file(img, 700), bytes(PAGE),
+                         'a cut put back what the blocks held before the '
+                         'Format')
+        self.assertEqual(self.read_file(img, 800), bytes(PAGE),
+                         'control: a write the host never flushed survived '
+                         'the cut')
+        self.assertEqual(int(got['lost-writes']), 1)
 
     # ---- the journal against resets, aborts and refused writes -----------
     def journal_machine(self, latency_ns=0, profile=RAW_PROFILE):
