@@ -8,6 +8,10 @@
  * SEED (default 1), NVMIMIC_WORKLOAD_DIR (job files, default
  * harness/workloads), NVMIMIC_PROFILE_DIR (default profiles).  Run from the
  * checkout's root; bench/vdi_five.sh runs the five calibration peaks.
+ * The lines above the last are for people; the last is for scripts: "probe"
+ * then tab-separated KEY=VALUE fields (drive, workload, seconds, iops,
+ * lat_us, read_iops, read_lat_us, write_iops, write_lat_us, write_mbps,
+ * dies, write_core_wait_us, wa), read by bench/probe_line.py.
  * A diagnostic of issue 28 (docs/vdi.md), not a benchmark of meson's.
  */
 #include <stdio.h>
@@ -125,5 +129,14 @@ int main(int argc, char **argv)
            (unsigned long)pr.st.suspends, (unsigned long)pr.st.buffer_read_hits,
            pr.st.slc_used_bytes / 1e9, pr.st.slc_size_bytes / 1e9,
            pr.st.free_superblocks);
+    printf("probe\tdrive=%s\tworkload=%s\tseconds=%g\tiops=%.0f\tlat_us=%.1f"
+           "\tread_iops=%.0f\tread_lat_us=%.1f\twrite_iops=%.0f"
+           "\twrite_lat_us=%.1f\twrite_mbps=%.1f\tdies=%.2f"
+           "\twrite_core_wait_us=%.1f\twa=%.2f\n",
+           argv[1], argv[2], dur, r->all.fig.iops, r->all.fig.lat_us,
+           r->cls[NVM_DIR_READ].fig.iops, r->cls[NVM_DIR_READ].fig.lat_us,
+           r->cls[NVM_DIR_WRITE].fig.iops, r->cls[NVM_DIR_WRITE].fig.lat_us,
+           r->cls[NVM_DIR_WRITE].fig.mbps, r->die_busy,
+           US(q.wr_core_wait, q.wr_n), pr.st.write_amplification);
     return 0;
 }

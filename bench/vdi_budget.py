@@ -18,6 +18,8 @@ import re
 import subprocess
 import sys
 
+import probe_line
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOGINS = ("vdi-initial-login", "vdi-monday-login")
 
@@ -70,11 +72,12 @@ def model(probe, drive, work):
     """(read MB/s, write MB/s) of the model's peak."""
     out = subprocess.run([probe, drive, work], capture_output=True,
                          text=True, cwd=ROOT, check=False).stdout
-    m = re.search(r"\(R (\d+) IOPS .*?, ([\d.]+) MB/s W\)", out)
-    if not m:
+    try:
+        f = probe_line.parse(out)
+    except ValueError:
         sys.exit(f"vdi_budget: no peak from {probe} {drive} {work}")
     _, rbytes, _ = job(work)
-    return int(m.group(1)) * rbytes / 1e6, float(m.group(2))
+    return float(f["read_iops"]) * rbytes / 1e6, float(f["write_mbps"])
 
 
 def capacities(pairs):

@@ -16,10 +16,10 @@ probe=build/bench/vdi-probe
 tsv=profiles/reviews/vdi-calibration.tsv
 grep -v '^#' "$tsv" | tail -n +2 | while IFS="$(printf '\t')" read -r drive work iops lat _; do
     lat=${lat#\~}
-    out=$(nice -n 19 "$probe" "$drive" "$work" "${DUR:-30}" "$@" 2>&1 | head -n 1)
-    echo "$out" | awk -v ri="$iops" -v rl="$lat" -v k="$drive/$work" '
-        /IOPS/ { iops = $4; lat = $6; r = $0; sub(/.*\(R /, "", r); sub(/\).*/, "", r)
-                 printf "%-36s %7.0f IOPS %+6.1f%%  %7.1f us %+6.1f%%  [R/W: %s] dies %s\n",
-                        k, iops, 100 * (iops / ri - 1), lat, 100 * (lat / rl - 1), r, $NF; next }
-        { print k ": " $0; exit 1 }'
+    out=$(nice -n 19 "$probe" "$drive" "$work" "${DUR:-30}" "$@" 2>&1) || true
+    f=$(echo "$out" | python3 bench/probe_line.py iops lat_us read_iops read_lat_us \
+        write_iops write_lat_us write_mbps dies) || exit 1
+    echo "$f" | awk -F '\t' -v ri="$iops" -v rl="$lat" -v k="$drive/$work" '
+        { printf "%-36s %7.0f IOPS %+6.1f%%  %7.1f us %+6.1f%%  [R/W: %.0f IOPS %.1f us, W %.0f IOPS %.1f us, %.1f MB/s W] dies %.2f\n",
+                 k, $1, 100 * ($1 / ri - 1), $2, 100 * ($2 / rl - 1), $3, $4, $5, $6, $7, $8 }'
 done

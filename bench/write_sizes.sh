@@ -56,11 +56,8 @@ for d in ${DRIVES:-crucial-p2-500g crucial-p5-1tb}; do
     for j in 4k-random login-sizes-random login-sizes-80pct 64k-random 64k-sequential; do
         NVMIMIC_WORKLOAD_DIR="$tmp/$j" nice -n 19 "$probe" "$d" vdi-boot "${DUR:-30}" "$@" \
             >"$tmp/out" 2>&1 || { cat "$tmp/out" >&2; exit 1; }
-        awk -v d="$d" -v j="$j" '
-            NR == 1 && /IOPS/ { iops = $4; mbs = $(NF - 4); dies = $NF }
-            /^  write\/cmd/ { cw = $4 }
-            /^  WA / { wa = $2 }
-            END { if (iops == "" || wa == "") { print "write_sizes: no probe line for " d "/" j > "/dev/stderr"; exit 1 }
-                  printf "%-16s %-19s %8.0f %8.1f %5.2f %5.2f %7.1f us\n", d, j, iops, mbs, dies, wa, cw }' "$tmp/out"
+        f=$(python3 bench/probe_line.py iops write_mbps dies wa write_core_wait_us <"$tmp/out")
+        echo "$f" | awk -F '\t' -v d="$d" -v j="$j" '
+            { printf "%-16s %-19s %8.0f %8.1f %5.2f %5.2f %7.1f us\n", d, j, $1, $2, $3, $4, $5 }'
     done
 done
