@@ -25,6 +25,7 @@ row without its unit.
 import configparser
 import csv
 import glob
+import importlib.util
 import io
 import math
 import os
@@ -85,19 +86,21 @@ def ini(path):
     return cp
 
 
+_honest_count = None
+
+
 def comment_blocks(path):
-    """Each key with the comment lines just above it, as one text."""
-    blocks, cur = [], []
-    for line in open(path):
-        s = line.strip()
-        if s.startswith("#"):
-            cur.append(s)
-        elif "=" in s and not s.startswith("["):
-            blocks.append((s, " ".join(cur)))
-            cur = []
-        else:
-            cur = []
-    return blocks
+    """Each key ("[section] key") with the comment lines just above it, as
+    one text, as bench/honest_count.py reads a profile."""
+    global _honest_count
+    if _honest_count is None:
+        spec = importlib.util.spec_from_file_location(
+            "honest_count", os.path.join(os.path.dirname(os.path.abspath(
+                __file__)), "..", "..", "bench", "honest_count.py"))
+        _honest_count = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(_honest_count)
+    return [("[%s] %s" % (sec, key), com)
+            for sec, key, _, com, _ in _honest_count.parse_ini(path)]
 
 
 class Profiles:
