@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lv-int.h"
+#include "json-load.h"
 
 /* Upload every file of @s; the spec with their paths on the host. */
 static NvmLvSpec *upload_files(NvmLvGuest *g, const NvmLvSpec *s,
@@ -203,7 +204,7 @@ JsonNode *nvm_lv_guest_qmp(NvmLvGuest *g, const char *cmd, const char *args,
                     m);
         return NULL;
     }
-    ok = json_parser_load_from_data(parser, reply, -1, NULL);
+    ok = nvm_json_load(parser, reply, -1, NULL);
     free(reply);
     if (!ok || !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser))) {
         g_set_error(err, LV_ERR, 0, "QMP %s through libvirt %s: reply is "

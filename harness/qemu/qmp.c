@@ -6,6 +6,7 @@
 
 #include "guestctl.h"
 #include "qmp.h"
+#include "json-load.h"
 
 struct NvmQmp {
     NvmLineSock *s;
@@ -37,7 +38,7 @@ static JsonNode *qmp_read(NvmQmp *q, int timeout_ms, GError **errp)
         if (!*line) {
             continue;
         }
-        if (!json_parser_load_from_data(parser, line, -1, errp)) {
+        if (!nvm_json_load(parser, line, -1, errp)) {
             return NULL;
         }
         root = json_parser_get_root(parser);

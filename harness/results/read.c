@@ -11,6 +11,7 @@
 
 #include <glib/gstdio.h>
 
+#include "json-load.h"
 #include "results.h"
 #include "sim.h"
 
@@ -600,7 +601,7 @@ NvmResults *nvm_results_parse(const char *text, const char *origin,
     g_autoptr(JsonParser) parser = json_parser_new();
     g_autoptr(GError) err = NULL;
 
-    if (!json_parser_load_from_data(parser, text, -1, &err)) {
+    if (!nvm_json_load(parser, text, -1, &err)) {
         g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s: malformed JSON: %s",
                     origin, err->message);
         return NULL;
@@ -614,8 +615,17 @@ static NvmResults *load_file(const char *path, const char *dir,
 {
     g_autoptr(JsonParser) parser = json_parser_new();
     g_autoptr(GError) err = NULL;
+    g_autofree char *text = NULL;
+    gsize len;
     NvmResults *r;
 
+    if (g_file_get_contents(path, &text, &len, NULL) &&
+        !nvm_json_depth_ok(text, len)) {
+        g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s: malformed JSON: arrays "
+                    "and objects nested deeper than %d levels", path,
+                    NVM_JSON_MAX_DEPTH);
+        return NULL;
+    }
     if (!json_parser_load_from_file(parser, path, &err)) {
         const char *m = err->message;
 

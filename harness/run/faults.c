@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "run-int.h"
+#include "json-load.h"
 
 /* One fault: a JSON object of nvmimic-fault's arguments but "id". */
 static bool fault_ok(JsonNode *n, unsigned i, GError **errp)
@@ -57,7 +58,7 @@ JsonNode *run_faults_parse(const char *text, GError **errp)
     JsonNode *n;
     guint len;
 
-    if (!json_parser_load_from_data(p, text, -1, &err) ||
+    if (!nvm_json_load(p, text, -1, &err) ||
         !json_parser_get_root(p)) {
         g_set_error(errp, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                     "not JSON (%s)", err ? err->message : "empty");

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "run-int.h"
+#include "json-load.h"
 
 /* fio's JSON (group_reporting: one job) into @f; false if unusable.
  * @dd_name: "read", "write", or "mixed" (unified_rw_reporting=mixed). */
@@ -31,7 +32,7 @@ bool run_parse_fio_job(const char *text, unsigned k, const char *dd_name,
                     "fio produced no JSON");
         return false;
     }
-    if (!json_parser_load_from_data(parser, brace, -1, errp)) {
+    if (!nvm_json_load(parser, brace, -1, errp)) {
         return false;
     }
     root = json_node_get_object(json_parser_get_root(parser));
@@ -255,7 +256,7 @@ JsonNode *run_parse_json(const char *text, const char *what, GError **errp)
     g_autoptr(JsonParser) p = json_parser_new();
     const char *brace = text ? strchr(text, '{') : NULL;
 
-    if (!brace || !json_parser_load_from_data(p, brace, -1, errp)) {
+    if (!brace || !nvm_json_load(p, brace, -1, errp)) {
         if (errp && !*errp) {
             g_set_error(errp, G_IO_ERROR, G_IO_ERROR_FAILED,
                         "%s produced no JSON", what);
