@@ -116,8 +116,8 @@ static bool replace_between(GString *doc, const char *begin, const char *end,
     gssize from, to;
 
     if (!b || !e) {
-        fprintf(stderr, "nvmimic: %s: markers '%s' ... '%s' not found\n",
-                file, begin, end);
+        fprintf(stderr, "nvmimic calibrate: %s: markers '%s' ... '%s' not "
+                "found\n", file, begin, end);
         return false;
     }
     from = b - doc->str + strlen(begin);
@@ -285,7 +285,7 @@ static int cmd_calibrate(const Opts *o)
     }
     rows = nvm_reviews_load(o->reviews, &err);
     if (!rows) {
-        fprintf(stderr, "nvmimic: %s\n", err->message);
+        fprintf(stderr, "nvmimic calibrate: %s\n", err->message);
         return 1;
     }
     g_string_append_printf(t, "\nSimulated peaks (closed loop at the stated "
@@ -332,7 +332,7 @@ static int cmd_calibrate(const Opts *o)
                 }
             }
             if (!c) {
-                fprintf(stderr, "nvmimic: %s: unknown workload '%s'\n",
+                fprintf(stderr, "nvmimic calibrate: %s: unknown workload '%s'\n",
                         o->reviews, q->workload);
                 rc = 1;
                 continue;
@@ -377,7 +377,7 @@ static int cmd_calibrate(const Opts *o)
         GString *mix = g_string_new(NULL);
 
         if (!g_file_get_contents(o->write, &text, NULL, &err)) {
-            fprintf(stderr, "nvmimic: %s\n", err->message);
+            fprintf(stderr, "nvmimic calibrate: %s\n", err->message);
             g_string_free(t, TRUE);
             return 1;
         }
@@ -391,7 +391,7 @@ static int cmd_calibrate(const Opts *o)
             !replace_between(doc, MIX_BEGIN, MIX_END, mix->str, o->write) ||
             !g_file_set_contents(o->write, doc->str, doc->len, &err)) {
             if (err) {
-                fprintf(stderr, "nvmimic: %s\n", err->message);
+                fprintf(stderr, "nvmimic calibrate: %s\n", err->message);
             }
             rc = 1;
         }
@@ -478,7 +478,7 @@ static const NvmOpt calibrate_opts[] = {
             "FILE) into FILE between its markers (profiles/README.md)"),
     NVM_OPT("duration-s", NVM_OPT_DOUBLE, O(duration_s), "S",
             "simulated seconds per peak",
-            .min = 0, .max = 3600, .min_open = true, .def = "30"),
+            .min = 0.001, .max = 3600, .def = "30"),
     NVM_OPT("seed", NVM_OPT_U64, O(seed), "N", "the model's seed",
             .def = "1"),
     PROFILE_DIR_OPT,

@@ -382,7 +382,7 @@ static const NvmOpt doctor_opts[] = {
             "table (default) or json", .choices = "table|json"),
     NVM_OPT("seconds", NVM_OPT_DOUBLE, O(seconds), "S",
             "length of the timing self-test (default 1)",
-            .min = 0, .max = 60, .min_open = true),
+            .min = 0.01, .max = 60),
     NVM_OPT("spin-us", NVM_OPT_UINT, O(spin_us), "N",
             "the self-test's largest spin window, as the device's\n"
             "timing-spin-us (default 200)", .min = 0, .max = 10000),

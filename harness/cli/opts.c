@@ -66,8 +66,11 @@ static bool parse_whole(const NvmOpt *o, const char *v, uint64_t *out)
 {
     char *end;
 
+    /* decimal, or hex after 0x; never octal (010 is ten, not eight) */
+    bool hex = v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
+
     errno = 0;
-    *out = g_ascii_strtoull(v, &end, 0);
+    *out = g_ascii_strtoull(v, &end, hex ? 16 : 10);
     if (errno || !*v || *end || !g_ascii_isdigit(*v)) {
         return false;
     }
@@ -81,7 +84,8 @@ static bool parse_number(const NvmOpt *o, const char *v, double *out)
 
     errno = 0;
     *out = g_ascii_strtod(v, &end);
-    if (errno || end == v || *end || !isfinite(*out)) {
+    /* decimal only: strtod's hex floats (0x1p-1074) are not for people */
+    if (errno || end == v || *end || !isfinite(*out) || strpbrk(v, "xX")) {
         return false;
     }
     if (o->min_open ? !(*out > o->min) : !(*out >= o->min)) {

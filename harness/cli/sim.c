@@ -161,6 +161,11 @@ static int cmd_sim_point(const NvmProfile *p, const Opts *o)
                 p->lba_bytes);
         return 2;
     }
+    if (!review && o->span_gb * 1e9 > p->capacity_bytes) {
+        fprintf(stderr, "nvmimic sim: --span-gb %g is more than %s's %.0f "
+                "GB\n", o->span_gb, p->name, p->capacity_bytes / 1e9);
+        return 2;
+    }
     nvm_sim_figure_run_for(p, &wl, review, o->span_gb, 0.5, o->duration_s,
                            &r);
     printf("%s: %u KiB %s %s, %u outstanding, %s, 0.5 s warm-up + %g s\n",
@@ -566,7 +571,7 @@ static const NvmOpt sim_opts[] = {
             .choices = "stated|implied", .def = "stated"),
     NVM_OPT("duration-s", NVM_OPT_DOUBLE, O(duration_s), "S",
             "simulated seconds per point",
-            .min = 0, .max = 3600, .min_open = true, .def = "30"),
+            .min = 0.001, .max = 3600, .def = "30"),
     NVM_OPT("quick", NVM_OPT_FLAG, O(quick), NULL,
             "short points: the values marked --quick"),
     NVM_OPT("out", NVM_OPT_STR, O(out), "DIR",
@@ -577,13 +582,13 @@ static const NvmOpt sim_opts[] = {
             "(default 1,2,4,8,16,32,64,128)"),
     NVM_OPT("step-gb", NVM_OPT_DOUBLE, O(step_gb), "G",
             "slc-cliff: one point per G GB written",
-            .min = 0, .min_open = true, .def = "1"),
+            .min = 0.001, .max = 100000, .def = "1"),
     NVM_OPT("idle-s", NVM_OPT_DOUBLE, O(idle_s), "S",
             "slc-cliff: idle seconds after the fill", .min = 0,
-            .def = "600"),
+            .max = 1e6, .def = "600"),
     NVM_OPT("after-gb", NVM_OPT_DOUBLE, O(after_gb), "G",
             "slc-cliff: GB written after the idle time", .min = 0,
-            .def = "100"),
+            .max = 100000, .def = "100"),
     NVM_OPT("block-size", NVM_OPT_UINT, O(block_bytes), "BYTES",
             "slc-cliff, point: bytes per command", .min = 512,
             .max = 1048576, .def = "131072"),
@@ -600,8 +605,9 @@ static const NvmOpt sim_opts[] = {
             "or the review's starting state (profile [review])",
             .choices = "empty|review", .def = "empty"),
     NVM_OPT("span-gb", NVM_OPT_DOUBLE, O(span_gb), "G",
-            "point, empty state: the span the run covers (GB)",
-            .min = 0, .min_open = true, .def = "1"),
+            "point, empty state: the span the run covers (GB), at most\n"
+            "the drive's capacity", .min = 0.001, .max = 100000,
+            .def = "1"),
     NVM_OPT_PROFILE_DIR(Opts, profile_dir),
     NVM_OPT_END,
 };

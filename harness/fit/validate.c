@@ -148,7 +148,8 @@ static int figure_check(char **c, Figure *f)
      * figure a range of the whole-drive write and neither */
     if (!number(c[C_SPAN], true, &f->span_gb) ||
         cliff != isnan(f->span_gb) ||
-        (!cliff && !strcmp(c[C_STATE], "empty") && !(f->span_gb > 0))) {
+        (!cliff && !strcmp(c[C_STATE], "empty") &&
+         !(f->span_gb >= 0.001 && f->span_gb <= 100000))) {
         return C_SPAN;
     }
     if (!number(c[C_FROM], true, &f->from_gb) || cliff == isnan(f->from_gb)) {
@@ -162,7 +163,8 @@ static int figure_check(char **c, Figure *f)
         return C_TO;
     }
     if (!number(c[C_SECONDS], true, &f->seconds) ||
-        cliff != isnan(f->seconds) || (!cliff && !(f->seconds > 0))) {
+        cliff != isnan(f->seconds) ||
+        (!cliff && !(f->seconds >= 0.001 && f->seconds <= 3600))) {
         return C_SECONDS;
     }
     if (!g_str_has_prefix(c[C_SOURCE], "http://") &&
@@ -234,8 +236,9 @@ static GArray *figures_load(const char *path, GError **errp)
         f.source = g_strdup(c[C_SOURCE]);
         g_array_append_val(a, f);
     }
-    if (!header) {
+    if (!header || !a->len) {
         g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    header ? "%s: no figures after the header line" :
                     "%s: no header line", path);
         figures_free(a);
         return NULL;

@@ -31,6 +31,17 @@ static int report_main(const NvmCommand *cmd, int argc, char **argv)
     if (rc) {
         return rc == NVM_OPTS_HELP ? 0 : rc;
     }
+    if (o.reviews) {
+        /* one the user names must be there and read (the default may not) */
+        GArray *rows = nvm_reviews_load(o.reviews, &err);
+
+        if (!rows) {
+            fprintf(stderr, "nvmimic %s: --reviews %s\n", cmd->name,
+                    err->message);
+            return 2;
+        }
+        nvm_reviews_free(rows);
+    }
     tsv = o.reviews ? g_strdup(o.reviews)
                     : g_build_filename(o.profile_dir, "reviews",
                                        "four-corners.tsv", NULL);

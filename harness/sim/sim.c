@@ -3,6 +3,7 @@
  * The reviews' methodology in simulated time: starting state, unthrottled
  * peak, then Poisson points at 10..120 % of it; and the SLC cliff run.
  */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -544,13 +545,26 @@ static int col_index(char **hdr, const char *name)
     return -1;
 }
 
+/* The whole of @v as a finite number above 0 */
+static bool positive_number(const char *v, double *out)
+{
+    char *end;
+
+    errno = 0;
+    *out = g_ascii_strtod(v, &end);
+    return !errno && end != v && !*end && isfinite(*out) && *out > 0 &&
+           !strpbrk(v, "xX");
+}
+
 GArray *nvm_reviews_load(const char *path, GError **errp)
 {
     g_autofree char *text = NULL;
     g_auto(GStrv) lines = NULL;
     g_auto(GStrv) hdr = NULL;
     GArray *rows;
-    int c_drive, c_wl, c_thr, c_iops, c_lat, c_cons;
+    int c_drive = -1, c_wl = -1, c_thr = -1, c_iops = -1, c_lat = -1;
+    int c_cons = -1;
+    unsigned n = 0;
 
     if (!g_file_get_contents(path, &text, NULL, errp)) {
         return NULL;
@@ -560,8 +574,10 @@ GArray *nvm_reviews_load(const char *path, GError **errp)
     for (char **l = lines; *l; l++) {
         g_auto(GStrv) f = NULL;
         NvmReviewRow r = { 0 };
-        const char *iops;
+        const char *iops, *bad = NULL, *val = NULL;
+        double thr;
 
+        n++;
         if (!**l || **l == '#') {
             continue;
         }
@@ -576,39 +592,58 @@ GArray *nvm_reviews_load(const char *path, GError **errp)
             if (c_drive < 0 || c_wl < 0 || c_thr < 0 || c_iops < 0 ||
                 c_lat < 0 || c_cons < 0) {
                 g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                            "%s: header lacks a needed column", path);
+                            "%s:%u: the header lacks a needed column "
+                            "(drive, workload, stated_threads, peak_iops, "
+                            "lat_us, consistent)", path, n);
                 nvm_reviews_free(rows);
                 return NULL;
             }
             continue;
         }
         f = g_strsplit(*l, "\t", -1);
-        if (g_strv_length(f) <= (guint)MAX(MAX(c_drive, c_wl),
-                                           MAX(MAX(c_thr, c_iops),
-                                               MAX(c_lat, c_cons)))) {
+        if (g_strv_length(f) != g_strv_length(hdr)) {
             g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                        "%s: short row '%s'", path, *l);
+                        "%s:%u: %u columns, the header has %u", path, n,
+                        g_strv_length(f), g_strv_length(hdr));
             nvm_reviews_free(rows);
             return NULL;
         }
         iops = f[c_iops];
         r.approx = iops[0] == '~';
-        r.peak_iops = g_ascii_strtod(iops + (r.approx ? 1 : 0), NULL);
-        r.lat_us = f[c_lat][0] == '-' ? NAN
-                                      : g_ascii_strtod(f[c_lat], NULL);
-        r.consistent = f[c_cons][0] == 'y';
-        r.stated_threads = atoi(f[c_thr]);
-        r.drive = g_strdup(f[c_drive]);
-        r.workload = g_strdup(f[c_wl]);
-        if (r.peak_iops <= 0) {
+        r.lat_us = NAN;
+        if (!positive_number(iops + (r.approx ? 1 : 0), &r.peak_iops)) {
+            bad = "peak_iops", val = iops;
+        } else if (strcmp(f[c_lat], "-") &&
+                   !positive_number(f[c_lat], &r.lat_us)) {
+            bad = "lat_us", val = f[c_lat];
+        } else if (!positive_number(f[c_thr], &thr) || thr != floor(thr) ||
+                   thr > 100000) {
+            bad = "stated_threads", val = f[c_thr];
+        } else if (strcmp(f[c_cons], "y") && strcmp(f[c_cons], "n") &&
+                   strcmp(f[c_cons], "-")) {
+            bad = "consistent", val = f[c_cons];
+        } else if (!*f[c_drive] || !*f[c_wl]) {
+            bad = *f[c_drive] ? "workload" : "drive", val = "";
+        }
+        if (bad) {
             g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                        "%s: bad peak_iops in '%s'", path, *l);
-            g_free(r.drive);
-            g_free(r.workload);
+                        "%s:%u: column %s: \"%.40s%s\" is not a value it takes",
+                        path, n, bad, val, strlen(val) > 40 ? "..." : "");
             nvm_reviews_free(rows);
             return NULL;
         }
+        r.consistent = f[c_cons][0] == 'y';
+        r.stated_threads = (unsigned)thr;
+        r.drive = g_strdup(f[c_drive]);
+        r.workload = g_strdup(f[c_wl]);
         g_array_append_val(rows, r);
+    }
+    if (!rows->len) {
+        g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    hdr ? "%s: no rows after the header" : "%s: no header",
+                    path);
+        nvm_reviews_free(rows);
+        return NULL;
     }
     return rows;
 }

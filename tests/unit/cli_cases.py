@@ -21,6 +21,10 @@ CASE is one of:
   bad-seed           refused: exit 2 (usage), one line naming the value
   mix-bad-outstanding  refused: exit 2, one line naming the count out of order
   outstanding-not-mix  refused: exit 2, one line: --mix-outstanding is for mix
+  numbers            numbers a run cannot mean (durations under 1 ms, spans
+                     past the drive, GB that overflow) refused; 010 decimal
+  tables             malformed reviews and validation tables refused with
+                     file:line and column; a missing report --reviews too
   self-test          the refusal cases fail on a program that dies on a
                      signal, exits with another status or says nothing
 
@@ -223,6 +227,73 @@ REFUSALS = {
 }
 
 
+def t_numbers(nvmimic, pdir):
+    """Numbers outside what a run can mean are refused with one line (they
+    used to give inf IOPS, wrap to 0 in a cast, or run for ever), and a
+    leading zero is decimal, not octal."""
+    sim = [nvmimic, 'sim', '--profile', 'crucial-p2-500g']
+    point = sim + ['--suite', 'point', '--duration-s', '0.01']
+    cliff = sim + ['--suite', 'slc-cliff']
+    for args, needle in (
+            (point[:-1] + ['1e-9'], "--duration-s '1e-9' must be a number "
+             "in [0.001, 3600]"),
+            (point[:-1] + ['0x1p-1074'], "--duration-s '0x1p-1074'"),
+            (point + ['--span-gb', '1e-12'], "--span-gb '1e-12'"),
+            (point + ['--span-gb', '1e300'], "--span-gb '1e300'"),
+            (point + ['--span-gb', '600'],
+             "--span-gb 600 is more than crucial-p2-500g's 500 GB"),
+            (cliff + ['--step-gb', '1e300'], "--step-gb '1e300'"),
+            (cliff + ['--after-gb', '1.8e10'], "--after-gb '1.8e10'"),
+            (cliff + ['--idle-s', '1e300'], "--idle-s '1e300'"),
+            ([nvmimic, 'calibrate', '--reviews', '/dev/null',
+              '--duration-s', '1e-300'], "--duration-s '1e-300'"),
+            ([nvmimic, 'doctor', '--no-kvm-probe', '--seconds', '1e-300'],
+             "--seconds '1e-300'")):
+        refused(args, 2, needle)
+    out = ok(point + ['--outstanding', '010']).stdout
+    check('10 outstanding' in out, '--outstanding 010: %r' % out)
+    out = ok(point + ['--outstanding', '0x10']).stdout
+    check('16 outstanding' in out, '--outstanding 0x10: %r' % out)
+    print('ok: 010 is ten outstanding, 0x10 sixteen')
+
+
+def t_tables(nvmimic, pdir):
+    """A reviews table or validation file that is not one is refused with
+    one line naming the file, the line and the column; so is a missing
+    --reviews given to report (it used to be ignored)."""
+    four = os.path.join(pdir, 'reviews', 'four-corners.tsv')
+    head = [l for l in open(four) if not l.startswith('#')][0]
+    row = ('crucial-p2-500g\t4k-random-read\t4096\trandom\tread\t128\t'
+           '%s\t934\t%s\t561.3\t%s\t\n')
+    with tempfile.TemporaryDirectory() as d:
+        cases = (('extra columns', row.rstrip('\n') % ('228048', '560.4', 'y')
+                  + '\textra\n', ':2: 13 columns, the header has 12'),
+                 ('junk latency', row % ('228048', 'junk', 'y'),
+                  ':2: column lat_us: "junk"'),
+                 ('NaN IOPS', row % ('NaN', '560.4', 'y'),
+                  ':2: column peak_iops: "NaN"'),
+                 ('consistent maybe', row % ('228048', '560.4', 'maybe'),
+                  ':2: column consistent: "maybe"'),
+                 ('no rows', '', ': no rows after the header'))
+        for name, body, needle in cases:
+            f = os.path.join(d, name.replace(' ', '-') + '.tsv')
+            with open(f, 'w') as fh:
+                fh.write(head + body)
+            refused([nvmimic, 'calibrate', '--reviews', f,
+                     '--duration-s', '0.01'], 1, f + needle)
+        vhead = [l for l in open(os.path.join(pdir, 'reviews',
+                                              'validation.tsv'))
+                 if not l.startswith('#')][0]
+        f = os.path.join(d, 'v.tsv')
+        with open(f, 'w') as fh:
+            fh.write(vhead)
+        refused([nvmimic, 'validate', '--figures', f], 1,
+                'no figures after the header line')
+        refused([nvmimic, 'report', d, '--reviews',
+                 os.path.join(d, 'none.tsv')], 2,
+                '--reviews Failed to open file')
+
+
 def t_self_test(nvmimic, pdir):
     """Stand-ins for nvmimic that crash, exit otherwise, or say nothing."""
     fakes = {
@@ -251,6 +322,7 @@ def t_self_test(nvmimic, pdir):
 CASES = {'lists-profiles': t_lists_profiles,
          'four-corners-json': t_four_corners_json,
          'slc-cliff': t_slc_cliff, 'mix-json': t_mix_json,
+         'numbers': t_numbers, 'tables': t_tables,
          'self-test': t_self_test}
 
 
