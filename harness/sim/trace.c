@@ -24,6 +24,11 @@ void nvm_trace_free(NvmTrace *t)
     }
 }
 
+/* times past 2^62 ns would wrap when replayed from a later state */
+#define NVM_TRACE_MAX_NS (UINT64_C(1) << 62)
+/* NLB is a 16-bit count (0's based) in a Read or Write */
+#define NVM_TRACE_MAX_RW_BLOCKS 65536
+
 static bool parse_u64(const char *s, uint64_t *out)
 {
     char *end;
@@ -148,6 +153,18 @@ NvmTrace *nvm_trace_parse(const char *text, const char *origin,
                       "unsigned integers: '%s'", origin, i + 1, line);
             goto fail;
         }
+        if (c.submit_ns > NVM_TRACE_MAX_NS) {
+            TRACE_ERR(errp, "%s:%u: submit_ns %" G_GUINT64_FORMAT " is past "
+                      "2^62 ns (146 years)", origin, i + 1, c.submit_ns);
+            goto fail;
+        }
+        if ((op == NVM_OP_READ || op == NVM_OP_WRITE) &&
+            nlb > NVM_TRACE_MAX_RW_BLOCKS) {
+            TRACE_ERR(errp, "%s:%u: %s of %" G_GUINT64_FORMAT " blocks: one "
+                      "NVMe command moves at most 65,536", origin, i + 1,
+                      f[1], nlb);
+            goto fail;
+        }
         c.nlb = (uint32_t)nlb;
         if ((op == NVM_OP_FLUSH) != (nlb == 0)) {
             TRACE_ERR(errp, "%s:%u: %s with %" G_GUINT64_FORMAT " blocks",
@@ -157,7 +174,8 @@ NvmTrace *nvm_trace_parse(const char *text, const char *origin,
         c.complete_ns = NVM_TRACE_NO_COMPLETION;
         if (nf == 5 && strcmp(f[4], "-") &&
             (!parse_u64(f[4], &c.complete_ns) ||
-             c.complete_ns < c.submit_ns)) {
+             c.complete_ns < c.submit_ns ||
+             c.complete_ns > NVM_TRACE_MAX_NS)) {
             TRACE_ERR(errp, "%s:%u: complete_ns '%s' is not a time at or "
                       "after the submission", origin, i + 1, f[4]);
             goto fail;
@@ -174,6 +192,18 @@ NvmTrace *nvm_trace_parse(const char *text, const char *origin,
         TRACE_ERR(errp, "%s: the header gives no lba-bytes", origin);
         goto fail;
     }
+    for (unsigned i = 0; t->capacity_bytes && i < t->cmds->len; i++) {
+        const NvmTraceCmd *c = &g_array_index(t->cmds, NvmTraceCmd, i);
+        uint64_t blocks = t->capacity_bytes / t->lba_bytes;
+
+        if (c->slba > blocks || c->nlb > blocks - c->slba) {
+            TRACE_ERR(errp, "%s:%u: blocks %" G_GUINT64_FORMAT " to %"
+                      G_GUINT64_FORMAT " are past the drive's %"
+                      G_GUINT64_FORMAT " (capacity-bytes)", origin, c->line,
+                      c->slba, c->slba + c->nlb - 1, blocks);
+            goto fail;
+        }
+    }
     return t;
 
 fail:
@@ -184,8 +214,16 @@ fail:
 NvmTrace *nvm_trace_load(const char *path, GError **errp)
 {
     g_autofree char *text = NULL;
+    gsize len;
+    const char *nul;
 
-    if (!g_file_get_contents(path, &text, NULL, errp)) {
+    if (!g_file_get_contents(path, &text, &len, errp)) {
+        return NULL;
+    }
+    nul = memchr(text, '\0', len);
+    if (nul) {
+        TRACE_ERR(errp, "%s: a NUL byte at offset %td: not a text trace",
+                  path, nul - text);
         return NULL;
     }
     return nvm_trace_parse(text, path, errp);

@@ -184,6 +184,12 @@ class Cli(unittest.TestCase):
                     '5 write 99999999999999 8\n')
         cases.append((['sim', '--profile', 'crucial-p2-500g', '--trace',
                        bad], 'trace line 4: write'))
+        # a NUL byte used to end the file there, silently
+        nul = os.path.join(self.dir, 'nul.trace')
+        with open(nul, 'wb') as f:
+            f.write(b'# nvmimic trace 1\n# lba-bytes=512\n1000 read 0 8\0junk\n')
+        cases.append((['sim', '--profile', 'crucial-p2-500g', '--trace', nul],
+                      '%s: a NUL byte at offset 47' % nul))
         # an unknown command name: the file, the line, the names there are
         unknown = os.path.join(self.dir, 'unknown.trace')
         with open(unknown, 'w') as f:

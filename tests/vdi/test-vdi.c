@@ -375,6 +375,17 @@ static void trace_bad_lines_are_refused_with_their_line(void)
           "t.trace:3: submit_ns, slba and nlb" },
         { "# nvmimic trace 1\n# lba-bytes=512\n0 read 0\n",
           "t.trace:3: expected" },
+        /* replayed from a later state, it wrapped to a 2.2 s latency */
+        { "# nvmimic trace 1\n# lba-bytes=512\n"
+          "18446744073709551000 read 0 8\n", "t.trace:3: submit_ns" },
+        { "# nvmimic trace 1\n# lba-bytes=512\n0 read 0 8 "
+          "18446744073709551000\n", "t.trace:3: complete_ns" },
+        /* a terabyte in one command was timed as one */
+        { "# nvmimic trace 1\n# lba-bytes=512\n0 write 0 1953525000\n",
+          "t.trace:3: write of 1953525000 blocks" },
+        { "# nvmimic trace 1\n# lba-bytes=512 capacity-bytes=1048576\n"
+          "0 read 0 8\n5 read 2040 16\n",
+          "t.trace:4: blocks 2040 to 2055 are past the drive's 2048" },
     };
 
     for (unsigned i = 0; i < G_N_ELEMENTS(bad); i++) {
