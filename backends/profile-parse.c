@@ -172,7 +172,9 @@ static bool parse_value(const char *val, const KeyDesc *d, void *dst,
             out = true;
             break;
         }
-        if (!g_ascii_isdigit(val[0])) {
+        if (!g_ascii_isdigit(val[0]) ||
+            (hex && !g_ascii_isxdigit(val[2]))) {
+            /* strtoull would skip the spaces of "0x 8" */
             *why = "not an unsigned integer";
             return false;
         }
@@ -258,7 +260,9 @@ static bool parse_value(const char *val, const KeyDesc *d, void *dst,
         char extra;
         uint32_t vs;
 
-        if (sscanf(val, "%3u.%3u%c", &maj, &min, &extra) != 2 ||
+        /* digits, one dot, digits: sscanf alone took "1.+3" and "1. 3" */
+        if (strspn(val, "0123456789.") != strlen(val) ||
+            sscanf(val, "%3u.%3u%c", &maj, &min, &extra) != 2 ||
             !g_ascii_isdigit(val[0]) || maj > 255 || min > 255) {
             *why = "not a version like 1.4";
             return false;

@@ -127,6 +127,28 @@ static unsigned first_bad_line(const char *text, gsize len)
     return 0;
 }
 
+/*
+ * The first key = value line of @text whose key holds a '[' (0: none).
+ * GKeyFile takes "key[xx] = v" for a translation of key and lists no
+ * such key, so the unknown-key check would never see it.
+ */
+static unsigned first_locale_key_line(const char *text, gsize len)
+{
+    g_autofree char *copy = g_strndup(text, len);
+    g_auto(GStrv) lines = g_strsplit(copy, "\n", -1);
+
+    for (unsigned i = 0; lines[i]; i++) {
+        const char *l = g_strchug(lines[i]);
+        const char *eq = strchr(l, '=');
+        const char *br = strchr(l, '[');
+
+        if (l[0] != '#' && l[0] != '[' && eq && br && br < eq) {
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
 /* @data (of @path) as a key file; NULL with one line naming the file. */
 static GKeyFile *load_key_data(const char *path, const char *data,
                                size_t len, GError **errp)
@@ -134,6 +156,7 @@ static GKeyFile *load_key_data(const char *path, const char *data,
     GKeyFile *kf = g_key_file_new();
     g_autoptr(GError) err = NULL;
     const char *nul = memchr(data, 0, len);
+    unsigned bad;
 
     /* GKeyFile would end the line there: "Cru\0cial" would load as "Cru" */
     if (nul) {
@@ -148,10 +171,17 @@ static GKeyFile *load_key_data(const char *path, const char *data,
         g_key_file_free(kf);
         return NULL;
     }
+    bad = first_locale_key_line(data, len);
+    if (bad) {
+        g_set_error(errp, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE,
+                    "%s: not a profile: line %u: a key with [...] (a key "
+                    "file's translation) is no profile key", path, bad);
+        g_key_file_free(kf);
+        return NULL;
+    }
     if (!g_key_file_load_from_data(kf, data, len, G_KEY_FILE_NONE, &err)) {
         /* GKeyFile's message quotes the offending line: not repeated */
-        unsigned bad = first_bad_line(data, len);
-
+        bad = first_bad_line(data, len);
         if (bad) {
             g_set_error(errp, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE,
                         "%s: not a profile: line %u is not a [group], a "

@@ -167,6 +167,26 @@ static void wrong_type_is_rejected(void)
     expect_error(d, "kind", "not dram or hmb");
 }
 
+/*
+ * Found by a CLI audit: strtoull skipped the space of "0x 8", sscanf's %u
+ * took "+3", and GKeyFile took "vendor[fr]" for a translation it lists
+ * under no key, so the unknown-key check never saw it.
+ */
+static void stray_text_and_translation_keys_are_rejected(void)
+{
+    g_autofree char *t = base_text();
+    g_autofree char *a = edit(t, "channels", "channels = 0x 8");
+    g_autofree char *b = edit(t, "nvme-version", "nvme-version = 1.+3");
+    g_autofree char *c = edit(t, "nvme-version", "nvme-version = 1. 3");
+    g_autofree char *d = edit(t, "channels",
+                              "channels = 8\nchannels[fr] = huit");
+
+    expect_error(a, "channels", "not an unsigned integer");
+    expect_error(b, "nvme-version", "not a version like 1.4");
+    expect_error(c, "nvme-version", "not a version like 1.4");
+    expect_error(d, "not a profile: line", "a key with [...]");
+}
+
 static void key_of_other_cell_mode_is_rejected(void)
 {
     g_autofree char *t = base_text();
@@ -971,6 +991,8 @@ int main(int argc, char **argv)
                     impossible_geometry_is_rejected);
     g_test_add_func("/profile/capacity_not_multiple_of_lba_is_rejected",
                     capacity_not_multiple_of_lba_is_rejected);
+    g_test_add_func("/profile/stray_text_and_translation_keys_are_rejected",
+                    stray_text_and_translation_keys_are_rejected);
     g_test_add_func("/profile/wrong_type_is_rejected",
                     wrong_type_is_rejected);
     g_test_add_func("/profile/key_of_other_cell_mode_is_rejected",
