@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "jobfile.h"
+#include "sim.h"
 
 #define JOB_ERR(errp, ...) \
     g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL, __VA_ARGS__)
@@ -392,8 +393,10 @@ NvmMix *nvm_jobfile_parse(const char *text, const char *origin,
             g_autofree char *name = NULL;
 
             if (len < 3 || line[len - 1] != ']') {
+                g_autofree char *q = nvm_quote40(line);
+
                 JOB_ERR(errp, "%s:%u: malformed section header '%s'", origin,
-                        ln + 1, line);
+                        ln + 1, q);
                 nvm_mix_free(m);
                 return NULL;
             }
@@ -418,8 +421,10 @@ NvmMix *nvm_jobfile_parse(const char *text, const char *origin,
             g_strchomp(line);
         }
         if (!apply_option(&ps, line, eq ? g_strchug(eq + 1) : NULL, &why)) {
-            JOB_ERR(errp, "%s:%u: %s=%s: %s", origin, ln + 1, line,
-                    eq ? eq + 1 : "", why);
+            g_autofree char *qk = nvm_quote40(line);
+            g_autofree char *qv = nvm_quote40(eq ? eq + 1 : "");
+
+            JOB_ERR(errp, "%s:%u: %s=%s: %s", origin, ln + 1, qk, qv, why);
             nvm_mix_free(m);
             return NULL;
         }
@@ -467,7 +472,8 @@ NvmMix *nvm_jobfile_load(const char *path, const char *section,
 {
     g_autofree char *text = NULL;
 
-    if (!g_file_get_contents(path, &text, NULL, errp)) {
+    /* fio job files are a few lines: 1 MiB is plenty */
+    if (!nvm_text_file_load(path, 1 << 20, &text, errp)) {
         return NULL;
     }
     return nvm_jobfile_parse(text, path, section, errp);

@@ -6,6 +6,9 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
 
 #include "sim.h"
 #include "vdi.h"
@@ -720,4 +723,57 @@ GArray *nvm_vdi_reviews_load(const char *path, GError **errp)
 fail:
     nvm_reviews_free(rows);
     return NULL;
+}
+
+bool nvm_text_file_load(const char *path, gsize max_bytes, char **text,
+                        GError **errp)
+{
+    GStatBuf st;
+    gsize len;
+    const char *nul;
+
+    *text = NULL;
+    if (g_stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s: not a regular file", path);
+        return false;
+    }
+    if (g_stat(path, &st) == 0 && (guint64)st.st_size > max_bytes) {
+        g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s: %" G_GUINT64_FORMAT " bytes, more than the %"
+                    G_GSIZE_FORMAT " such a file may hold", path,
+                    (guint64)st.st_size, max_bytes);
+        return false;
+    }
+    if (!g_file_get_contents(path, text, &len, errp)) {
+        return false;
+    }
+    nul = memchr(*text, '\0', len);
+    if (nul) {
+        g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s: a NUL byte at offset %td: not a text file", path,
+                    nul - *text);
+        g_free(*text);
+        *text = NULL;
+        return false;
+    }
+    return true;
+}
+
+char *nvm_quote40(const char *s)
+{
+    GString *q = g_string_new(NULL);
+
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (q->len >= 40) {
+            g_string_append(q, "...");
+            break;
+        }
+        if (*c >= 0x20 && *c < 0x7f && *c != '\\') {
+            g_string_append_c(q, *c);
+        } else {
+            g_string_append_printf(q, "\\x%02x", *c);
+        }
+    }
+    return g_string_free(q, FALSE);
 }

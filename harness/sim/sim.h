@@ -251,4 +251,17 @@ void nvm_reviews_free(GArray *rows);
  * errors name the file and line.  Free with nvm_reviews_free. */
 GArray *nvm_vdi_reviews_load(const char *path, GError **errp);
 
+/*
+ * The text file @path into *@text (g_free it): a regular file (not a
+ * directory, not /dev/zero) of at most @max_bytes with no NUL byte, or
+ * false with one line naming the file.
+ */
+bool nvm_text_file_load(const char *path, gsize max_bytes, char **text,
+                        GError **errp);
+/*
+ * @s quoted for a one-line error: printable ASCII kept, other bytes as
+ * \xNN, at most 40 characters then "...".  g_free it.
+ */
+char *nvm_quote40(const char *s);
+
 #endif

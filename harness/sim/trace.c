@@ -214,16 +214,8 @@ fail:
 NvmTrace *nvm_trace_load(const char *path, GError **errp)
 {
     g_autofree char *text = NULL;
-    gsize len;
-    const char *nul;
 
-    if (!g_file_get_contents(path, &text, &len, errp)) {
-        return NULL;
-    }
-    nul = memchr(text, '\0', len);
-    if (nul) {
-        TRACE_ERR(errp, "%s: a NUL byte at offset %td: not a text trace",
-                  path, nul - text);
+    if (!nvm_text_file_load(path, G_MAXSIZE, &text, errp)) {
         return NULL;
     }
     return nvm_trace_parse(text, path, errp);

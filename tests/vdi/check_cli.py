@@ -190,6 +190,23 @@ class Cli(unittest.TestCase):
             f.write(b'# nvmimic trace 1\n# lba-bytes=512\n1000 read 0 8\0junk\n')
         cases.append((['sim', '--profile', 'crucial-p2-500g', '--trace', nul],
                       '%s: a NUL byte at offset 47' % nul))
+        # job files: not a regular file (read until memory ran out), a
+        # NUL byte, and a value quoted at 40 characters, bytes escaped
+        # (a 1 MB value was echoed whole, terminal escapes raw)
+        cases.append((['jobfile', 'show', '/dev/zero'],
+                      '/dev/zero: not a regular file'))
+        jobs = {'nul': b'[job]\nbs=4k\0garbage\n',
+                'raw': b'[job]\nrw=rand\xff\x1b[31mread\n',
+                'long': b'[job]\nrw=' + b'x' * 1000000 + b'\n'}
+        for name, body in jobs.items():
+            with open(os.path.join(self.dir, name + '.fio'), 'wb') as f:
+                f.write(body)
+        cases.append((['jobfile', 'show', os.path.join(self.dir, 'nul.fio')],
+                      'a NUL byte at offset 11'))
+        cases.append((['jobfile', 'show', os.path.join(self.dir, 'raw.fio')],
+                      ':2: rw=rand\\xff\\x1b[31mread: not one of'))
+        cases.append((['jobfile', 'show', os.path.join(self.dir, 'long.fio')],
+                      ':2: rw=' + 'x' * 40 + '...: not one of'))
         # an unknown command name: the file, the line, the names there are
         unknown = os.path.join(self.dir, 'unknown.trace')
         with open(unknown, 'w') as f:
