@@ -107,6 +107,11 @@ static int set_value(const NvmCommand *cmd, const NvmOpt *o, void *base,
         *(bool *)at = true;
         break;
     case NVM_OPT_STR:
+        /* a name, a path, a list: none is empty ('--out ""' used to reach
+         * mkdir as "" and fail as ": Invalid argument") */
+        if (!*v) {
+            return nvm_opts_error(cmd, "--%s: an empty value", o->name);
+        }
         *(const char **)at = v;
         break;
     case NVM_OPT_CHOICE: {

@@ -656,10 +656,14 @@ static int trace2iolog_main(int argc, char **argv)
         return rc == NVM_OPTS_HELP ? 0 : rc;
     }
     trace = g_ptr_array_index(args, 0);
-    if (*o.device != '/' || strpbrk(o.device, " \t\n") ||
-        strpbrk(o.iolog_path, " \t\n")) {
-        return nvm_opts_error(cmd, "--device must be an absolute path and "
-                              "paths must not contain blanks: %s", o.device);
+    if (*o.device != '/' || strpbrk(o.device, " \t\n")) {
+        return nvm_opts_error(cmd, "--device '%s' must be an absolute path "
+                              "without blanks", o.device);
+    }
+    if (strpbrk(o.iolog_path, " \t\n")) {
+        return nvm_opts_error(cmd, "--iolog-path '%s' must not contain "
+                              "blanks (fio's job file has no quoting)",
+                              o.iolog_path);
     }
     t = nvm_trace_load(trace, &err);
     if (!t) {

@@ -270,9 +270,6 @@ int run_resolve_opts(Run *r, const NvmCommand *cmd)
         return rc;
     }
     if (o->device_trace) {
-        if (!*o->device_trace) {
-            return run_usage("--device-trace: an empty file name");
-        }
         if (r->n_order > 1) {
             /* each suite boots its own guest and drive */
             return run_usage("--device-trace: one suite at a time (each "

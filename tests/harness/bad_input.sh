@@ -35,7 +35,7 @@ expect 2 "--render-mem-mib 64: the guest needs at least 128 MiB" --profile cruci
 expect 2 "--seq-mib 600000: more than half of crucial-p2-500g" --profile crucial-p2-500g --suite seq --seq-mib 600000 --qemu /bin/true
 expect 2 "--device-trace /nonexistent-dir/t.trace: no directory /nonexistent-dir" --profile crucial-p2-500g --suite four-corners --device-trace /nonexistent-dir/t.trace --qemu /bin/true
 expect 2 "--device-trace: one suite at a time (each suite has its own drive)" --profile crucial-p2-500g --suite vdi,seq --device-trace /tmp/t.trace --qemu /bin/true
-expect 2 "--device-trace: an empty file name" --profile crucial-p2-500g --suite four-corners --device-trace= --qemu /bin/true
+expect 2 "--device-trace: an empty value" --profile crucial-p2-500g --suite four-corners --device-trace= --qemu /bin/true
 expect 2 "--fault: not JSON" --profile crucial-p2-500g --suite seq --fault '{kind' --qemu /bin/true
 expect 2 "--fault: fault 2 has no \"kind\"" --profile crucial-p2-500g --suite seq --fault '[{"kind": "hang"}, {"delay-ns": 5}]' --qemu /bin/true
 expect 2 "--fault: fault 1: leave out \"id\"" --profile crucial-p2-500g --suite seq --fault '{"kind": "hang", "id": "x"}' --qemu /bin/true

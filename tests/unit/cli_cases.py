@@ -21,6 +21,8 @@ CASE is one of:
   bad-seed           refused: exit 2 (usage), one line naming the value
   mix-bad-outstanding  refused: exit 2, one line naming the count out of order
   outstanding-not-mix  refused: exit 2, one line: --mix-outstanding is for mix
+  empty-value        refused: exit 2, one line: an option given "" (compare
+                     --out '' used to fail as ': Invalid argument')
   numbers            numbers a run cannot mean (durations under 1 ms, spans
                      past the drive, GB that overflow) refused; 010 decimal
   tables             malformed reviews and validation tables refused with
@@ -221,6 +223,8 @@ REFUSALS = {
     'mix-bad-outstanding': (['sim', '--profile', 'crucial-p2-500g',
                              '--suite', 'mix', '--mix-outstanding', '4,2'],
                             2, "--mix-outstanding: '2' does not follow 4"),
+    'empty-value': (['compare', '.', '--out', ''], 2,
+                    '--out: an empty value'),
     'outstanding-not-mix': (['sim', '--profile', 'crucial-p2-500g',
                              '--suite', 'four-corners', '--mix-outstanding',
                              '4'], 2, '--mix-outstanding is for --suite mix'),

@@ -176,7 +176,10 @@ class Cli(unittest.TestCase):
               '--trace-wear-pct', '300'], '--trace-wear-pct'),
             (['trace2iolog'], 'needs a TRACE'),
             (['trace2iolog', self.trace, '--device', 'nvme0n1'],
-             'absolute path'),
+             "--device 'nvme0n1' must be an absolute path"),
+            # it used to blame --device for a blank in --iolog-path
+            (['trace2iolog', self.trace, '--iolog-path', 'a b'],
+             "--iolog-path 'a b' must not contain blanks"),
         ]
         bad = os.path.join(self.dir, 'bad.trace')
         with open(bad, 'w') as f:
