@@ -108,8 +108,9 @@ static int set_value(const NvmCommand *cmd, const NvmOpt *o, void *base,
         break;
     case NVM_OPT_STR:
         /* a name, a path, a list: none is empty ('--out ""' used to reach
-         * mkdir as "" and fail as ": Invalid argument") */
-        if (!*v) {
+         * mkdir as "" and fail as ": Invalid argument"); extra arguments
+         * may be none (.empty_ok) */
+        if (!*v && !o->empty_ok) {
             return nvm_opts_error(cmd, "--%s: an empty value", o->name);
         }
         *(const char **)at = v;

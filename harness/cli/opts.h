@@ -37,6 +37,7 @@ typedef struct NvmOpt {
     const char *help;           /* what it does; "\n" starts a new line */
     double min, max;            /* numbers (both 0: any) */
     bool min_open;              /* NVM_OPT_DOUBLE: min itself is refused */
+    bool empty_ok;              /* NVM_OPT_STR: "" means something (none) */
     const char *choices;        /* NVM_OPT_CHOICE: "stated|implied" */
     bool (*parse)(void *base, const char *value, char **why);
     int given;                  /* offset + 1 of a bool set when given */

@@ -103,7 +103,7 @@ static const NvmOpt qemu_line_opts[] = {
     NVM_OPT("smp", NVM_OPT_UINT, O(smp), "N", "virtual CPUs",
             .min = 1, .max = 64, .def = "1"),
     NVM_OPT("append", NVM_OPT_STR, O(append), "ARGS",
-            "extra kernel command line"),
+            "extra kernel command line", .empty_ok = true),
     NVM_OPT("fw-job", NVM_OPT_FLAG, O(fw_job), NULL,
             "also hand the job over through fw_cfg (opt/nvmimic/job.tar)"),
     NVM_OPT("format", NVM_OPT_CHOICE, O(format), NULL,

@@ -263,7 +263,8 @@ static const NvmOpt libvirt_xml_opts[] = {
             .max = 512, .def = "1"),
     NVM_OPT("kernel", NVM_OPT_STR, O(kernel), "K", "direct kernel boot"),
     NVM_OPT("initrd", NVM_OPT_STR, O(initrd), "I", "its initrd"),
-    NVM_OPT("append", NVM_OPT_STR, O(append), "A", "its command line"),
+    NVM_OPT("append", NVM_OPT_STR, O(append), "A", "its command line",
+            .empty_ok = true),
     NVM_OPT("guest-dir", NVM_OPT_STR, O(guest_dir), "DIR",
             "direct boot of nvmimic's initramfs guest\n"
             "(DIR/vmlinuz, DIR/initramfs.cpio.gz)"),

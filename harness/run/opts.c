@@ -432,16 +432,17 @@ const NvmOpt run_opt_table[] = {
                        "and removes"),
     NVM_OPT("guest-append", NVM_OPT_STR, O(guest_append), "ARGS",
             "the stack under test: added to the guest kernel's command\n"
-            "line, e.g. 'nvme.poll_queues=1' (one line)"),
+            "line, e.g. 'nvme.poll_queues=1' (one line)", .empty_ok = true),
     NVM_OPT("guest-pre", NVM_OPT_STR, O(guest_pre), "CMD",
             "the stack under test: a shell command the guest runs before\n"
             "each suite, e.g. 'echo mq-deadline\n"
-            ">/sys/block/nvme0n1/queue/scheduler' (one line)"),
+            ">/sys/block/nvme0n1/queue/scheduler' (one line)",
+            .empty_ok = true),
     NVM_OPT("fio-opts", NVM_OPT_STR, O(fio_opts), "OPTS",
             "the stack under test: the VDI points run through fio, with\n"
             "these options (before its job file, as [global] options;\n"
             "without it every curve runs nvmimic-load), e.g.\n"
-            "'--ioengine=io_uring'"),
+            "'--ioengine=io_uring'", .empty_ok = true),
     NVM_OPT("backing", NVM_OPT_CHOICE, O(backing), NULL,
             "the drive's data: null (null-co: nothing is kept; render\n"
             "and sql always use a file) or a sparse file in the run's\n"
