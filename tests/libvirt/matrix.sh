@@ -57,9 +57,9 @@ bad() {     # bad PATTERN ARGS...
 }
 P="--profiles crucial-p5-2tb,crucial-p2-2tb --suites four-corners --out $work/bad"
 bad "unknown URI scheme 'vbox'" $P --connect qemu:///system,vbox:///session
-bad "--connect: empty list" $P --connect ''
+bad "--connect: an empty value" $P --connect ''
 bad "--profiles ',': empty element" --profiles , --suites four-corners --connect qemu:///system
-bad "--suites: empty list" --profiles crucial-p5-2tb --suites '' --connect qemu:///system
+bad "--suites: an empty value" --profiles crucial-p5-2tb --suites '' --connect qemu:///system
 bad "unknown suite 'nope' (valid: four-corners, vdi, sql, render, seq, all" --profiles crucial-p5-2tb --suites nope --connect qemu:///system
 bad "profile no-such-drive" --profiles no-such-drive --suites four-corners --connect qemu:///system
 
