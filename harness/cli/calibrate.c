@@ -332,8 +332,8 @@ static int cmd_calibrate(const Opts *o)
                 }
             }
             if (!c) {
-                fprintf(stderr, "nvmimic calibrate: %s: unknown workload '%s'\n",
-                        o->reviews, q->workload);
+                fprintf(stderr, "nvmimic calibrate: %s: unknown workload "
+                        "'%s'\n", o->reviews, q->workload);
                 rc = 1;
                 continue;
             }

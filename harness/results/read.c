@@ -619,19 +619,13 @@ static NvmResults *load_file(const char *path, const char *dir,
     gsize len;
     NvmResults *r;
 
-    if (g_file_get_contents(path, &text, &len, NULL) &&
-        !nvm_json_depth_ok(text, len)) {
-        g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s: malformed JSON: arrays "
-                    "and objects nested deeper than %d levels", path,
-                    NVM_JSON_MAX_DEPTH);
-        return NULL;
-    }
-    if (!json_parser_load_from_file(parser, path, &err)) {
+    /* read once, parsed from memory: json-glib names it "<data>" */
+    if (!g_file_get_contents(path, &text, &len, &err) ||
+        !nvm_json_load(parser, text, len, &err)) {
         const char *m = err->message;
 
-        /* json-glib starts its message with the file name already */
-        if (g_str_has_prefix(m, path) && m[strlen(path)] == ':') {
-            m += strlen(path) + 1;
+        if (g_str_has_prefix(m, "<data>:")) {
+            m += strlen("<data>:");
         }
         g_set_error(errp, NVM_RESULTS_ERROR, 1, "%s: malformed JSON: %s",
                     path, m);

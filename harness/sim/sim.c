@@ -733,17 +733,20 @@ bool nvm_text_file_load(const char *path, gsize max_bytes, char **text,
     const char *nul;
 
     *text = NULL;
-    if (g_stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                    "%s: not a regular file", path);
-        return false;
-    }
-    if (g_stat(path, &st) == 0 && (guint64)st.st_size > max_bytes) {
-        g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                    "%s: %" G_GUINT64_FORMAT " bytes, more than the %"
-                    G_GSIZE_FORMAT " such a file may hold", path,
-                    (guint64)st.st_size, max_bytes);
-        return false;
+    /* one that cannot be stat'ed fails below, as g_file_get_contents says */
+    if (g_stat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode)) {
+            g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s: not a regular file", path);
+            return false;
+        }
+        if ((guint64)st.st_size > max_bytes) {
+            g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s: %" G_GUINT64_FORMAT " bytes, more than the %"
+                        G_GSIZE_FORMAT " such a file may hold", path,
+                        (guint64)st.st_size, max_bytes);
+            return false;
+        }
     }
     if (!g_file_get_contents(path, text, &len, errp)) {
         return false;
