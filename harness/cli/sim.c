@@ -347,6 +347,14 @@ static void json_class(GString *s, const NvmTraceClass *c)
                            c->fig.p99_us, c->fig.p999_us, c->max_us);
 }
 
+/* whether any command of @t is submitted at or after @from_ns */
+static bool trace_replays_any(const NvmTrace *t, uint64_t from_ns)
+{
+    return t->cmds->len &&
+           g_array_index(t->cmds, NvmTraceCmd, t->cmds->len - 1).submit_ns >=
+           from_ns;
+}
+
 static int cmd_sim_trace(const NvmProfile *p, const Opts *opts)
 {
     g_autoptr(GError) err = NULL;
@@ -374,6 +382,15 @@ static int cmd_sim_trace(const NvmProfile *p, const Opts *opts)
     ro.from_ns = opts->trace_from_ns;
     ro.wear_pct = opts->trace_wear_pct;
     ro.log = log;
+    if (t && !trace_replays_any(t, ro.from_ns)) {
+        fprintf(stderr, "nvmimic sim: %s: no command to replay%s\n",
+                trace_path, ro.from_ns ? " at or after --trace-from-ns" : "");
+        if (log) {
+            fclose(log);
+        }
+        nvm_trace_free(t);
+        return 1;
+    }
     ok = t && nvm_trace_replay(t, p, seed, &ro, &r, &err);
     if (log && fclose(log) && ok) {
         fprintf(stderr, "nvmimic sim: --trace-out %s: %s\n", opts->trace_out,

@@ -210,6 +210,16 @@ class Cli(unittest.TestCase):
                       ':2: rw=rand\\xff\\x1b[31mread: not one of'))
         cases.append((['jobfile', 'show', os.path.join(self.dir, 'long.fio')],
                       ':2: rw=' + 'x' * 40 + '...: not one of'))
+        # a trace with no command to replay printed an empty table, status 0
+        empty = os.path.join(self.dir, 'empty.trace')
+        with open(empty, 'w') as f:
+            f.write('# nvmimic trace 1\n# lba-bytes=512\n')
+        cases.append((['sim', '--profile', 'crucial-p2-500g', '--trace',
+                       empty], '%s: no command to replay' % empty))
+        cases.append((['sim', '--profile', 'crucial-p5-2tb', '--trace',
+                       self.trace, '--trace-from-ns', '500001'],
+                      '%s: no command to replay at or after '
+                      '--trace-from-ns' % self.trace))
         # an unknown command name: the file, the line, the names there are
         unknown = os.path.join(self.dir, 'unknown.trace')
         with open(unknown, 'w') as f:
