@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "cmdline.h"
+#include "sim.h"
 
 typedef struct LineOpts {
     const char *qemu;
@@ -28,6 +29,43 @@ typedef struct LineOpts {
     bool fw_job;
     const char *format;
 } LineOpts;
+
+/*
+ * Whether @s is a guest memory size QEMU's -m takes: a number of MiB, or
+ * a number with a K, M, G or T suffix, from 16 MiB to 1 TiB (QEMU itself
+ * would refuse junk only after the line is built, in words of its own).
+ */
+static bool mem_size_ok(const char *s)
+{
+    static const char units[] = "KMGT";
+    char *end;
+    double v, mib;
+    const char *u;
+
+    size_t n = strspn(s, "0123456789");
+
+    /* digits, a fraction, one suffix: no sign, exponent or hex */
+    if (!n || (s[n] == '.' && !g_ascii_isdigit(s[n + 1]))) {
+        return false;
+    }
+    if (s[n] == '.') {
+        n += 1 + strspn(s + n + 1, "0123456789");
+    }
+    v = g_ascii_strtod(s, &end);
+    if (end != s + n || (*end && end[1])) {
+        return false;
+    }
+    if (!*end) {
+        mib = v;
+    } else {
+        u = strchr(units, g_ascii_toupper(*end));
+        if (!u) {
+            return false;
+        }
+        mib = v * pow(1024.0, (double)(u - units) - 1.0);
+    }
+    return mib >= 16.0 && mib <= 1024.0 * 1024.0;
+}
 
 static int qemu_line_main(int argc, char **argv)
 {
@@ -48,6 +86,13 @@ static int qemu_line_main(int argc, char **argv)
             return nvm_opts_error(&nvm_cmd_qemu_line, "needs %s",
                                   need[i].opt);
         }
+    }
+    if (!mem_size_ok(o.mem)) {
+        g_autofree char *q = nvm_quote40(o.mem);
+
+        return nvm_opts_error(&nvm_cmd_qemu_line, "--mem %s: a size such "
+                              "as 512M or 2G (MiB without a suffix), from "
+                              "16M to 1T", q);
     }
     if (o.icount && o.icount_shift != round(o.icount_shift)) {
         return nvm_opts_error(&nvm_cmd_qemu_line, "--icount-shift %g: a "

@@ -24,7 +24,8 @@ CASE is one of:
   empty-value        refused: exit 2, one line: an option given "" (compare
                      --out '' used to fail as ': Invalid argument')
   numbers            numbers a run cannot mean (durations under 1 ms, spans
-                     past the drive, GB that overflow) refused; 010 decimal
+                     past the drive, GB that overflow, a guest --mem QEMU's
+                     -m cannot take) refused; 010 decimal
   tables             malformed reviews and validation tables refused with
                      file:line and column; a missing report --reviews too
   self-test          the refusal cases fail on a program that dies on a
@@ -254,11 +255,19 @@ def t_numbers(nvmimic, pdir):
             ([nvmimic, 'doctor', '--no-kvm-probe', '--seconds', '1e-300'],
              "--seconds '1e-300'")):
         refused(args, 2, needle)
+    # qemu-line passed any --mem on to QEMU's -m, to fail there in QEMU's words
+    line = [nvmimic, 'qemu-line', '--qemu', 'q', '--guest', 'g', '--console',
+            'c', '--job-tar', 'j', '--results-img', 'r', '--mem']
+    for mem in ('abc', '8M', '2T', '0x10', '1e3', '512MB', '1.G'):
+        refused(line + [mem], 2, "--mem %s: a size such as 512M or 2G" % mem)
+    for mem in ('512', '512M', '1.5G', '1048576'):
+        out = ok(line + [mem, '--format', 'shell']).stdout
+        check("'-m' '%s' " % mem in out, '--mem %s: %r' % (mem, out))
     out = ok(point + ['--outstanding', '010']).stdout
     check('10 outstanding' in out, '--outstanding 010: %r' % out)
     out = ok(point + ['--outstanding', '0x10']).stdout
     check('16 outstanding' in out, '--outstanding 0x10: %r' % out)
-    print('ok: 010 is ten outstanding, 0x10 sixteen')
+    print('ok: 010 is ten outstanding, 0x10 sixteen; --mem sizes checked')
 
 
 def t_tables(nvmimic, pdir):
