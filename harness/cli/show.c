@@ -202,6 +202,10 @@ static int profile_main(int argc, char **argv)
     if (rc) {
         return rc < 0 ? 0 : rc;
     }
+    if (o.json && o.key) {
+        /* --key prints the bare value: there is no JSON of it to give */
+        return nvm_opts_error(cmd, "takes --json or --key, not both");
+    }
     p = nvm_profile_load(name, o.profile_dir, &err);
     if (!p || !nvm_profile_compose_each(name, o.profile_dir, add_key, keys,
                                         &err)) {

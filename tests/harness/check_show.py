@@ -98,6 +98,10 @@ try:
              "no such profile"),
             (["show", names[0], "--profile-dir", profile_dir, "--key",
               "identity.no-such-key"], "no key identity.no-such-key"),
+            # --json was ignored beside --key, which prints the bare value
+            (["show", names[0], "--profile-dir", profile_dir, "--json",
+              "--key", "identity.capacity-bytes"],
+             "takes --json or --key, not both"),
             (["list", names[0]], "the subcommand is show")]:
         p = run("profile", *args)
         lines = p.stderr.strip().splitlines()
