@@ -98,6 +98,8 @@ BUILD_PKGS="build-essential pkg-config ninja-build dpkg-dev flex bison
 BUILD_PKGS="$BUILD_PKGS clang-14 libclang-rt-14-dev llvm-14 time"
 # Guest image (kernel is unpacked, not installed) and run time.
 # liburing-dev: vm-images/nvmimic-load (the guest's load generator) links it.
+# fio: the guests' load; the build also lists its options (scripts/fio-options.py)
+# for nvmimic sim to refuse a job file's key fio would refuse.
 GUEST_PKGS="busybox-static fio nvme-cli liburing-dev seabios qemu-system-data ipxe-qemu"
 # libvirt (tests/libvirt, nvmimic libvirt-xml) and the Ubuntu / Windows guest
 # recipes in vm-images/ (NoCloud seed, FAT results disk, XML/YAML checks).

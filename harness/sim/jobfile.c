@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fio job files, the options that shape an I/O mix.  Everything else in the
- * file (ioengine, filename, ...) is fio's and is skipped; an option of the
- * subset with a value that fio would not take, or that the model cannot
- * reproduce, is an error naming the file, the line and the value.
+ * file (ioengine, filename, ...) is fio's and is skipped, if fio has such an
+ * option (fio-options.h, from the build's fio); an option of the subset with
+ * a value that fio would not take, or that the model cannot reproduce, and a
+ * key fio does not know, are errors naming the file, the line and the value.
  */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
+#include "fio-options.h"
 #include "jobfile.h"
 #include "sim.h"
 
@@ -206,6 +208,19 @@ static void split_single(NvmBsSplit *bs, uint32_t bytes)
 }
 
 /* One option of the subset; false with *why set when its value is bad. */
+static int cmp_name(const void *key, const void *elem)
+{
+    return strcmp(key, *(const char *const *)elem);
+}
+
+/* Whether fio takes @key (always, built without fio's list). */
+static bool fio_knows(const char *key)
+{
+    return !NVM_FIO_HAVE_LIST ||
+           bsearch(key, nvm_fio_options, NVM_FIO_N_OPTIONS,
+                   sizeof(nvm_fio_options[0]), cmp_name);
+}
+
 static bool apply_option(Parse *ps, const char *key, const char *val,
                          const char **why)
 {
@@ -358,6 +373,12 @@ static bool apply_option(Parse *ps, const char *key, const char *val,
         !strcmp(key, "bs_unaligned")) {
         *why = "not modelled by nvmimic sim (see "
                "harness/workloads/README.md)";
+        return false;
+    }
+    if (!fio_knows(key)) {
+        /* fio refuses it ("Bad option"): a typo, not an option to skip */
+        *why = "not an option of " NVM_FIO_VERSION_TEXT
+               " (fio --cmdhelp=KEY names the closest)";
         return false;
     }
     return true;                /* fio's alone */

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "fio-options.h"
 #include "trace.h"
 #include "vdi.h"
 #include "test-profile.h"
@@ -162,6 +163,49 @@ static void jobfile_bad_values_name_file_line_and_value(void)
         g_assert_null(nvm_jobfile_parse("[a]\n", "t.fio", "zz", &err));
         g_assert_nonnull(strstr(err->message, "no job [zz]"));
     }
+}
+
+/*
+ * fio refuses a job file with a key it does not know ("Bad option"); sim
+ * used to skip it as fio's, running the mix without it (a typo such as
+ * iodepht ran at one outstanding).  fio's own options, their aliases and
+ * the engines' options are skipped as before.
+ */
+static void jobfile_keys_fio_does_not_take_are_refused(void)
+{
+    static const char *const typos[] = { "iodepht=8", "rwmixred=70",
+                                         "ioengin=libaio", "group_report" };
+    g_autoptr(GError) err = NULL;
+    NvmMix *m;
+
+    /* the build found fio (scripts/deps.sh installs it): the check is on */
+    g_assert_cmpint(NVM_FIO_HAVE_LIST, ==, 1);
+    g_assert_cmpint(NVM_FIO_N_OPTIONS, >, 150);
+    for (unsigned i = 0; i < G_N_ELEMENTS(typos); i++) {
+        g_autofree char *text = g_strdup_printf("[j]\nrw=randread\n%s\n",
+                                                typos[i]);
+        g_autofree char *want = g_strdup_printf("t.fio:3: %s%s: not an "
+                                                "option of fio-", typos[i],
+                                                strchr(typos[i], '=') ? ""
+                                                                      : "=");
+        g_autoptr(GError) e = NULL;
+
+        g_assert_null(nvm_jobfile_parse(text, "t.fio", NULL, &e));
+        if (!strstr(e->message, want)) {
+            g_test_message("'%s' gave '%s', want '%s'", typos[i],
+                           e->message, want);
+            g_test_fail();
+        }
+    }
+    m = nvm_jobfile_parse("[j]\nioengine=libaio\nuserspace_reap\n"
+                          "readwrite=randrw\nrwmixread=70\ndirect=1\n"
+                          "group_reporting\nhipri\ntime_based\n"
+                          "runtime=30\nfilename=/dev/nvme0n1\n", "t.fio",
+                          NULL, &err);
+    g_assert_no_error(err);
+    g_assert_nonnull(m);
+    g_assert_cmpfloat(m->read_pct, ==, 70);
+    nvm_mix_free(m);
 }
 
 typedef struct Seen {
@@ -798,6 +842,8 @@ int main(int argc, char **argv)
                     vdi_job_files_load_with_their_stated_mixes);
     g_test_add_func("/jobfile/reads_fio_defaults_units_and_split_forms",
                     jobfile_reads_fio_defaults_units_and_split_forms);
+    g_test_add_func("/jobfile/keys_fio_does_not_take_are_refused",
+                    jobfile_keys_fio_does_not_take_are_refused);
     g_test_add_func("/jobfile/bad_values_name_file_line_and_value",
                     jobfile_bad_values_name_file_line_and_value);
     g_test_add_func("/mix/issues_the_read_share_block_split_and_"
