@@ -664,7 +664,7 @@ GArray *nvm_vdi_reviews_load(const char *path, GError **errp)
     bool header = false;
     unsigned line = 0;
 
-    if (!g_file_get_contents(path, &text, NULL, errp)) {
+    if (!nvm_text_file_load(path, 1024 * 1024, &text, errp)) {
         return NULL;
     }
     rows = g_array_new(FALSE, TRUE, sizeof(NvmReviewRow));
@@ -673,7 +673,6 @@ GArray *nvm_vdi_reviews_load(const char *path, GError **errp)
         g_auto(GStrv) c = NULL;
         NvmReviewRow row = { 0 };
         const char *lat;
-        char *end;
 
         line++;
         if (!**l || **l == '#') {
@@ -691,28 +690,29 @@ GArray *nvm_vdi_reviews_load(const char *path, GError **errp)
             goto fail;
         }
         if (nvm_vdi_index(c[1]) < 0) {
+            g_autofree char *q = nvm_quote40(c[1]);
+
             g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                        "%s:%u: '%s' is not a VDI workload", path, line,
-                        c[1]);
+                        "%s:%u: '%s' is not a VDI workload", path, line, q);
             goto fail;
         }
-        row.peak_iops = g_ascii_strtod(c[2], &end);
-        if (end == c[2] || *end || !(row.peak_iops > 0) ||
-            !isfinite(row.peak_iops)) {
+        if (!positive_number(c[2], &row.peak_iops)) {
+            g_autofree char *q = nvm_quote40(c[2]);
+
             g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                         "%s:%u: peak_iops '%s' is not a positive number",
-                        path, line, c[2]);
+                        path, line, q);
             goto fail;
         }
         lat = c[3];
         row.consistent = lat[0] != '~';
         lat += lat[0] == '~';
-        row.lat_us = g_ascii_strtod(lat, &end);
-        if (end == lat || *end || !(row.lat_us > 0) ||
-            !isfinite(row.lat_us)) {
+        if (!positive_number(lat, &row.lat_us)) {
+            g_autofree char *q = nvm_quote40(c[3]);
+
             g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                         "%s:%u: lat_us '%s' is not a positive number",
-                        path, line, c[3]);
+                        path, line, q);
             goto fail;
         }
         row.drive = g_strdup(c[0]);

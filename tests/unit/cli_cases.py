@@ -26,8 +26,9 @@ CASE is one of:
   numbers            numbers a run cannot mean (durations under 1 ms, spans
                      past the drive, GB that overflow, a guest --mem QEMU's
                      -m cannot take) refused; 010 decimal
-  tables             malformed reviews and validation tables refused with
-                     file:line and column; a missing report --reviews too
+  tables             malformed reviews, VDI and validation tables refused
+                     with file:line and column; a missing report --reviews
+                     too
   self-test          the refusal cases fail on a program that dies on a
                      signal, exits with another status or says nothing
 
@@ -305,6 +306,22 @@ def t_tables(nvmimic, pdir):
         refused([nvmimic, 'report', d, '--reviews',
                  os.path.join(d, 'none.tsv')], 2,
                 '--reviews Failed to open file')
+        # the VDI figures beside a reviews table (fit --with-vdi): a hex
+        # or underflowing number was read as one (0x10: 16 IOPS)
+        vdi = open(os.path.join(pdir, 'reviews',
+                                'vdi-calibration.tsv')).read()
+        four_copy = os.path.join(d, 'four-corners.tsv')
+        with open(four_copy, 'w') as fh:
+            fh.write(open(four).read())
+        for old, new, needle in (('\t51084\t', '\t0x10\t',
+                                  ":8: peak_iops '0x10'"),
+                                 ('\t673.6\t', '\t1e-400\t',
+                                  ":8: lat_us '1e-400'")):
+            with open(os.path.join(d, 'vdi-calibration.tsv'), 'w') as fh:
+                fh.write(vdi.replace(old, new))
+            refused([nvmimic, 'fit', '--reviews', four_copy, '--with-vdi',
+                     '--no-loo', '--no-cross', '--max-evals', '1'], 1,
+                    needle + ' is not a positive number')
 
 
 def t_self_test(nvmimic, pdir):
