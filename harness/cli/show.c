@@ -374,7 +374,8 @@ const NvmCommand nvm_cmd_jobfile = {
 "Reads the subset of fio's job format that shapes an I/O mix (rw mix,\n"
 "block-size split, random share, queue depth, jobs, bursts), as nvmimic sim\n"
 "and the guest's nvmimic-load run it; an option of that subset fio or the\n"
-"model would not take is an error naming the file and the line.\n",
+"model would not take is an error naming the file and the line, and so is\n"
+"a key fio itself does not take (a typo: the build lists fio's options).\n",
     .opts = jobfile_opts,
     .args = "show FILE",
     .min_args = 2,
