@@ -38,31 +38,31 @@ typedef struct LineOpts {
 static bool mem_size_ok(const char *s)
 {
     static const char units[] = "KMGT";
-    char *end;
-    double v, mib;
-    const char *u;
-
     size_t n = strspn(s, "0123456789");
+    const char *u = NULL;
+    double mib;
 
     /* digits, a fraction, one suffix: no sign, exponent or hex */
-    if (!n || (s[n] == '.' && !g_ascii_isdigit(s[n + 1]))) {
+    if (!n) {
         return false;
     }
     if (s[n] == '.') {
-        n += 1 + strspn(s + n + 1, "0123456789");
-    }
-    v = g_ascii_strtod(s, &end);
-    if (end != s + n || (*end && end[1])) {
-        return false;
-    }
-    if (!*end) {
-        mib = v;
-    } else {
-        u = strchr(units, g_ascii_toupper(*end));
-        if (!u) {
+        size_t f = strspn(s + n + 1, "0123456789");
+
+        if (!f) {
             return false;
         }
-        mib = v * pow(1024.0, (double)(u - units) - 1.0);
+        n += 1 + f;
+    }
+    if (s[n]) {
+        u = strchr(units, g_ascii_toupper(s[n]));
+        if (!u || s[n + 1]) {
+            return false;
+        }
+    }
+    mib = g_ascii_strtod(s, NULL);
+    if (u) {
+        mib *= pow(1024.0, (double)(u - units) - 1.0);
     }
     return mib >= 16.0 && mib <= 1024.0 * 1024.0;
 }

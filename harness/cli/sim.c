@@ -367,6 +367,13 @@ static int cmd_sim_trace(const NvmProfile *p, const Opts *opts)
     NvmTraceReplayOpts ro = { 0 };
     bool ok;
 
+    if (t && !trace_replays_any(t, opts->trace_from_ns)) {
+        fprintf(stderr, "nvmimic sim: %s: no command to replay%s\n",
+                trace_path,
+                opts->trace_from_ns ? " at or after --trace-from-ns" : "");
+        nvm_trace_free(t);
+        return 1;
+    }
     if (t && opts->trace_out) {
         log = fopen(opts->trace_out, "w");
         if (!log) {
@@ -382,15 +389,6 @@ static int cmd_sim_trace(const NvmProfile *p, const Opts *opts)
     ro.from_ns = opts->trace_from_ns;
     ro.wear_pct = opts->trace_wear_pct;
     ro.log = log;
-    if (t && !trace_replays_any(t, ro.from_ns)) {
-        fprintf(stderr, "nvmimic sim: %s: no command to replay%s\n",
-                trace_path, ro.from_ns ? " at or after --trace-from-ns" : "");
-        if (log) {
-            fclose(log);
-        }
-        nvm_trace_free(t);
-        return 1;
-    }
     ok = t && nvm_trace_replay(t, p, seed, &ro, &r, &err);
     if (log && fclose(log) && ok) {
         fprintf(stderr, "nvmimic sim: --trace-out %s: %s\n", opts->trace_out,

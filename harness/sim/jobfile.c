@@ -207,7 +207,7 @@ static void split_single(NvmBsSplit *bs, uint32_t bytes)
     bs->pct[0] = 100;
 }
 
-/* One option of the subset; false with *why set when its value is bad. */
+/* bsearch: @key against one name of nvm_fio_options (sorted by strcmp) */
 static int cmp_name(const void *key, const void *elem)
 {
     return strcmp(key, *(const char *const *)elem);
@@ -221,6 +221,7 @@ static bool fio_knows(const char *key)
                    sizeof(nvm_fio_options[0]), cmp_name);
 }
 
+/* One option of the subset; false with *why set when its value is bad. */
 static bool apply_option(Parse *ps, const char *key, const char *val,
                          const char **why)
 {
