@@ -143,8 +143,9 @@ static const NvmOpt qemu_line_opts[] = {
             "simulated time: -icount shift=N,sleep=off (TCG), the guest's\n"
             "clock from 2025-01-01 following virtual time",
             .min = -3, .max = 10, .given = NVM_OPT_GIVEN(LineOpts, icount)),
-    NVM_OPT("mem", NVM_OPT_STR, O(mem), "SIZE", "guest memory (QEMU's -m)",
-            .def = "512M"),
+    NVM_OPT("mem", NVM_OPT_STR, O(mem), "SIZE",
+            "guest memory (QEMU's -m): e.g. 512M or 2G, MiB without a\n"
+            "suffix, 16M to 1T", .def = "512M"),
     NVM_OPT("smp", NVM_OPT_UINT, O(smp), "N", "virtual CPUs",
             .min = 1, .max = 64, .def = "1"),
     NVM_OPT("append", NVM_OPT_STR, O(append), "ARGS",
