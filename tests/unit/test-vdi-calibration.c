@@ -36,9 +36,9 @@ static const struct {
     { "crucial-p2-500g", "vdi-monday-login",
       "+79 % IOPS: reads wait behind programs (docs/vdi.md)" },
     { "crucial-p5-1tb", "vdi-initial-login",
-      "+67 % IOPS: the write drain, as the P2's (docs/vdi.md)" },
+      "+54 % IOPS: the write drain, as the P2's (docs/vdi.md)" },
     { "crucial-p5-1tb", "vdi-monday-login",
-      "+88 % IOPS: reads behind programs; writes from the DRAM buffer "
+      "+57 % IOPS: reads behind programs; writes from the DRAM buffer "
       "(docs/vdi.md)" },
 };
 
