@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Synchronous QMP client: one command in flight, events skipped.
+ * Synchronous QMP client: one command in flight, events skipped.  Each
+ * command carries its own "id", which QEMU echoes in its answer: a command
+ * that timed out still gets its answer later, and the next command must
+ * not take that answer for its own (a progress query that timed out while
+ * QEMU was busy would otherwise hand every later command the answer of the
+ * one before it).
  */
 #include <math.h>
 
@@ -10,10 +15,28 @@
 
 struct NvmQmp {
     NvmLineSock *s;
+    gint64 next_id;             /* the id of the next command sent */
 };
 
-/* Read the next message that is not an event; returns its root object. */
-static JsonNode *qmp_read(NvmQmp *q, int timeout_ms, GError **errp)
+/* A message's "id" member; -1 when it has none or it is not a number. */
+static gint64 qmp_msg_id(JsonObject *o)
+{
+    JsonNode *id = json_object_get_member(o, "id");
+
+    if (!id || !JSON_NODE_HOLDS_VALUE(id) ||
+        json_node_get_value_type(id) != G_TYPE_INT64) {
+        return -1;
+    }
+    return json_node_get_int(id);
+}
+
+/*
+ * Read the next message that is not an event and, when @want_id is not -1,
+ * whose "id" is @want_id (answers to earlier commands are dropped); returns
+ * its root object.
+ */
+static JsonNode *qmp_read(NvmQmp *q, gint64 want_id, int timeout_ms,
+                          GError **errp)
 {
     gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
 
@@ -48,6 +71,10 @@ static JsonNode *qmp_read(NvmQmp *q, int timeout_ms, GError **errp)
         if (json_object_has_member(json_node_get_object(root), "event")) {
             continue;
         }
+        if (want_id != -1 &&
+            qmp_msg_id(json_node_get_object(root)) != want_id) {
+            continue;           /* a late answer to a command given up */
+        }
         return json_node_copy(root);
     }
 }
@@ -62,7 +89,7 @@ NvmQmp *nvm_qmp_connect(const char *path, int timeout_ms, GError **errp)
         g_free(q);
         return NULL;
     }
-    n = qmp_read(q, timeout_ms, errp);         /* the greeting */
+    n = qmp_read(q, -1, timeout_ms, errp);     /* the greeting */
     if (!n) {
         nvm_qmp_close(q);
         return NULL;
@@ -88,9 +115,12 @@ void nvm_qmp_close(NvmQmp *q)
 JsonNode *nvm_qmp_exec(NvmQmp *q, const char *cmd, const char *args,
                        int timeout_ms, GError **errp)
 {
+    gint64 id = q->next_id++;
     g_autofree char *msg = args ?
-        g_strdup_printf("{\"execute\": \"%s\", \"arguments\": %s}", cmd, args) :
-        g_strdup_printf("{\"execute\": \"%s\"}", cmd);
+        g_strdup_printf("{\"execute\": \"%s\", \"arguments\": %s, "
+                        "\"id\": %" G_GINT64_FORMAT "}", cmd, args, id) :
+        g_strdup_printf("{\"execute\": \"%s\", \"id\": %" G_GINT64_FORMAT
+                        "}", cmd, id);
     JsonNode *r;
     JsonObject *o;
     JsonNode *ret;
@@ -98,7 +128,7 @@ JsonNode *nvm_qmp_exec(NvmQmp *q, const char *cmd, const char *args,
     if (!nvm_line_send(q->s, msg, errp)) {
         return NULL;
     }
-    r = qmp_read(q, timeout_ms, errp);
+    r = qmp_read(q, id, timeout_ms, errp);
     if (!r) {
         return NULL;
     }
