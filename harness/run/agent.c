@@ -47,10 +47,10 @@ bool run_qmp_state(Run *r, const char *args_fmt, GError **errp, ...)
     return true;
 }
 
-JsonNode *run_qmp_stats(Run *r, GError **errp)
+JsonNode *run_qmp_stats(Run *r, int timeout_ms, GError **errp)
 {
     return r->mon.exec(r->mon.h, "query-nvmimic-stats",
-                       "{\"id\": \"nvm0\"}", RUN_QMP_WAIT_MS, errp);
+                       "{\"id\": \"nvm0\"}", timeout_ms, errp);
 }
 
 /*
@@ -296,7 +296,7 @@ bool run_guest_cmd(Run *r, const GuestCmd *c, JsonNode **stats,
                 if (qmp_stats) {
                     json_node_unref(qmp_stats);
                 }
-                qmp_stats = run_qmp_stats(r, errp);
+                qmp_stats = run_qmp_stats(r, RUN_QMP_WAIT_MS, errp);
                 if (!qmp_stats) {
                     break;
                 }
@@ -329,9 +329,7 @@ bool run_guest_cmd(Run *r, const GuestCmd *c, JsonNode **stats,
         if (st == NVM_LINE_TIMEOUT && !in_result && c->pt && started) {
             /* the drive's figures so far: a query changes nothing the
              * guest sees (the model's statistics are read, not advanced) */
-            JsonNode *n = r->mon.exec(r->mon.h, "query-nvmimic-stats",
-                                      "{\"id\": \"nvm0\"}",
-                                      RUN_QMP_PROGRESS_MS, NULL);
+            JsonNode *n = run_qmp_stats(r, RUN_QMP_PROGRESS_MS, NULL);
 
             if (n) {
                 NvmFig f;

@@ -380,7 +380,7 @@ bool run_resume_guest(Run *r, GError **errp);
 /* agent.c: the guest agent's protocol, the device's QMP around it */
 bool run_qmp_state(Run *r, const char *args_fmt, GError **errp, ...)
     G_GNUC_PRINTF(2, 4);
-JsonNode *run_qmp_stats(Run *r, GError **errp);
+JsonNode *run_qmp_stats(Run *r, int timeout_ms, GError **errp);
 /*
  * The drive's in-band marks (every one, or those numbered @mark when it is
  * not negative), gathered from query-nvmimic-marks' pages into one answer
