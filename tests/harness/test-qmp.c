@@ -14,6 +14,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "guestctl.h"
 #include "qmp.h"
 
 typedef struct {
@@ -21,29 +22,9 @@ typedef struct {
     GPtrArray *got;             /* the commands received, as sent */
 } Server;
 
-/* One line from @fd without its newline; NULL at EOF. */
-static char *read_line(int fd)
+static void send_line(NvmLineSock *c, const char *line)
 {
-    GString *s = g_string_new(NULL);
-    char c;
-
-    for (;;) {
-        ssize_t n = read(fd, &c, 1);
-
-        if (n <= 0) {
-            return g_string_free(s, s->len == 0);
-        }
-        if (c == '\n') {
-            return g_string_free(s, FALSE);
-        }
-        g_string_append_c(s, c);
-    }
-}
-
-static void send_line(int fd, const char *line)
-{
-    g_assert_cmpint(write(fd, line, strlen(line)), ==, (ssize_t)strlen(line));
-    g_assert_cmpint(write(fd, "\n", 1), ==, 1);
+    g_assert_true(nvm_line_send(c, line, NULL));
 }
 
 /* The "id" of a command line, as text (the client's numbers). */
@@ -65,16 +46,18 @@ static gpointer serve(gpointer data)
 {
     Server *sv = data;
     int fd = accept(sv->lfd, NULL, NULL);
+    NvmLineSock *c;
     g_autofree char *slow_id = NULL;
 
     g_assert_cmpint(fd, >=, 0);
-    send_line(fd, "{\"QMP\": {\"version\": {}, \"capabilities\": []}}");
+    c = nvm_line_new_fd(fd, NULL, NULL, NULL);
+    send_line(c, "{\"QMP\": {\"version\": {}, \"capabilities\": []}}");
     for (;;) {
-        char *line = read_line(fd);
+        char *line = NULL;
         g_autofree char *id = NULL;
         g_autofree char *ans = NULL;
 
-        if (!line) {
+        if (nvm_line_read(c, 10000, &line) != NVM_LINE_OK) {
             break;
         }
         g_ptr_array_add(sv->got, line);
@@ -87,16 +70,16 @@ static gpointer serve(gpointer data)
             g_autofree char *late = g_strdup_printf(
                 "{\"return\": {\"who\": \"slow\"}, \"id\": %s}", slow_id);
 
-            send_line(fd, late);
-            send_line(fd, "{\"event\": \"RESUME\", \"timestamp\": {}}");
+            send_line(c, late);
+            send_line(c, "{\"event\": \"RESUME\", \"timestamp\": {}}");
         }
         ans = g_strdup_printf("{\"return\": {\"who\": \"%s\"}, \"id\": %s}",
                               strstr(line, "\"fast\"") ? "fast" :
                               strstr(line, "\"again\"") ? "again" : "caps",
                               id);
-        send_line(fd, ans);
+        send_line(c, ans);
     }
-    close(fd);
+    nvm_line_close(c);
     return NULL;
 }
 
