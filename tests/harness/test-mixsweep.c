@@ -227,15 +227,18 @@ static void read_share_0_and_100_are_the_pure_write_and_read_runs(void)
  */
 static void iops_rises_with_outstanding_until_saturation(void)
 {
-    const char *names[] = { "crucial-p5-1tb", "intel-670p-2tb" };
+    static const struct {
+        const char *name;
+        double secs;            /* point length: above */
+    } drives[] = { { "crucial-p5-1tb", 10.0 }, { "intel-670p-2tb", 2.0 } };
     unsigned depth[NVM_SWEEP_MAX_DEPTHS], n;
     unsigned saturated = 0;
 
     g_assert_true(nvm_sweep_parse_depths(NULL, depth, &n, NULL));
     g_assert_cmpuint(n, ==, 8);
-    for (unsigned k = 0; k < G_N_ELEMENTS(names); k++) {
-        NvmProfile *p = load(names[k]);
-        NvmSweep *sw = sweep(p, k == 0 ? 10.0 : 2.0, depth, n);
+    for (unsigned k = 0; k < G_N_ELEMENTS(drives); k++) {
+        NvmProfile *p = load(drives[k].name);
+        NvmSweep *sw = sweep(p, drives[k].secs, depth, n);
 
         for (unsigned z = 0; z < NVM_SWEEP_SIZES; z++) {
             for (unsigned i = 0; i < NVM_SWEEP_SHARES; i++) {
@@ -249,7 +252,7 @@ static void iops_rises_with_outstanding_until_saturation(void)
                     if (sw->r[z][d][i].all.fig.iops <
                         0.98 * sw->r[z][d - 1][i].all.fig.iops) {
                         g_error("%s %s %.0f %% reads: %.0f IOPS at %u "
-                                "outstanding, %.0f at %u", names[k],
+                                "outstanding, %.0f at %u", drives[k].name,
                                 sw->size_name[z], sw->read_pct[i],
                                 sw->r[z][d][i].all.fig.iops, depth[d],
                                 sw->r[z][d - 1][i].all.fig.iops,
