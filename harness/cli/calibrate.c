@@ -376,7 +376,7 @@ static int cmd_calibrate(const Opts *o)
         GString *keys = g_string_new("\n");
         GString *mix = g_string_new(NULL);
 
-        if (!g_file_get_contents(o->write, &text, NULL, &err)) {
+        if (!nvm_text_file_load(o->write, NVM_DOC_MAX_BYTES, &text, &err)) {
             fprintf(stderr, "nvmimic calibrate: %s\n", err->message);
             g_string_free(t, TRUE);
             return 1;

@@ -378,7 +378,8 @@ static int fit_run(const FitOpts *o)
                 continue;
             }
             v = fmt_value(q->fitted);
-            if (!g_file_get_contents(q->file, &text, NULL, &err) ||
+            if (!nvm_text_file_load(q->file, NVM_DOC_MAX_BYTES, &text,
+                                    &err) ||
                 !(next = nvm_fit_set_value(text, q->group, q->key, v)) ||
                 !g_file_set_contents(q->file, next, -1, &err)) {
                 fprintf(stderr, "nvmimic fit: %s: [%s] %s: %s\n", q->file,
@@ -394,7 +395,7 @@ static int fit_run(const FitOpts *o)
         GString *doc;
 
         g_clear_error(&err);
-        if (!g_file_get_contents(readme, &text, NULL, &err)) {
+        if (!nvm_text_file_load(readme, NVM_DOC_MAX_BYTES, &text, &err)) {
             fprintf(stderr, "nvmimic fit: %s\n", err->message);
             rc = 1;
         } else {

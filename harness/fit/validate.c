@@ -182,7 +182,7 @@ static GArray *figures_load(const char *path, GError **errp)
     bool header = false;
     unsigned n = 0;
 
-    if (!g_file_get_contents(path, &text, NULL, errp)) {
+    if (!nvm_text_file_load(path, 1024 * 1024, &text, errp)) {
         return NULL;
     }
     a = g_array_new(FALSE, TRUE, sizeof(Figure));
@@ -206,9 +206,11 @@ static GArray *figures_load(const char *path, GError **errp)
         if (!header) {
             for (unsigned i = 0; i < C_N; i++) {
                 if (strcmp(c[i], columns[i])) {
+                    g_autofree char *q = nvm_quote40(c[i]);
+
                     g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                                 "%s:%u: column %u is \"%s\", not \"%s\"",
-                                path, n, i + 1, c[i], columns[i]);
+                                path, n, i + 1, q, columns[i]);
                     figures_free(a);
                     return NULL;
                 }
@@ -218,9 +220,11 @@ static GArray *figures_load(const char *path, GError **errp)
         }
         bad = figure_check(c, &f);
         if (bad >= 0) {
+            g_autofree char *q = nvm_quote40(c[bad]);
+
             g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                         "%s:%u: column %s: \"%s\" is not a value it takes",
-                        path, n, columns[bad], c[bad]);
+                        path, n, columns[bad], q);
             figures_free(a);
             return NULL;
         }
@@ -500,7 +504,7 @@ static int validate_run(const ValidateOpts *o)
     if (write) {
         g_autofree char *text = NULL;
 
-        if (!g_file_get_contents(write, &text, NULL, &err)) {
+        if (!nvm_text_file_load(write, NVM_DOC_MAX_BYTES, &text, &err)) {
             fprintf(stderr, "nvmimic validate: %s\n", err->message);
             rc = 1;
         } else {

@@ -569,7 +569,7 @@ GArray *nvm_reviews_load(const char *path, GError **errp)
     int c_cons = -1;
     unsigned n = 0;
 
-    if (!g_file_get_contents(path, &text, NULL, errp)) {
+    if (!nvm_text_file_load(path, 1024 * 1024, &text, errp)) {
         return NULL;
     }
     rows = g_array_new(FALSE, TRUE, sizeof(NvmReviewRow));
@@ -629,9 +629,11 @@ GArray *nvm_reviews_load(const char *path, GError **errp)
             bad = *f[c_drive] ? "workload" : "drive", val = "";
         }
         if (bad) {
+            g_autofree char *q = nvm_quote40(val);
+
             g_set_error(errp, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                        "%s:%u: column %s: \"%.40s%s\" is not a value it takes",
-                        path, n, bad, val, strlen(val) > 40 ? "..." : "");
+                        "%s:%u: column %s: \"%s\" is not a value it takes",
+                        path, n, bad, q);
             nvm_reviews_free(rows);
             return NULL;
         }

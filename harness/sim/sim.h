@@ -252,6 +252,12 @@ void nvm_reviews_free(GArray *rows);
 GArray *nvm_vdi_reviews_load(const char *path, GError **errp);
 
 /*
+ * The most a document whose tables the tools rewrite (profiles/README.md,
+ * --write, --readme) or a part file they update may hold.
+ */
+#define NVM_DOC_MAX_BYTES (16 * 1024 * 1024)
+
+/*
  * The text file @path into *@text (g_free it): a regular file (not a
  * directory, not /dev/zero) of at most @max_bytes with no NUL byte, or
  * false with one line naming the file.

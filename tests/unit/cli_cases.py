@@ -295,6 +295,12 @@ def t_tables(nvmimic, pdir):
                 fh.write(head + body)
             refused([nvmimic, 'calibrate', '--reviews', f,
                      '--duration-s', '0.01'], 1, f + needle)
+        # a value is quoted, bytes escaped (terminal escapes went out raw)
+        f = os.path.join(d, 'escape.tsv')
+        with open(f, 'w') as fh:
+            fh.write(head + row % ('\x1b[31m1', '560.4', 'y'))
+        refused([nvmimic, 'calibrate', '--reviews', f, '--duration-s',
+                 '0.01'], 1, f + ':2: column peak_iops: "\\x1b[31m1"')
         vhead = [l for l in open(os.path.join(pdir, 'reviews',
                                               'validation.tsv'))
                  if not l.startswith('#')][0]
@@ -303,6 +309,16 @@ def t_tables(nvmimic, pdir):
             fh.write(vhead)
         refused([nvmimic, 'validate', '--figures', f], 1,
                 'no figures after the header line')
+        # not a regular file: /dev/zero was read until memory ran out
+        refused([nvmimic, 'calibrate', '--reviews', '/dev/zero',
+                 '--duration-s', '0.01'], 1, '/dev/zero: not a regular file')
+        refused([nvmimic, 'validate', '--figures', '/dev/zero'], 1,
+                '/dev/zero: not a regular file')
+        refused([nvmimic, 'fit', '--reviews', '/dev/zero', '--no-loo',
+                 '--no-cross', '--max-evals', '1'], 1,
+                '/dev/zero: not a regular file')
+        refused([nvmimic, 'report', d, '--reviews', '/dev/zero'], 2,
+                '/dev/zero: not a regular file')
         refused([nvmimic, 'report', d, '--reviews',
                  os.path.join(d, 'none.tsv')], 2,
                 '--reviews Failed to open file')
