@@ -459,15 +459,86 @@ static int cmd_sim_trace(const NvmProfile *p, const Opts *opts)
     return 0;
 }
 
+/*
+ * The options that shape one suite's runs, and the suites (or "trace") that
+ * read each: given to another, one used to be ignored without a word
+ * (--step-gb with four-corners, --span-gb with the review's state).  The
+ * options every mode reads (--profile, --format, --profile-dir) and those
+ * checked on their own below (--trace-*, --out, --mix-outstanding) are not
+ * here.
+ */
+static const struct {
+    const char *opt;
+    const char *modes;          /* blank-separated */
+} sim_opt_modes[] = {
+    { "seed", "four-corners slc-cliff vdi mix trace" },
+    { "threads", "four-corners" },
+    { "duration-s", "four-corners vdi point mix" },
+    { "quick", "four-corners vdi point mix" },
+    { "step-gb", "slc-cliff" },
+    { "idle-s", "slc-cliff" },
+    { "after-gb", "slc-cliff" },
+    { "block-size", "slc-cliff point" },
+    { "outstanding", "slc-cliff point" },
+    { "op", "point" },
+    { "pattern", "point" },
+    { "state", "point" },
+    { "span-gb", "point" },
+};
+
+/*
+ * 0, or 2 after one line naming the first option @given that the mode
+ * (@suite, or "trace") does not read.
+ */
+static int sim_check_modes(const NvmCommand *cmd, const Opts *o,
+                           GPtrArray *given)
+{
+    const char *mode = o->trace ? "trace" : o->suite;
+
+    for (unsigned i = 0; i + 1 < given->len; i += 2) {
+        const NvmOpt *opt = given->pdata[i];
+
+        for (size_t k = 0; k < G_N_ELEMENTS(sim_opt_modes); k++) {
+            g_auto(GStrv) modes = NULL;
+            g_autofree char *list = NULL;
+
+            if (strcmp(opt->name, sim_opt_modes[k].opt)) {
+                continue;
+            }
+            modes = g_strsplit(sim_opt_modes[k].modes, " ", -1);
+            if (g_strv_contains((const char *const *)modes, mode)) {
+                break;
+            }
+            for (char **m = modes; *m; m++) {
+                if (!strcmp(*m, "trace")) {
+                    g_free(*m);
+                    *m = g_strdup("--trace");
+                }
+            }
+            list = g_strjoinv(", ", modes);
+            return nvm_opts_error(cmd, "--%s is not read by %s%s (it is for "
+                                  "%s)", opt->name,
+                                  o->trace ? "" : "--suite ",
+                                  o->trace ? "--trace" : mode, list);
+        }
+        if (!strcmp(opt->name, "span-gb") && !strcmp(o->state, "review")) {
+            return nvm_opts_error(cmd, "--span-gb is for --state empty (the "
+                                  "review's state has its profile's span)");
+        }
+    }
+    return 0;
+}
+
 static int sim_main(int argc, char **argv)
 {
     const NvmCommand *cmd = &nvm_cmd_sim;
     Opts oo = { 0 }, *o = &oo;
     NvmProfile *p;
     unsigned depth[NVM_SWEEP_MAX_DEPTHS], n_depths = 0;
+    g_autoptr(GPtrArray) given = g_ptr_array_new();
     int rc;
 
-    rc = nvm_opts_parse(cmd, argc, argv, o, NULL);
+    rc = nvm_opts_parse_given(cmd, argc, argv, o, NULL, given);
     if (rc) {
         return rc == NVM_OPTS_HELP ? 0 : rc;
     }
@@ -505,6 +576,10 @@ static int sim_main(int argc, char **argv)
     }
     if (o->out && (!o->suite || strcmp(o->suite, "four-corners"))) {
         return nvm_opts_error(cmd, "--out is for --suite four-corners");
+    }
+    rc = sim_check_modes(cmd, o, given);
+    if (rc) {
+        return rc;
     }
     p = cli_load_profile(cmd, o);
     if (!p) {

@@ -383,6 +383,14 @@ static char *figure_command(const Figure *f)
                                "--step-gb 1 --idle-s 0 --after-gb 0",
                                f->drive, f->bs, f->qd);
     }
+    if (!strcmp(f->state, "review")) {
+        /* the review's state has its profile's span: no --span-gb */
+        return g_strdup_printf("nvmimic sim --profile %s --suite point "
+                               "--op %s --pattern %s --block-size %u "
+                               "--outstanding %u --state review "
+                               "--duration-s %g", f->drive, f->op,
+                               f->pattern, f->bs, f->qd, f->seconds);
+    }
     return g_strdup_printf("nvmimic sim --profile %s --suite point --op %s "
                            "--pattern %s --block-size %u --outstanding %u "
                            "--state %s --span-gb %g --duration-s %g",

@@ -23,6 +23,8 @@ CASE is one of:
   outstanding-not-mix  refused: exit 2, one line: --mix-outstanding is for mix
   empty-value        refused: exit 2, one line: an option given "" (compare
                      --out '' used to fail as ': Invalid argument')
+  suite-options      an option the chosen suite does not read refused: exit
+                     2, one line naming the suites that read it
   numbers            numbers a run cannot mean (durations under 1 ms, spans
                      past the drive, GB that overflow, a guest --mem QEMU's
                      -m cannot take) refused; 010 decimal
@@ -233,6 +235,36 @@ REFUSALS = {
 }
 
 
+def t_suite_options(nvmimic, pdir):
+    """An option the chosen suite does not read is refused, naming the
+    suites that do (they used to be ignored: --step-gb with four-corners
+    ran four-corners as if it were not there)."""
+    sim = [nvmimic, 'sim', '--profile', 'crucial-p2-500g']
+    for args, needle in (
+            (['--suite', 'four-corners', '--step-gb', '5'],
+             '--step-gb is not read by --suite four-corners (it is for '
+             'slc-cliff)'),
+            (['--suite', 'vdi', '--block-size', '4096'],
+             '--block-size is not read by --suite vdi (it is for '
+             'slc-cliff, point)'),
+            (['--suite', 'slc-cliff', '--quick'],
+             '--quick is not read by --suite slc-cliff'),
+            (['--suite', 'point', '--seed', '2'],
+             '--seed is not read by --suite point'),
+            (['--suite', 'point', '--state', 'review', '--span-gb', '3'],
+             '--span-gb is for --state empty'),
+            (['--suite', 'mix', '--threads', 'implied'],
+             '--threads is not read by --suite mix (it is for '
+             'four-corners)'),
+            (['--trace', '/nonexistent', '--outstanding', '4'],
+             '--outstanding is not read by --trace')):
+        refused(sim + args, 2, needle)
+    # the options a suite does read still run it
+    out = ok(sim + ['--suite', 'point', '--state', 'review', '--op', 'write',
+                    '--duration-s', '0.01']).stdout
+    check("the review's state" in out, 'point --state review: %r' % out)
+
+
 def t_numbers(nvmimic, pdir):
     """Numbers outside what a run can mean are refused with one line (they
     used to give inf IOPS, wrap to 0 in a cast, or run for ever), and a
@@ -369,6 +401,7 @@ CASES = {'lists-profiles': t_lists_profiles,
          'four-corners-json': t_four_corners_json,
          'slc-cliff': t_slc_cliff, 'mix-json': t_mix_json,
          'numbers': t_numbers, 'tables': t_tables,
+         'suite-options': t_suite_options,
          'self-test': t_self_test}
 
 
