@@ -385,6 +385,36 @@ static bool apply_option(Parse *ps, const char *key, const char *val,
     return true;                /* fio's alone */
 }
 
+/*
+ * @v with each ${NAME} replaced by the environment's NAME, as fio reads a
+ * job file (an unset one becomes "", as in fio); *@unset gets the first
+ * name that was not set, for the error when the value then fails.
+ */
+static char *expand_env(const char *v, char **unset)
+{
+    GString *s = g_string_new(NULL);
+
+    while (*v) {
+        const char *end = v[0] == '$' && v[1] == '{' ? strchr(v + 2, '}')
+                                                     : NULL;
+
+        if (end && end > v + 2) {
+            g_autofree char *name = g_strndup(v + 2, end - v - 2);
+            const char *e = g_getenv(name);
+
+            if (e) {
+                g_string_append(s, e);
+            } else if (!*unset) {
+                *unset = g_steal_pointer(&name);
+            }
+            v = end + 1;
+            continue;
+        }
+        g_string_append_c(s, *v++);
+    }
+    return g_string_free(s, FALSE);
+}
+
 NvmMix *nvm_jobfile_parse(const char *text, const char *origin,
                           const char *section, GError **errp)
 {
@@ -404,6 +434,8 @@ NvmMix *nvm_jobfile_parse(const char *text, const char *origin,
 
     for (unsigned ln = 0; lines[ln]; ln++) {
         g_autofree char *line = g_strstrip(g_strdup(lines[ln]));
+        g_autofree char *val = NULL;
+        g_autofree char *unset = NULL;
         char *eq;
         const char *why = NULL;
 
@@ -442,11 +474,19 @@ NvmMix *nvm_jobfile_parse(const char *text, const char *origin,
             *eq = '\0';
             g_strchomp(line);
         }
-        if (!apply_option(&ps, line, eq ? g_strchug(eq + 1) : NULL, &why)) {
+        if (eq) {
+            eq = g_strchug(eq + 1);
+            val = expand_env(eq, &unset);
+        }
+        if (!apply_option(&ps, line, val, &why)) {
             g_autofree char *qk = nvm_quote40(line);
-            g_autofree char *qv = nvm_quote40(eq ? eq + 1 : "");
+            g_autofree char *qv = nvm_quote40(eq ? eq : "");
+            g_autofree char *qu = unset ? nvm_quote40(unset) : NULL;
 
-            JOB_ERR(errp, "%s:%u: %s=%s: %s", origin, ln + 1, qk, qv, why);
+            JOB_ERR(errp, "%s:%u: %s=%s: %s%s%s%s", origin, ln + 1, qk, qv,
+                    why, qu ? " (${" : "", qu ? qu : "",
+                    qu ? "} is not set in the environment, where fio "
+                         "reads it)" : "");
             nvm_mix_free(m);
             return NULL;
         }

@@ -166,6 +166,55 @@ static void jobfile_bad_values_name_file_line_and_value(void)
 }
 
 /*
+ * fio replaces ${NAME} in a job file with the environment's NAME (an unset
+ * one with nothing); the job files of workloads/seq/ take their queue
+ * depth that way, and failed `nvmimic jobfile show` as "${SEQ_QD}: not a
+ * whole number".
+ */
+static void jobfile_values_take_the_environment_as_fio_does(void)
+{
+    static const char *const seq[] = { "seq-read.fio", "seq-write.fio" };
+    g_autoptr(GError) err = NULL;
+    NvmMix *m;
+
+    g_setenv("NVM_TEST_QD", "12", TRUE);
+    g_setenv("NVM_TEST_KIB", "8", TRUE);
+    g_unsetenv("NVM_TEST_UNSET");
+    m = parse_ok("[j]\nrw=randread\niodepth=${NVM_TEST_QD}\n"
+                 "bs=${NVM_TEST_KIB}k\n");
+    g_assert_cmpuint(m->iodepth, ==, 12);
+    g_assert_cmpfloat(nvm_mix_mean_block_bytes(m), ==, 8192);
+    nvm_mix_free(m);
+    /* unset: as fio, nothing; the error names the variable */
+    g_assert_null(nvm_jobfile_parse("[j]\niodepth=${NVM_TEST_UNSET}\n",
+                                    "t.fio", NULL, &err));
+    g_assert_nonnull(strstr(err->message, "t.fio:2: iodepth=${NVM_TEST_UNSET}"
+                            ": not a whole number 1..4096 (${NVM_TEST_UNSET} "
+                            "is not set in the environment"));
+    /* a "$" without braces, or "${}", is left as it is */
+    g_clear_error(&err);
+    g_assert_null(nvm_jobfile_parse("[j]\niodepth=$NVM_TEST_QD\n", "t.fio",
+                                    NULL, &err));
+    g_assert_nonnull(strstr(err->message, "iodepth=$NVM_TEST_QD: not"));
+    g_setenv("SEQ_QD", "32", TRUE);
+    for (unsigned i = 0; i < G_N_ELEMENTS(seq); i++) {
+        g_autofree char *path = g_build_filename(NVMIMIC_SOURCE_ROOT,
+                                                 "workloads", "seq", seq[i],
+                                                 NULL);
+
+        g_clear_error(&err);
+        m = nvm_jobfile_load(path, NULL, &err);
+        g_assert_no_error(err);
+        g_assert_cmpuint(m->iodepth, ==, 32);
+        g_assert_cmpfloat(nvm_mix_mean_block_bytes(m), ==, 1048576);
+        nvm_mix_free(m);
+    }
+    g_unsetenv("SEQ_QD");
+    g_unsetenv("NVM_TEST_QD");
+    g_unsetenv("NVM_TEST_KIB");
+}
+
+/*
  * fio refuses a job file with a key it does not know ("Bad option"); sim
  * used to skip it as fio's, running the mix without it (a typo such as
  * iodepht ran at one outstanding).  fio's own options, their aliases and
@@ -844,6 +893,8 @@ int main(int argc, char **argv)
                     jobfile_reads_fio_defaults_units_and_split_forms);
     g_test_add_func("/jobfile/keys_fio_does_not_take_are_refused",
                     jobfile_keys_fio_does_not_take_are_refused);
+    g_test_add_func("/jobfile/values_take_the_environment_as_fio_does",
+                    jobfile_values_take_the_environment_as_fio_does);
     g_test_add_func("/jobfile/bad_values_name_file_line_and_value",
                     jobfile_bad_values_name_file_line_and_value);
     g_test_add_func("/mix/issues_the_read_share_block_split_and_"
