@@ -280,6 +280,31 @@ static bool need_file(char **path, const char *what, GError **err)
     return true;
 }
 
+/* As need_file, for a directory (QEMU's -L). */
+static bool need_dir(char **path, const char *what, GError **err)
+{
+    char *abs;
+    struct stat st;
+
+    if (!**path) {
+        g_set_error(err, LV_ERR, 0, "%s: an empty path", what);
+        return false;
+    }
+    abs = g_canonicalize_filename(*path, NULL);
+    g_free(*path);
+    *path = abs;
+    if (stat(abs, &st) < 0) {
+        g_set_error(err, LV_ERR, 0, "%s '%s' not found: %s", what, abs,
+                    g_strerror(errno));
+        return false;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        g_set_error(err, LV_ERR, 0, "%s '%s' is not a directory", what, abs);
+        return false;
+    }
+    return true;
+}
+
 bool lv_one_of(const char *v, const char *const *list)
 {
     for (; *list; list++) {
@@ -385,6 +410,16 @@ bool nvm_lv_spec_check(NvmLvSpec *s, GError **err)
         g_set_error(err, LV_ERR, 0, "QEMU binary '%s' is not executable",
                     s->qemu);
         return false;
+    }
+    /*
+     * QEMU's firmware directories: libvirt starts QEMU in another working
+     * directory, so a relative one is made absolute; a missing one used to
+     * go into the XML as given and fail when the domain started.
+     */
+    for (char **d = s->fw_dirs; !s->remote_emulator && d && *d; d++) {
+        if (!need_dir(d, "firmware directory (--firmware-dir)", err)) {
+            return false;
+        }
     }
     if ((s->initrd || s->append) && !s->kernel) {
         g_set_error(err, LV_ERR, 0, "--initrd and --append need --kernel");

@@ -103,4 +103,12 @@ bad "--net must be" --profile crucial-p2-500g --disk "$odd/nvme.raw" --net user
 bad "no guest in '$work'" --profile crucial-p2-500g --disk "$odd/nvme.raw" --guest-dir "$work"
 bad "not a qcow2 image" --profile crucial-p2-500g --disk "$odd/nvme.raw" --disk-format qcow2
 bad "unknown option '--bogus'" --profile crucial-p2-500g --disk "$odd/nvme.raw" --bogus 1
+bad "firmware directory (--firmware-dir) '$work/nofw' not found" --profile crucial-p2-500g --disk "$odd/nvme.raw" --firmware-dir "$work/nofw"
+bad "firmware directory (--firmware-dir) '$work/small.raw' is not a directory" --profile crucial-p2-500g --disk "$odd/nvme.raw" --firmware-dir "$work/small.raw"
+# a relative firmware directory goes into the XML absolute (libvirt starts QEMU elsewhere)
+mkdir "$work/fw"
+(cd "$work" && "$nvmimic" libvirt-xml --profile crucial-p2-500g --disk "$odd/nvme.raw" --firmware-dir fw) >"$work/fw.xml" ||
+    fail "libvirt-xml refused a relative --firmware-dir"
+grep -q "<qemu:arg value='$work/fw'/>" "$work/fw.xml" || fail "relative --firmware-dir not made absolute: $(grep -A1 "'-L'" "$work/fw.xml")"
+echo "ok: a relative --firmware-dir is made absolute"
 echo "all ok"
