@@ -15,15 +15,10 @@
 #include "run-int.h"
 
 /*
- * How long a QMP call the run needs waits for its answer.  QEMU answers
- * nothing while a mark's queued state is applied, with its lock held: the
- * filled P5 2 TB's simulated steady state costs the model about 7.5 CPU s
- * (`nvmimic calibrate` of one of its rows at --duration-s 0.05), 11-12 s of
- * wall time beside the test suite's other lane, which a 10 s wait lost.
  * The progress query, which the run can do without, waits
- * RUN_QMP_PROGRESS_MS; its late answer is dropped (qemu/qmp.c).
+ * RUN_QMP_PROGRESS_MS (the others RUN_QMP_WAIT_MS, run-int.h); its late
+ * answer is dropped (qemu/qmp.c).
  */
-#define RUN_QMP_WAIT_MS 120000
 #define RUN_QMP_PROGRESS_MS 2000
 
 bool run_qmp_state(Run *r, const char *args_fmt, GError **errp, ...)

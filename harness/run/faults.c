@@ -116,7 +116,8 @@ bool run_faults_queue(Run *r, GError **errp)
                                       "nvm0");
         args = json_to_string(spec, FALSE);
         json_node_unref(spec);
-        res = r->mon.exec(r->mon.h, "nvmimic-fault", args, 10000, errp);
+        res = r->mon.exec(r->mon.h, "nvmimic-fault", args, RUN_QMP_WAIT_MS,
+                          errp);
         if (!res) {
             g_prefix_error(errp, "--fault %u: ", i + 1);
             return false;
@@ -138,7 +139,7 @@ void run_faults_collect(Run *r, const char *suite)
         return;
     }
     res = r->mon.exec(r->mon.h, "query-nvmimic-faults", "{\"id\": \"nvm0\"}",
-                      10000, &err);
+                      RUN_QMP_WAIT_MS, &err);
     if (!res || !JSON_NODE_HOLDS_OBJECT(res)) {
         fprintf(stderr, "nvmimic run: the drive's faults of suite %s were "
                 "not read back: %s\n", suite, err ? err->message : "no "

@@ -23,6 +23,16 @@
 #include "vdi.h"
 
 #define MAX_PCTS 24
+/*
+ * How long a QMP call the run needs waits for its answer.  QEMU answers
+ * nothing while a mark's queued state is applied, with its lock held: the
+ * filled P5 2 TB's simulated steady state costs the model about 7.5 CPU s
+ * (`nvmimic calibrate` of one of its rows at --duration-s 0.05), 11-12 s of
+ * wall time beside the test suite's other lane, which a 10 s wait lost.
+ * The calls at the guest's start (query-kvm, cont) keep 10 s: QEMU is
+ * paused then, with nothing queued.
+ */
+#define RUN_QMP_WAIT_MS 120000
 #define BOOT_TIMEOUT_S 300
 /* the guest's results disk: sparse, it writes a tar of its results on it */
 #define RESULTS_DISK_BYTES (256 << 20)
