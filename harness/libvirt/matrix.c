@@ -246,8 +246,17 @@ static bool spawn_cell(Matrix *m, Cell *c, int h, const char *exe)
     g_ptr_array_add(argv, (gpointer)m->hosts[h].uri);
     g_ptr_array_add(argv, "--out");
     g_ptr_array_add(argv, c->dir);
-    for (unsigned i = 0; i < m->run_args->len; i++) {
-        g_ptr_array_add(argv, g_ptr_array_index(m->run_args, i));
+    /* the options of the cell's suite (and those every suite reads) */
+    for (unsigned i = 0; i + 1 < m->run_args->len; i += 2) {
+        const char *name = g_ptr_array_index(m->run_args, i);
+        const char *v = g_ptr_array_index(m->run_args, i + 1);
+
+        if (nvm_run_opt_suites(name + 2) & nvm_run_suite_mask(c->suite)) {
+            g_ptr_array_add(argv, (gpointer)name);
+            if (v) {
+                g_ptr_array_add(argv, (gpointer)v);
+            }
+        }
     }
     g_ptr_array_add(argv, NULL);
 
@@ -350,19 +359,20 @@ typedef struct MatrixOpts {
     unsigned per_host, retries;
     bool quick;
     bool profile_dir_given;
-    GPtrArray *run_args;        /* for every run: run's own options */
+    GPtrArray *run_args;        /* run's own options: "--NAME", value */
 } MatrixOpts;
 
-/* The options run takes that matrix passes on to every cell (checked by
- * each run: a bad value fails every cell alike). */
+/*
+ * The options run takes that matrix passes on to every cell whose suite
+ * reads them (checked by each run: a bad value fails those cells alike),
+ * as pairs: "--NAME" and its value, NULL for a flag.
+ */
 static bool pass_on(void *base, const char *name, const char *v)
 {
     MatrixOpts *o = base;
 
     g_ptr_array_add(o->run_args, g_strdup_printf("--%s", name));
-    if (v) {
-        g_ptr_array_add(o->run_args, g_strdup(v));
-    }
+    g_ptr_array_add(o->run_args, g_strdup(v));
     return true;
 }
 
@@ -415,6 +425,7 @@ static int matrix_main(int argc, char **argv)
     }
     if (o.quick) {
         g_ptr_array_add(m->run_args, g_strdup("--quick"));
+        g_ptr_array_add(m->run_args, NULL);
     }
     m->per_host = o.per_host;
     m->retries = o.retries;
@@ -448,6 +459,18 @@ static int matrix_main(int argc, char **argv)
 
             return usage("unknown suite '%s' (valid: %s; a cell per "
                          "suite)", *s, l);
+        }
+    }
+    /* an option for a suite no cell runs (run refuses it) */
+    for (unsigned i = 0; i + 1 < m->run_args->len; i += 2) {
+        const char *name = g_ptr_array_index(m->run_args, i);
+        unsigned want = nvm_run_opt_suites(name + 2);
+
+        if (!(want & nvm_run_suite_mask(suite_list))) {
+            g_autofree char *names = nvm_run_suite_names(want);
+
+            return usage("%s is for --suite %s, which --suites %s does not "
+                         "include", name, names, suite_list);
         }
     }
     for (char **p = m->profiles; *p; p++) {
@@ -609,7 +632,8 @@ static int matrix_main(int argc, char **argv)
 
 #define O(f) NVM_OPT_AT(MatrixOpts, f)
 #define RUN_OPT(name, fn, arg) \
-    NVM_OPT(name, NVM_OPT_CALL, 0, arg, "passed on to every nvmimic run", \
+    NVM_OPT(name, NVM_OPT_CALL, 0, arg, "passed on to each nvmimic run " \
+            "whose suite reads it", \
             .parse = fn)
 
 static const NvmOpt matrix_opts[] = {

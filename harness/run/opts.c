@@ -119,10 +119,115 @@ static int resolve_sql_opts(Run *r, const NvmCommand *cmd)
     return 0;
 }
 
-/* Check the options nvm_opts_parse() read into r->o (with the table's
- * defaults and presets), work out what follows from them, load the
- * profile, and choose the suites (r->order).  0, or the exit status. */
-int run_resolve_opts(Run *r, const NvmCommand *cmd)
+/*
+ * The options that shape one kind of suite, and the suites that read each:
+ * given without any of them, one used to be ignored without a word
+ * (--sql-users with --suite four-corners, --points with --suite sql).
+ * A name ending in '-' covers every option it begins.
+ */
+static const struct {
+    const char *opt;
+    unsigned suites;            /* 1 << S_* */
+} suite_opts[] = {
+    { "workloads", 1u << S_FC | 1u << S_VDI },
+    { "threads", 1u << S_FC | 1u << S_VDI },
+    { "points", 1u << S_FC | 1u << S_VDI },
+    { "run-s", 1u << S_FC | 1u << S_VDI },
+    { "ramp-s", 1u << S_FC | 1u << S_VDI },
+    { "point-timeout-s", 1u << S_FC | 1u << S_VDI },
+    { "sql-", 1u << S_SQL },
+    { "sqldb-dir", 1u << S_SQL },
+    { "dbguest-dir", 1u << S_SQL },
+    { "seq-", 1u << S_SEQ },
+    { "render-", 1u << S_RENDER },
+};
+
+unsigned nvm_run_opt_suites(const char *name)
+{
+    for (size_t k = 0; k < G_N_ELEMENTS(suite_opts); k++) {
+        const char *n = suite_opts[k].opt;
+        size_t len = strlen(n);
+
+        if (n[len - 1] == '-' ? !strncmp(name, n, len) : !strcmp(name, n)) {
+            return suite_opts[k].suites;
+        }
+    }
+    return ~0u;
+}
+
+unsigned nvm_run_suite_mask(const char *suites)
+{
+    g_auto(GStrv) v = g_strsplit(suites, ",", -1);
+    unsigned mask = 0;
+
+    for (char **sv = v; *sv; sv++) {
+        int s = 0;
+
+        while (nvm_run_suites[s] && strcmp(nvm_run_suites[s], *sv)) {
+            s++;
+        }
+        if (!nvm_run_suites[s]) {
+            return 0;
+        }
+        if (s == S_N) {         /* "all" */
+            for (size_t k = 0; k < G_N_ELEMENTS(all_suites); k++) {
+                mask |= 1u << all_suites[k];
+            }
+        } else {
+            mask |= 1u << s;
+        }
+    }
+    return mask;
+}
+
+char *nvm_run_suite_names(unsigned mask)
+{
+    GString *names = g_string_new(NULL);
+
+    for (int s = 0; s < S_N; s++) {
+        if (mask & 1u << s) {
+            g_string_append_printf(names, "%s%s", names->len ? " or " : "",
+                                   nvm_run_suites[s]);
+        }
+    }
+    return g_string_free(names, FALSE);
+}
+
+/*
+ * 0, or 2 after one line naming the first option @given that none of the
+ * chosen suites reads.
+ */
+static int check_suite_opts(const Run *r, const NvmCommand *cmd,
+                            GPtrArray *given)
+{
+    unsigned have = 0;
+
+    for (unsigned i = 0; i < r->n_order; i++) {
+        have |= 1u << r->order[i];
+    }
+    for (guint i = 0; given && i + 1 < given->len; i += 2) {
+        const NvmOpt *opt = g_ptr_array_index(given, i);
+        unsigned want = nvm_run_opt_suites(opt->name);
+        g_autofree char *names = NULL;
+
+        if (want & have) {
+            continue;
+        }
+        names = nvm_run_suite_names(want);
+        return run_usage("--%s is for --suite %s, which this run (--suite "
+                         "%s) does not include", opt->name, names,
+                         r->o.suite);
+    }
+    return 0;
+}
+
+/*
+ * Check the options nvm_opts_parse() read into r->o (with the table's
+ * defaults and presets; @given: those on the command line), work out what
+ * follows from them, load the profile, and choose the suites (r->order).
+ * 0, or the exit status.
+ */
+int run_resolve_opts(Run *r, const NvmCommand *cmd, GPtrArray *given)
 {
     g_autoptr(GError) err = NULL;
     RunOpts *o = &r->o;
@@ -199,6 +304,10 @@ int run_resolve_opts(Run *r, const NvmCommand *cmd)
                 }
             }
         }
+    }
+    rc = check_suite_opts(r, cmd, given);
+    if (rc) {
+        return rc;
     }
     {
         g_auto(GStrv) v = g_strsplit(o->points, ",", -1);

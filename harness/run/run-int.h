@@ -341,7 +341,7 @@ int run_main(int argc, char **argv);
  * chosen.  0, or the exit status (a message is printed). */
 extern const NvmOpt run_opt_table[];
 extern const NvmOptPreset run_presets[];
-int run_resolve_opts(Run *r, const NvmCommand *cmd);
+int run_resolve_opts(Run *r, const NvmCommand *cmd, GPtrArray *given);
 
 /* curves.c: the four-corners and VDI suites' plans and their points */
 bool run_setup(Run *r, GError **errp);

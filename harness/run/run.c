@@ -248,7 +248,7 @@ int run_main(int argc, char **argv)
     if (!strcmp(o->mode, "qtest")) {
         return run_as_qtest(given);
     }
-    rc = run_resolve_opts(r, &nvm_cmd_run);
+    rc = run_resolve_opts(r, &nvm_cmd_run, given);
     if (rc) {
         return rc;
     }

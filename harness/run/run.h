@@ -13,4 +13,18 @@ extern const NvmCommand nvm_cmd_run;
 /* The suites --suite takes, "all" last; NULL-terminated. */
 extern const char *const nvm_run_suites[];
 
+/*
+ * The suites of the comma-separated list @suites as a mask (bit i: suite
+ * nvm_run_suites[i]; "all" is every suite it runs), 0 when one is not a
+ * suite.
+ */
+unsigned nvm_run_suite_mask(const char *suites);
+/*
+ * The suites (a mask, as above) that read run's option --@name; ~0u for
+ * an option every suite reads.
+ */
+unsigned nvm_run_opt_suites(const char *name);
+/* "four-corners or vdi": the suites of a mask, for a message; g_free it. */
+char *nvm_run_suite_names(unsigned mask);
+
 #endif

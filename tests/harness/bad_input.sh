@@ -33,6 +33,11 @@ expect 2 "--sql-sample-s '-5' must be a whole number" --profile crucial-p5-2tb -
 expect 2 "--sql-think-factor 'x' must be a number in (0, 100]" --profile crucial-p5-2tb --suite sql --sql-think-factor x
 expect 2 "--render-mem-mib 64: the guest needs at least 128 MiB" --profile crucial-p5-2tb --suite render --render-mem-mib 64
 expect 2 "--seq-mib 600000: more than half of crucial-p2-500g" --profile crucial-p2-500g --suite seq --seq-mib 600000 --qemu /bin/true
+# an option for a suite the run does not include (it used to be ignored)
+expect 2 "--sql-users is for --suite sql, which this run (--suite four-corners) does not include" --profile crucial-p2-500g --suite four-corners --sql-users 5 --qemu /bin/true
+expect 2 "--points is for --suite four-corners or vdi, which this run (--suite sql,seq) does not include" --profile crucial-p2-500g --suite sql,seq --points 50 --qemu /bin/true
+expect 2 "--render-ram-factor is for --suite render, which this run (--suite vdi) does not include" --profile crucial-p2-500g --suite vdi --render-ram-factor 1.5 --qemu /bin/true
+expect 2 "--sqldb-dir is for --suite sql, which this run (--suite seq) does not include" --profile crucial-p2-500g --suite seq --sqldb-dir /tmp --qemu /bin/true
 expect 2 "--device-trace /nonexistent-dir/t.trace: no directory /nonexistent-dir" --profile crucial-p2-500g --suite four-corners --device-trace /nonexistent-dir/t.trace --qemu /bin/true
 expect 2 "--device-trace: one suite at a time (each suite has its own drive)" --profile crucial-p2-500g --suite vdi,seq --device-trace /tmp/t.trace --qemu /bin/true
 expect 2 "--device-trace: an empty value" --profile crucial-p2-500g --suite four-corners --device-trace= --qemu /bin/true

@@ -62,6 +62,8 @@ bad "--profiles ',': empty element" --profiles , --suites four-corners --connect
 bad "--suites: an empty value" --profiles crucial-p5-2tb --suites '' --connect qemu:///system
 bad "unknown suite 'nope' (valid: four-corners, vdi, sql, render, seq, all" --profiles crucial-p5-2tb --suites nope --connect qemu:///system
 bad "profile no-such-drive" --profiles no-such-drive --suites four-corners --connect qemu:///system
+# a run option for a suite no cell runs; one for some cells goes to those only
+bad "--sql-users is for --suite sql, which --suites four-corners,seq does not include" --profiles crucial-p5-2tb --suites four-corners,seq --sql-users 5 --connect qemu:///system
 
 lv_up
 RUN=(--profiles crucial-p5-2tb,crucial-p2-2tb --suites four-corners --quick
