@@ -254,14 +254,19 @@ bool lv_is_qcow2(const char *path)
     return r;
 }
 
-/* Make *path absolute in place and require it to exist (as a file). */
-static bool need_file(char **path, const char *what, GError **err)
+/*
+ * *@path made absolute (libvirt starts QEMU in another working directory),
+ * and there: a file (not a directory), or with @dir a directory; false
+ * with one line naming @what otherwise.
+ */
+static bool need_path(char **path, const char *what, bool dir, GError **err)
 {
     char *abs;
     struct stat st;
 
     if (!*path || !**path) {
-        g_set_error(err, LV_ERR, 0, "%s: no file given", what);
+        g_set_error(err, LV_ERR, 0, "%s: no %s given", what,
+                    dir ? "directory" : "file");
         return false;
     }
     abs = g_canonicalize_filename(*path, NULL);
@@ -272,37 +277,21 @@ static bool need_file(char **path, const char *what, GError **err)
                     g_strerror(errno));
         return false;
     }
-    if (S_ISDIR(st.st_mode)) {
+    if (!dir && S_ISDIR(st.st_mode)) {
         g_set_error(err, LV_ERR, 0, "%s '%s' is a directory, not a file",
                     what, abs);
+        return false;
+    }
+    if (dir && !S_ISDIR(st.st_mode)) {
+        g_set_error(err, LV_ERR, 0, "%s '%s' is not a directory", what, abs);
         return false;
     }
     return true;
 }
 
-/* As need_file, for a directory (QEMU's -L). */
-static bool need_dir(char **path, const char *what, GError **err)
+static bool need_file(char **path, const char *what, GError **err)
 {
-    char *abs;
-    struct stat st;
-
-    if (!**path) {
-        g_set_error(err, LV_ERR, 0, "%s: an empty path", what);
-        return false;
-    }
-    abs = g_canonicalize_filename(*path, NULL);
-    g_free(*path);
-    *path = abs;
-    if (stat(abs, &st) < 0) {
-        g_set_error(err, LV_ERR, 0, "%s '%s' not found: %s", what, abs,
-                    g_strerror(errno));
-        return false;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        g_set_error(err, LV_ERR, 0, "%s '%s' is not a directory", what, abs);
-        return false;
-    }
-    return true;
+    return need_path(path, what, false, err);
 }
 
 bool lv_one_of(const char *v, const char *const *list)
@@ -417,7 +406,7 @@ bool nvm_lv_spec_check(NvmLvSpec *s, GError **err)
      * go into the XML as given and fail when the domain started.
      */
     for (char **d = s->fw_dirs; !s->remote_emulator && d && *d; d++) {
-        if (!need_dir(d, "firmware directory (--firmware-dir)", err)) {
+        if (!need_path(d, "firmware directory (--firmware-dir)", true, err)) {
             return false;
         }
     }
