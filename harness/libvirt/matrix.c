@@ -405,10 +405,35 @@ PASS_ON(pass_seq_mib, "seq-mib")
 PASS_ON(pass_render_mem_mib, "render-mem-mib")
 PASS_ON(pass_render_ram_factor, "render-ram-factor")
 
-static int matrix_main(int argc, char **argv)
+/* What matrix_exec() left in @m (it may return at any point). */
+static void matrix_clear(Matrix *m)
 {
-    Matrix mm = { 0 };
-    Matrix *m = &mm;
+    for (unsigned i = 0; m->cells && i < m->cells->len; i++) {
+        Cell *c = g_ptr_array_index(m->cells, i);
+
+        g_free(c->dir);
+        g_free(c->log);
+        g_free(c->error);
+        g_free(c);
+    }
+    if (m->cells) {
+        g_ptr_array_free(m->cells, TRUE);
+    }
+    for (unsigned h = 0; h < m->n_hosts; h++) {
+        g_free(m->hosts[h].down);
+    }
+    if (m->run_args) {
+        g_ptr_array_free(m->run_args, TRUE);
+    }
+    g_strfreev(m->profiles);
+    g_strfreev(m->suites);
+    g_strfreev(m->uris);
+    g_free(m->out);
+    g_free(m->compare);
+}
+
+static int matrix_exec(Matrix *m, int argc, char **argv)
+{
     MatrixOpts o = {
         .run_args = g_ptr_array_new_with_free_func(g_free),
     };
@@ -682,6 +707,15 @@ static const NvmOpt matrix_opts[] = {
     RUN_OPT("pool", pass_pool, "NAME"),
     NVM_OPT_END,
 };
+
+static int matrix_main(int argc, char **argv)
+{
+    Matrix m = { 0 };
+    int rc = matrix_exec(&m, argc, argv);
+
+    matrix_clear(&m);
+    return rc;
+}
 
 const NvmCommand nvm_cmd_matrix = {
     .name = "matrix",
