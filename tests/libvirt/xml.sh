@@ -8,7 +8,7 @@
 #
 # usage: xml.sh NVMIMIC
 set -u
-nvmimic=$1
+nvmimic=$(realpath "$1")   # meson passes it relative to the build directory
 fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v virt-xml-validate >/dev/null || fail "virt-xml-validate not found: install libvirt-clients (make deps)"
 work=$(mktemp -d /tmp/nvmimic-lvxml.XXXXXX)
