@@ -9,17 +9,22 @@ A back-of-the-envelope queue, not the drive model: 16 reads outstanding
 then the read path (one server at --path-mbps; default 3400, the P5's
 rated sequential read; 0: none), the read done when it leaves the path.
 A die serves its pages one at a time, first come first served, with no
-other limit (no channel, no core).  The four dies are either drawn at
-random ("random": data placed wherever a die was free) or the next four
-of a stripe after the previous read's ("sequential": one stream over the
-fill's layout).  The die time of a page is the time a die spends per 4K
+other limit (no channel, no core).  The four pages go to four dies drawn
+at random ("random": data placed wherever a die was free), to the next
+four of a stripe after the previous read's ("sequential": one stream over
+the fill's layout), or all to one die drawn at random ("one die": the
+write path's program unit, a TLC unit of 192 KiB on one die, read by
+streams at unrelated places).  The die time of a page is the time a die spends per 4K
 read in the review's own 4K random-read row (dies / IOPS; the P5s' rows
 are die-bound) plus an extra X us, found by bisection so that the queue
 gives the review's 64K IOPS.
 
 For each drive it prints the 4K row's die time, the X each layout needs
-and the queue's latency there against the review's; then, with one X for
-all drives (their mean under "random"), each drive's IOPS.  The closing
+and the queue's latency there against the review's; then, for each
+layout, one X for all drives (their mean) and each drive's IOPS with it;
+what the model's own NAND part gives a page read if the die is held
+until the page is off its channel (tR + page / channel rate); and each
+layout's IOPS with that page time, nothing fitted.  The closing
 notes of issue 28 (2026-12-06) say what it was used for.  Deterministic
 (seed 1); about a minute.
 """
@@ -62,6 +67,8 @@ def queue(dies, page_us, layout, path_us, sim_us=1e6, seed=1):
         t0[j] = t
         if layout == 'random':
             which = rnd.sample(range(dies), PAGES)
+        elif layout == 'one die':
+            which = [rnd.randrange(dies)] * PAGES
         else:
             which = [(nxt + k) % dies for k in range(PAGES)]
             nxt = (nxt + PAGES) % dies
@@ -90,18 +97,31 @@ def solve(dies, base_us, want_iops, layout, path_us):
     return (lo + hi) / 2
 
 
-def profile_dies(pdir, drive):
-    """channels x dies-per-channel of the drive's profile."""
+def ini(path):
     cp = configparser.ConfigParser(inline_comment_prefixes=None,
                                    strict=False, interpolation=None)
-    path = os.path.join(pdir, drive + '.ini')
     if not cp.read(path):
-        sys.exit('read64_dies: %s: no such profile' % path)
+        sys.exit('read64_dies: %s: no such file' % path)
+    return cp
+
+
+def profile_dies(pdir, drive):
+    """channels x dies-per-channel of the drive's profile, and the die
+    time of a native page read held until its page is off the channel
+    (its NAND part's tR + page / channel rate), us."""
+    path = os.path.join(pdir, drive + '.ini')
+    cp = ini(path)
     try:
-        return (int(cp['nand']['channels']) *
+        dies = (int(cp['nand']['channels']) *
                 int(cp['nand']['dies-per-channel']))
-    except KeyError as e:
-        sys.exit('read64_dies: %s: [nand] %s missing' % (path, e))
+        part = ini(os.path.join(pdir, 'parts', 'nand',
+                                cp['parts']['nand'] + '.ini'))['nand']
+        tr = float(part.get('read-us-tlc') or part['read-us-qlc'])
+        page_us = tr + float(part['page-bytes']) / float(part['channel-mbps'])
+    except (KeyError, ValueError) as e:
+        sys.exit('read64_dies: %s or its NAND part: %s missing or not a '
+                 'number' % (path, e))
+    return dies, page_us
 
 
 def reviews(tsv):
@@ -142,42 +162,67 @@ def main():
     rev = reviews(a.reviews)
     drives = a.drives.split(',')
     base = {}
-    print('%-16s %5s %10s %10s %12s %12s %16s' % (
-        'drive', 'dies', '4K us/die', '64K IOPS', 'X random', 'X sequential',
-        'lat random/rev'))
-    xs = []
+    print('%-16s %5s %10s %10s %9s %9s %9s %16s' % (
+        'drive', 'dies', '4K us/die', '64K IOPS', 'X random', 'X seq',
+        'X 1 die', 'lat random/rev'))
+    xs = {'random': [], 'sequential': [], 'one die': []}
+    model_page = {}
     for d in drives:
         if d not in rev or '4k-random-read' not in rev[d] or \
                 '64k-seq-read' not in rev[d]:
             sys.exit('read64_dies: %s has no 4K and 64K read rows in %s'
                      % (d, a.reviews))
-        dies = profile_dies(a.profiles, d)
+        dies, model_page[d] = profile_dies(a.profiles, d)
         b = dies / rev[d]['4k-random-read'][0] * 1e6
         want, want_lat = rev[d]['64k-seq-read']
         xr = solve(dies, b, want, 'random', path_us)
         xst = solve(dies, b, want, 'sequential', path_us)
+        x1 = solve(dies, b, want, 'one die', path_us)
         base[d] = (dies, b)
         lat = (queue(dies, b + xr, 'random', path_us)[1] if xr is not None
                else None)
-        print('%-16s %5d %10.1f %10.0f %12s %12s %16s' % (
+        print('%-16s %5d %10.1f %10.0f %9s %9s %9s %16s' % (
             d, dies, b, want,
             '%.1f' % xr if xr is not None else '-',
             '%.1f' % xst if xst is not None else '-',
+            '%.1f' % x1 if x1 is not None else '-',
             '%.0f / %s' % (lat, '%.0f' % want_lat if want_lat else '-')
             if lat else '-'))
-        if xr is not None:
-            xs.append(xr)
-    if not xs:
-        return 0
-    x = sum(xs) / len(xs)
-    print('\none extra time for all, X = %.1f us (random layout, path %s):'
-          % (x, '%g MB/s' % a.path_mbps if a.path_mbps else 'none'))
+        for lay, x in (('random', xr), ('sequential', xst), ('one die', x1)):
+            if x is not None:
+                xs[lay].append(x)
+    print('\nthe die time per page these give (4K row + X) against the '
+          "model's NAND part held through its data-out:")
     for d in drives:
         dies, b = base[d]
-        iops, lat = queue(dies, b + x, 'random', path_us)
-        want = rev[d]['64k-seq-read'][0]
-        print('  %-16s %8.0f IOPS (%+.1f %%), %.0f us' % (
-            d, iops, 100 * (iops / want - 1), lat))
+        print('  %-16s model %.1f us; random %s, sequential %s, one die %s' % (
+            d, model_page[d], *[
+                '%.1f' % (b + xs[lay][drives.index(d)])
+                if len(xs[lay]) == len(drives) else '-'
+                for lay in ('random', 'sequential', 'one die')]))
+    for lay in ('random', 'sequential', 'one die'):
+        if len(xs[lay]) != len(drives):
+            continue
+        x = sum(xs[lay]) / len(xs[lay])
+        print('\none X for all, %.1f us (%s, path %s):'
+              % (x, lay, '%g MB/s' % a.path_mbps if a.path_mbps else 'none'))
+        for d in drives:
+            dies, b = base[d]
+            iops, lat = queue(dies, b + x, lay, path_us)
+            want, want_lat = rev[d]['64k-seq-read']
+            print('  %-16s %8.0f IOPS (%+.1f %%), %.0f us (review %s)' % (
+                d, iops, 100 * (iops / want - 1), lat,
+                '%.0f' % want_lat if want_lat else '-'))
+    print("\nwith the model's page time, nothing fitted (path %s):"
+          % ('%g MB/s' % a.path_mbps if a.path_mbps else 'none'))
+    for lay in ('random', 'sequential', 'one die'):
+        for d in drives:
+            dies, b = base[d]
+            iops, lat = queue(dies, model_page[d], lay, path_us)
+            want, want_lat = rev[d]['64k-seq-read']
+            print('  %-10s %-16s %8.0f IOPS (%+.1f %%), %.0f us (review %s)'
+                  % (lay, d, iops, 100 * (iops / want - 1), lat,
+                     '%.0f' % want_lat if want_lat else '-'))
     return 0
 
 
