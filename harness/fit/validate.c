@@ -377,25 +377,22 @@ static char *figure_condition(const Figure *f)
 
 static char *figure_command(const Figure *f)
 {
+    g_autofree char *span = NULL;
+
     if (is_cliff(f)) {
         return g_strdup_printf("nvmimic sim --profile %s --suite slc-cliff "
                                "--block-size %u --outstanding %u "
                                "--step-gb 1 --idle-s 0 --after-gb 0",
                                f->drive, f->bs, f->qd);
     }
-    if (!strcmp(f->state, "review")) {
-        /* the review's state has its profile's span: no --span-gb */
-        return g_strdup_printf("nvmimic sim --profile %s --suite point "
-                               "--op %s --pattern %s --block-size %u "
-                               "--outstanding %u --state review "
-                               "--duration-s %g", f->drive, f->op,
-                               f->pattern, f->bs, f->qd, f->seconds);
-    }
+    /* the review's state has its profile's span: no --span-gb */
+    span = !strcmp(f->state, "review") ? g_strdup("") :
+           g_strdup_printf(" --span-gb %g",
+                           isnan(f->span_gb) ? 1 : f->span_gb);
     return g_strdup_printf("nvmimic sim --profile %s --suite point --op %s "
                            "--pattern %s --block-size %u --outstanding %u "
-                           "--state %s --span-gb %g --duration-s %g",
-                           f->drive, f->op, f->pattern, f->bs, f->qd,
-                           f->state, isnan(f->span_gb) ? 1 : f->span_gb,
+                           "--state %s%s --duration-s %g", f->drive, f->op,
+                           f->pattern, f->bs, f->qd, f->state, span,
                            f->seconds);
 }
 
