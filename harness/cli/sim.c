@@ -460,7 +460,7 @@ static int cmd_sim_trace(const NvmProfile *p, const Opts *opts)
 }
 
 /*
- * The options that shape one suite's runs, and the suites (or "trace") that
+ * The options that shape one suite's runs, and the suites (or --trace) that
  * read each: given to another, one used to be ignored without a word
  * (--step-gb with four-corners, --span-gb with the review's state).  The
  * options every mode reads (--profile, --format, --profile-dir) and those
@@ -471,7 +471,7 @@ static const struct {
     const char *opt;
     const char *modes;          /* blank-separated */
 } sim_opt_modes[] = {
-    { "seed", "four-corners slc-cliff vdi mix trace" },
+    { "seed", "four-corners slc-cliff vdi mix --trace" },
     { "threads", "four-corners" },
     { "duration-s", "four-corners vdi point mix" },
     { "quick", "four-corners vdi point mix" },
@@ -488,12 +488,12 @@ static const struct {
 
 /*
  * 0, or 2 after one line naming the first option @given that the mode
- * (@suite, or "trace") does not read.
+ * (@suite, or --trace) does not read.
  */
 static int sim_check_modes(const NvmCommand *cmd, const Opts *o,
                            GPtrArray *given)
 {
-    const char *mode = o->trace ? "trace" : o->suite;
+    const char *mode = o->trace ? "--trace" : o->suite;
 
     for (unsigned i = 0; i + 1 < given->len; i += 2) {
         const NvmOpt *opt = given->pdata[i];
@@ -509,17 +509,10 @@ static int sim_check_modes(const NvmCommand *cmd, const Opts *o,
             if (g_strv_contains((const char *const *)modes, mode)) {
                 break;
             }
-            for (char **m = modes; *m; m++) {
-                if (!strcmp(*m, "trace")) {
-                    g_free(*m);
-                    *m = g_strdup("--trace");
-                }
-            }
             list = g_strjoinv(", ", modes);
             return nvm_opts_error(cmd, "--%s is not read by %s%s (it is for "
                                   "%s)", opt->name,
-                                  o->trace ? "" : "--suite ",
-                                  o->trace ? "--trace" : mode, list);
+                                  o->trace ? "" : "--suite ", mode, list);
         }
         if (!strcmp(opt->name, "span-gb") && !strcmp(o->state, "review")) {
             return nvm_opts_error(cmd, "--span-gb is for --state empty (the "
