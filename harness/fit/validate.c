@@ -182,7 +182,8 @@ static GArray *figures_load(const char *path, GError **errp)
     bool header = false;
     unsigned n = 0;
 
-    if (!nvm_text_file_load(path, 1024 * 1024, &text, errp)) {
+    if (!nvm_text_file_load(path, NVM_TABLE_MAX_BYTES, &text,
+                            errp)) {
         return NULL;
     }
     a = g_array_new(FALSE, TRUE, sizeof(Figure));

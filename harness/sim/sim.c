@@ -569,7 +569,7 @@ GArray *nvm_reviews_load(const char *path, GError **errp)
     int c_cons = -1;
     unsigned n = 0;
 
-    if (!nvm_text_file_load(path, 1024 * 1024, &text, errp)) {
+    if (!nvm_text_file_load(path, NVM_TABLE_MAX_BYTES, &text, errp)) {
         return NULL;
     }
     rows = g_array_new(FALSE, TRUE, sizeof(NvmReviewRow));
@@ -666,7 +666,7 @@ GArray *nvm_vdi_reviews_load(const char *path, GError **errp)
     bool header = false;
     unsigned line = 0;
 
-    if (!nvm_text_file_load(path, 1024 * 1024, &text, errp)) {
+    if (!nvm_text_file_load(path, NVM_TABLE_MAX_BYTES, &text, errp)) {
         return NULL;
     }
     rows = g_array_new(FALSE, TRUE, sizeof(NvmReviewRow));

@@ -252,9 +252,11 @@ void nvm_reviews_free(GArray *rows);
 GArray *nvm_vdi_reviews_load(const char *path, GError **errp);
 
 /*
- * The most a document whose tables the tools rewrite (profiles/README.md,
- * --write, --readme) or a part file they update may hold.
+ * The most a table of reviews' figures (four-corners.tsv, the VDI figures,
+ * validation.tsv) may hold; and a document whose tables the tools rewrite
+ * (profiles/README.md, --write, --readme) or a part file they update.
  */
+#define NVM_TABLE_MAX_BYTES (1024 * 1024)
 #define NVM_DOC_MAX_BYTES (16 * 1024 * 1024)
 
 /*
