@@ -459,11 +459,18 @@ uint64_t nvm_page_read(NvmModel *m, uint64_t page, uint64_t t,
             tr += m->retry_ns;
         }
     }
-    end = nvm_die_read(m, die, plane, t, (uint64_t)tr, host);
-    nvm_energy(m, m->read_mw, tr);
+    /*
+     * The page stays in the die's page register until it is clocked out:
+     * the die is held for tR and the data-out (a plain page read; the
+     * model assumes no cache read, which would overlap the die's next tR
+     * with it).  The data-out starts when tR ends, later if the channel
+     * is busy then (the die is then freed a little early).
+     */
     xfer = (uint64_t)(bytes * m->chan_ns_per_byte);
+    end = nvm_die_read(m, die, plane, t, (uint64_t)tr + xfer, host);
+    nvm_energy(m, m->read_mw, tr);
     m->nand_read += bytes;
-    ce = nvm_channel(m, die, end, xfer);
+    ce = nvm_channel(m, die, end - xfer, xfer);
     if (host) {
         m->probe.pg_chan += ce - end;
     }

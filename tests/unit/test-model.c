@@ -1017,6 +1017,32 @@ static void read_suspends_a_program_up_to_the_parts_limit(void)
     nvm_profile_free(p);
 }
 
+/*
+ * A page read holds its die until its page is off the die: of two 16 KiB
+ * reads issued together on one die, the second ends tR plus a page's
+ * data-out after the first (not tR: its array read cannot start while
+ * the first page waits in the page register).
+ */
+static void page_read_holds_its_die_through_the_data_out(void)
+{
+    NvmProfile *p = load_patched("crucial-p5-1tb", one_die);
+    NvmModel *m = nvm_model_new(p, 1);
+    double page_ns = p->read_us_native * 1e3 +
+                     p->page_bytes * 1e3 / p->channel_mbps;
+    uint64_t t = 1000000, a, b;
+
+    nvm_model_set_fill(m, 50, NULL);
+    nvm_model_warm_map(m, 0, p->capacity_bytes);
+    a = submit(m, NVM_OP_READ, 0, 16384, 0, t);
+    b = submit(m, NVM_OP_READ, 1 << 20, 16384, 0, t);
+    g_test_message("two page reads on one die: %.1f and %.1f us, apart "
+                   "%.1f us (tR + data-out %.1f us)", (a - t) / 1e3,
+                   (b - t) / 1e3, (b - a) / 1e3, page_ns / 1e3);
+    g_assert_cmpfloat(fabs((double)(b - a) - page_ns), <, 0.02 * page_ns);
+    nvm_model_free(m);
+    nvm_profile_free(p);
+}
+
 static void read_goes_ahead_of_queued_programs(void)
 {
     NvmProfile *p = load_patched("crucial-p5-1tb", one_die);
@@ -2059,6 +2085,8 @@ int main(int argc, char **argv)
                     randomly_rewritten_data_reads_slower_only_where_placed);
     g_test_add_func("/model/sequentially_written_data_reads_as_striped",
                     sequentially_written_data_reads_as_striped);
+    g_test_add_func("/model/page_read_holds_its_die_through_the_data_out",
+                    page_read_holds_its_die_through_the_data_out);
     g_test_add_func("/model/placed_reads_repeat_exactly",
                     placed_reads_repeat_exactly);
     return g_test_run();
