@@ -128,6 +128,7 @@ struct NvmModel {
     double slc_refold_below;
     bool slc_first_when_full;
     bool read_place_ftl;            /* reads timed where the data lies */
+    bool dynamic_alloc;             /* a run's multi-plane pages: any die */
     bool steady_simulated;          /* [review] steady-state = simulated */
     uint64_t write_buffer_bytes;
     uint32_t gc_start_free, gc_urgent_free;

@@ -427,15 +427,38 @@ typedef struct PageRun {
     NvmLoc where;
 } PageRun;
 
+/*
+ * With [controller] dynamic-allocation, the page number nvm_page_read()
+ * stripes for page @page of a placed run (the fill's, or one written in
+ * order in superblock @sb): the run's multi-plane pages (@planes pages,
+ * one per plane) each went to whichever die was free when it was
+ * written.  Which die that was is not recorded, so it is drawn from a
+ * hash of the multi-plane page and its superblock (deterministic, no RNG
+ * draws): the pages of one group share a die, on its planes in order.
+ */
+static uint64_t nvm_dynamic_page(const NvmModel *m, uint32_t sb,
+                                 uint64_t page)
+{
+    uint64_t h = ((uint64_t)sb << 40) ^ (page / m->planes);
+    uint64_t die = nvm_rng_scale(nvm_rng_u64(&h), m->ndies);
+
+    return ((page / m->planes) * m->planes + page % m->planes) * m->ndies +
+           die;
+}
+
 static uint64_t nvm_page_run_read(NvmModel *m, const PageRun *r,
                                   uint64_t t, uint64_t done)
 {
+    uint64_t page = r->page;
     uint64_t d;
 
     if (!r->n) {
         return done;
     }
-    d = nvm_page_read(m, r->page, t,
+    if (m->dynamic_alloc && r->kind != NVM_PLACE_SCATTERED) {
+        page = nvm_dynamic_page(m, r->sb, page);
+    }
+    d = nvm_page_read(m, page, t,
                       r->where == NVM_LOC_SLC ? m->read_slc_ns
                                               : m->read_native_ns,
                       r->n << m->lpn_shift, true);
@@ -757,6 +780,7 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
     m->fold_idle_ns = p->fold_idle_ms * NS_PER_MS;
     m->slc_first_when_full = p->slc_first_when_full;
     m->read_place_ftl = p->read_placement == NVM_READ_PLACE_FTL;
+    m->dynamic_alloc = p->dynamic_alloc;
     m->steady_simulated = p->review_steady_state == NVM_STEADY_SIMULATED;
     /*
      * Per unit of data, an SLC program costs prog_slc / (prog_native /

@@ -164,6 +164,7 @@ typedef struct NvmProfile {
     double active_w;            /* ... with every core busy */
     double hmb_rtt_ns;          /* device read of host memory, round trip */
     bool die_fifo;              /* reads wait for a die's queued operations */
+    bool dynamic_alloc;         /* multi-plane pages written to a free die */
 
     /* [nand] */
     NvmCellMode cell_mode;      /* native mode: TLC or QLC */

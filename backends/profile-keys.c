@@ -212,6 +212,13 @@ const KeyDesc nvm_prof_key_table[] = {
       "queued on its die and suspends none; map chunk loads keep read "
       "priority (default false: reads go ahead of queued operations and "
       "suspend a running one within the NAND's limits)" },
+    { "controller", "dynamic-allocation", KT_BOOL, OFF(dynamic_alloc), 0,
+      NO_BOUND,
+      "the firmware writes each multi-plane page (a page on every plane "
+      "of one die) to a die that is free, not to the dies in turn: with "
+      "[ftl] read-placement = ftl a run's pages are read in groups of "
+      "planes on a die drawn per group (default false: page by page over "
+      "the dies)" },
     { "controller", "idle-w", KT_DBL, OFF(idle_w), KF_REQ,
       BOUND(0, 50, "W", "an M.2/U.2 drive draws at most tens of W"),
       "controller and DRAM power while idle in PS0 (thermal model)" },

@@ -1294,9 +1294,32 @@ static void injected_steady_state_has_steady_write_amplification(void)
 
 /* ---- [ftl] read-placement: reads timed where the data lies ---- */
 
+/*
+ * @name with [ftl] read-placement = @placement and [controller]
+ * dynamic-allocation = @dynamic
+ */
+static NvmProfile *load_allocation(const char *name, const char *placement,
+                                   const char *dynamic)
+{
+    g_autoptr(GError) err = NULL;
+    const char *const o[] = {
+        "ftl", "read-placement", placement,
+        "controller", "dynamic-allocation", dynamic, NULL,
+    };
+    NvmProfile *p = nvm_profile_load_with(name, NVMIMIC_PROFILE_DIR, o, &err);
+
+    g_assert_no_error(err);
+    g_assert_nonnull(p);
+    return p;
+}
+
+/*
+ * @name with [ftl] read-placement = @placement, a run's pages dealt to the
+ * dies in turn (the layout the placement tests compare with lba's)
+ */
 static NvmProfile *load_placement(const char *name, const char *placement)
 {
-    return load_with(name, "ftl", "read-placement", placement);
+    return load_allocation(name, placement, "false");
 }
 
 /* The reviews' state: filled, the static SLC full, @span at steady state. */
@@ -1439,6 +1462,49 @@ static void sequentially_written_data_reads_as_striped(void)
     g_assert_cmpfloat(fabs(on[1] - off[1]), <, 0.03 * off[1]);
     /* 4K pieces written at random do not */
     g_assert_cmpfloat(on[2], >, 1.3 * off[2]);
+}
+
+/*
+ * [controller] dynamic-allocation: a multi-plane page (a page on each of
+ * the P5's 4 planes) lies on one die, so a 64K read of fill data reads
+ * its four pages one after another there instead of on four dies at
+ * once; each holds the die for its tR and its data-out.  Data rewritten
+ * at random is read as before (one page read per unit on a die drawn per
+ * unit), apart from the units the span's state left where the fill put
+ * them.
+ */
+static void dynamic_allocation_reads_a_multiplane_page_on_one_die(void)
+{
+    NvmProfile *stripe = load_allocation("crucial-p5-1tb", "ftl", "false");
+    NvmProfile *dyn = load_allocation("crucial-p5-1tb", "ftl", "true");
+    uint64_t span = 1ULL << 30, stride = span / 500 & ~65535ULL;
+    double fill[2], rnd[2];
+    double page_us = dyn->read_us_native +
+                     dyn->page_bytes / dyn->channel_mbps;
+    const int n = 500;
+
+    g_assert_false(stripe->dynamic_alloc);
+    g_assert_true(dyn->dynamic_alloc);
+    g_assert_cmpuint(dyn->planes, ==, 4);
+    for (int i = 0; i < 2; i++) {
+        NvmProfile *p = i ? dyn : stripe;
+        NvmModel *m = placement_model(p, span);
+        uint64_t t = 1000000000ULL;
+
+        rnd[i] = read_64k_qd1(m, p, 0, stride, n, &t) / 1e3 / n;
+        fill[i] = read_64k_qd1(m, p, p->capacity_bytes / 2 & ~65535ULL,
+                               stride, n, &t) / 1e3 / n;
+        g_test_message("dynamic-allocation %s: 64K read %.1f us of fill "
+                       "data, %.1f us in the random-written span",
+                       i ? "true" : "false", fill[i], rnd[i]);
+        nvm_model_free(m);
+    }
+    /* three more page reads, each tR + 16 KiB on the channel (8 %) */
+    g_assert_cmpfloat(fabs(fill[1] - fill[0] - 3 * page_us), <,
+                      0.08 * 3 * page_us);
+    g_assert_cmpfloat(fabs(rnd[1] - rnd[0]), <, 0.02 * rnd[0]);
+    nvm_profile_free(stripe);
+    nvm_profile_free(dyn);
 }
 
 static void placed_reads_repeat_exactly(void)
@@ -2087,6 +2153,9 @@ int main(int argc, char **argv)
                     sequentially_written_data_reads_as_striped);
     g_test_add_func("/model/page_read_holds_its_die_through_the_data_out",
                     page_read_holds_its_die_through_the_data_out);
+    g_test_add_func("/model/dynamic_allocation_reads_a_multiplane_page_"
+                    "on_one_die",
+                    dynamic_allocation_reads_a_multiplane_page_on_one_die);
     g_test_add_func("/model/placed_reads_repeat_exactly",
                     placed_reads_repeat_exactly);
     return g_test_run();
