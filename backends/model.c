@@ -440,10 +440,9 @@ static uint64_t nvm_dynamic_page(const NvmModel *m, uint32_t sb,
                                  uint64_t page)
 {
     uint64_t h = ((uint64_t)sb << 40) ^ (page / m->planes);
-    uint64_t die = nvm_rng_scale(nvm_rng_u64(&h), m->ndies);
 
-    return ((page / m->planes) * m->planes + page % m->planes) * m->ndies +
-           die;
+    /* die = the result mod ndies, plane = page mod planes: as striped */
+    return page * m->ndies + nvm_rng_scale(nvm_rng_u64(&h), m->ndies);
 }
 
 static uint64_t nvm_page_run_read(NvmModel *m, const PageRun *r,
