@@ -214,6 +214,11 @@ struct NvmModel {
     uint32_t *sram_tags;
     uint64_t hmb_bytes;
     uint64_t map_wb_bytes;          /* evicted chunks not yet programmed */
+    uint64_t map_ckpt_bytes;        /* host bytes a checkpoint apart; 0: none */
+    uint64_t map_ckpt_acc;          /* host bytes since the last one */
+    uint64_t *map_ckpt_bits;        /* chunks changed since then, a bit each */
+    size_t map_ckpt_words;          /* ... in this many words */
+    uint64_t map_ckpt_n;            /* how many */
 
     /* ---- thermal ---- */
     bool thermal_on;
@@ -246,6 +251,7 @@ struct NvmModel {
     double wear_pct_base;
     uint64_t map_misses;
     uint64_t map_writebacks;        /* dirty chunks evicted */
+    uint64_t map_checkpointed;      /* chunks written by checkpoints */
     uint64_t buffer_hits, gc_bytes, fold_bytes, erases, suspends;
     uint64_t die_op_ns, die_read_ns;  /* die time reserved, over all dies */
     uint64_t die_forgotten;         /* running ops a full die ring dropped */
@@ -352,6 +358,7 @@ static inline uint32_t nvm_tag_of(uint64_t mp)
 
 /* model.c */
 void nvm_model_reseed(NvmModel *m);
+void nvm_map_ckpt_reset(NvmModel *m);
 uint64_t nvm_map_lookup(NvmModel *m, uint64_t off, uint64_t t,
                         unsigned core, bool update);
 void nvm_map_setup(NvmModel *m);

@@ -56,6 +56,7 @@ void nvm_quiesce(NvmModel *m)
     m->unit_fill = 0;
     m->unit_ready = 0;
     m->next_die = m->bg_die = m->map_wb_die = 0;
+    nvm_map_ckpt_reset(m);
     m->link_tx_free = m->link_rx_free = 0;
     m->read_path_free = m->write_path_free = 0;
     memset(m->core_free, 0, sizeof(m->core_free));

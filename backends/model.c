@@ -54,8 +54,8 @@ void nvm_model_reseed(NvmModel *m)
  * that fits its cache is never evicted, so only a span wider than the
  * cache's coverage pays (the P2 2 TB's 100 GB against its HMB's 64 GB).
  * Not modelled: the map blocks' own GC (their pages are rewritten whole,
- * so mostly invalid when reclaimed) and any write-back for power-loss
- * safety before eviction (no source says when these controllers do it).
+ * so mostly invalid when reclaimed).  Write-back before eviction, for
+ * power-loss safety, only with [map] checkpoint-bytes (below).
  */
 
 #define MAP_TAG_DIRTY 0x80000000u
@@ -115,12 +115,75 @@ static void nvm_map_writeback(NvmModel *m, uint64_t t)
     nvm_map_page_program(m, die, t);
 }
 
+/*
+ * Map checkpoints ([map] checkpoint-bytes): every so many host bytes
+ * written, the chunks changed since the last checkpoint are programmed
+ * (SLC, a multi-plane unit at a time, the dies in turn, behind their
+ * queues: the host command does not wait), so that a power loss replays
+ * at most that much.  Random writes change a chunk per write where a
+ * sequential stream changes one per chunk's coverage (4 MiB of data for
+ * a 4 KiB chunk of 4 B entries), so the cost falls on random writes.
+ */
+static void nvm_map_ckpt_mark(NvmModel *m, uint64_t mp)
+{
+    uint64_t bit = 1ULL << (mp & 63);
+
+    if (!(m->map_ckpt_bits[mp >> 6] & bit)) {
+        m->map_ckpt_bits[mp >> 6] |= bit;
+        m->map_ckpt_n++;
+    }
+}
+
+static void nvm_map_checkpoint(NvmModel *m, uint64_t t)
+{
+    uint64_t bytes = m->map_ckpt_n * m->map_chunk_bytes;
+    uint64_t units = (bytes + m->slc_unit_bytes - 1) / m->slc_unit_bytes;
+
+    m->map_checkpointed += m->map_ckpt_n;
+    nvm_map_ckpt_reset(m);
+    for (uint64_t u = 0; u < units; u++) {
+        double prog = m->prog_slc_ns * nvm_jitter(m) * m->slow;
+        unsigned die = m->map_wb_die;
+
+        m->map_wb_die = die + 1 == m->ndies ? 0 : die + 1;
+        nvm_die_push(m, die, t, (uint64_t)prog, OP_PROGRAM, NONE32,
+                     SLOT_SLC);
+        nvm_energy(m, m->program_slc_mw, prog);
+        m->nand_written += m->slc_unit_bytes;
+        m->total_nand_written += m->slc_unit_bytes;
+    }
+}
+
+/* @bytes of host data written at @t: a checkpoint when they reach its mark. */
+static void nvm_map_ckpt_written(NvmModel *m, uint64_t bytes, uint64_t t)
+{
+    m->map_ckpt_acc += bytes;
+    if (m->map_ckpt_acc >= m->map_ckpt_bytes) {
+        m->map_ckpt_acc %= m->map_ckpt_bytes;
+        nvm_map_checkpoint(m, t);
+    }
+}
+
+/* Forget what changed: the drive was just prepared (nvm_quiesce()). */
+void nvm_map_ckpt_reset(NvmModel *m)
+{
+    if (m->map_ckpt_n) {
+        memset(m->map_ckpt_bits, 0, sizeof(uint64_t) * m->map_ckpt_words);
+    }
+    m->map_ckpt_n = 0;
+    m->map_ckpt_acc = 0;
+}
+
 uint64_t nvm_map_lookup(NvmModel *m, uint64_t off, uint64_t t,
                         unsigned core, bool update)
 {
     uint64_t mp = off >> m->map_cover_shift;
     uint64_t done = t;
     bool wb = false, sram_wb;
+
+    if (update && m->map_ckpt_bits) {
+        nvm_map_ckpt_mark(m, mp);
+    }
 
     if (m->map_hmb) {
         bool sram_hit = m->n_sram_tags &&
@@ -597,6 +660,9 @@ static uint64_t nvm_do_write(NvmModel *m, uint64_t t, uint64_t off,
     m->host_written += bytes;
     m->total_host_written += bytes;
     done = nvm_buffer_write(m, off, bytes, fe, fua);
+    if (m->map_ckpt_bits) {
+        nvm_map_ckpt_written(m, bytes, fe);
+    }
     m->probe.wr_n++;
     m->probe.wr_core_wait += cmd_t - t - m->write_cmd_ns;
     m->probe.wr_core += m->write_cmd_ns;
@@ -822,6 +888,12 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
         m->map_chunk_bytes = p->map_chunk_bytes;
         m->map_miss_blocks_core = p->map_miss_blocks_core;
         m->map_update_blocks_core = p->map_update_blocks_core;
+        m->map_ckpt_bytes = p->map_checkpoint_bytes;
+        if (m->map_ckpt_bytes) {
+            m->map_ckpt_words = ((m->capacity_bytes >> m->map_cover_shift) +
+                                 1 + 63) / 64;
+            m->map_ckpt_bits = g_new0(uint64_t, m->map_ckpt_words);
+        }
         m->map_bytes = p->capacity_bytes / p->map_unit_bytes *
                        p->map_entry_bytes;
         m->map_hmb = p->map_kind == NVM_MAP_HMB;
@@ -930,6 +1002,7 @@ void nvm_model_free(NvmModel *m)
     g_free(m->bh);
     g_free(m->map_tags);
     g_free(m->sram_tags);
+    g_free(m->map_ckpt_bits);
     g_free(m);
 }
 
@@ -977,5 +1050,6 @@ size_t nvm_model_max_memory_bytes(void)
            sizeof(ReadLine) * (size_t)NVM_MAX_DIES * NVM_MAX_PLANES +
            sizeof(Unit) * units + sizeof(uint64_t) * bh +
            sizeof(uint32_t) * 2 * (size_t)NVM_MAX_MAP_TAGS +
+           sizeof(uint64_t) * (NVM_MAX_CKPT_CHUNKS / 64 + 1) +
            nvm_ftl_memory_bound(NVM_MAX_MAP_REGIONS, NVM_MAX_SUPERBLOCKS);
 }

@@ -27,6 +27,7 @@
 #define NVM_MAX_PAGE_BYTES 65536
 #define NVM_MAX_WRITE_BUFFER_BYTES (1ULL << 30)      /* 1 GiB */
 #define NVM_MAX_MAP_TAGS (1U << 20)                  /* partial map slots */
+#define NVM_MAX_CKPT_CHUNKS (1U << 24)               /* checkpoints' chunks */
 /* Mapping state: 4 KiB regions up to 2 TiB, coarser beyond (2^29 of them) */
 #define NVM_MAX_MAP_REGIONS (1ULL << 29)
 #define NVM_MAX_SUPERBLOCKS 65000
@@ -205,6 +206,7 @@ typedef struct NvmProfile {
     uint32_t map_chunk_bytes;
     bool map_miss_blocks_core;
     bool map_update_blocks_core;
+    uint64_t map_checkpoint_bytes;
 
     /* [gc] */
     uint64_t gc_reserved_bytes;
@@ -509,6 +511,7 @@ typedef struct NvmStats {
     uint64_t slc_size_bytes;
     uint64_t map_misses;
     uint64_t map_writebacks;            /* dirty map chunks evicted */
+    uint64_t map_checkpointed;          /* map chunks written by checkpoints */
     uint64_t power_exits;
     unsigned power_state;               /* state at the time of the query */
     uint64_t ps_time_ns[NVM_MAX_POWER_STATES];

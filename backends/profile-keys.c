@@ -353,6 +353,12 @@ const KeyDesc nvm_prof_key_table[] = {
     { "map", "update-blocks-core", KT_BOOL, OFF(map_update_blocks_core),
       KF_REQ, NO_BOUND,
       "the core waits for the map chunk a write updates when it misses" },
+    { "map", "checkpoint-bytes", KT_U64, OFF(map_checkpoint_bytes), 0,
+      BOUND(0, 1024 * GIB, "bytes", "0 (none) or host bytes written "
+            "between two checkpoints"),
+      "host bytes written between map checkpoints, which program every "
+      "map chunk changed since the last one (SLC); 0 (default): the map "
+      "goes back to NAND only when its cache evicts it" },
 
     { "gc", "reserved-bytes", KT_U64, OFF(gc_reserved_bytes), KF_REQ,
       BOUND(0, 2 * NVM_MAX_CAPACITY_BYTES, "bytes", "at most raw-bytes"),

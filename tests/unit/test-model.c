@@ -1902,6 +1902,61 @@ static void dirty_map_chunks_evicted_are_written_back(void)
     nvm_profile_free(p);
 }
 
+/*
+ * [map] checkpoint-bytes: every so many host bytes the map chunks written
+ * since the last checkpoint are programmed.  Random 4 KiB writes change a
+ * chunk (4 MiB of coverage) nearly every write, a sequential 64 KiB stream
+ * one per 64 writes, so the cost falls on random writes; with the key
+ * absent nothing is checkpointed.
+ */
+static void map_checkpoints_cost_random_writes_not_sequential(void)
+{
+    static const char *const ck[] = { "[map]",
+                                      "checkpoint-bytes = 8388608", NULL };
+    NvmProfile *p[2] = { load("crucial-p5-1tb"),
+                         load_patched("crucial-p5-1tb", ck) };
+    const NvmWorkload wl[2] = {
+        { "4k-random-write", NVM_OP_WRITE, 4096, false, 32 },
+        { "64k-seq-write", NVM_OP_WRITE, 65536, true, 8 },
+    };
+    double iops[2][2], ckpt[2][2], wa[2][2];
+
+    g_assert_cmpuint(p[1]->map_checkpoint_bytes, ==, 8388608);
+    for (int k = 0; k < 2; k++) {
+        for (int w = 0; w < 2; w++) {
+            NvmModel *m = nvm_model_new(p[k], 1);
+            NvmRunResult r;
+            NvmStats st;
+
+            nvm_model_set_fill(m, 100, NULL);
+            iops[k][w] = closed_loop(m, p[k], &wl[w], 50000000000ULL, 1, 3,
+                                     &r);
+            nvm_model_get_stats(m, 0, &st);
+            /* chunks checkpointed per host write */
+            ckpt[k][w] = (double)st.map_checkpointed * wl[w].block_bytes /
+                         st.host_bytes_written;
+            wa[k][w] = (double)st.nand_bytes_written / st.host_bytes_written;
+            g_test_message("%s, checkpoints %s: %.0f IOPS, %.3f chunks "
+                           "checkpointed per write, WA %.2f", wl[w].name,
+                           k ? "every 8 MiB" : "off", iops[k][w],
+                           ckpt[k][w], wa[k][w]);
+            nvm_model_free(m);
+        }
+    }
+    g_assert_cmpfloat(ckpt[0][0], ==, 0);
+    g_assert_cmpfloat(ckpt[0][1], ==, 0);
+    /* 2048 random writes a checkpoint over 12,800 chunks: ~0.92 distinct */
+    g_assert_cmpfloat(ckpt[1][0], >, 0.85);
+    g_assert_cmpfloat(ckpt[1][0], <=, 1.0);
+    /* a stream changes a chunk per 64 writes of 64 KiB */
+    g_assert_cmpfloat(ckpt[1][1], <, 1.0 / 32);
+    /* a 4 KiB chunk per 4 KiB write, in SLC: more NAND per host byte */
+    g_assert_cmpfloat(wa[1][0], >, wa[0][0] + 0.5);
+    g_assert_cmpfloat(wa[1][1], <, wa[0][1] + 0.05);
+    nvm_profile_free(p[0]);
+    nvm_profile_free(p[1]);
+}
+
 static void hot_drive_throttles_and_the_switch_turns_it_off(void)
 {
     static const char *const hot[] = {
@@ -2141,6 +2196,8 @@ int main(int argc, char **argv)
                     host_memory_buffer_size_sets_map_misses);
     g_test_add_func("/model/dirty_map_chunks_evicted_are_written_back",
                     dirty_map_chunks_evicted_are_written_back);
+    g_test_add_func("/model/map_checkpoints_cost_random_writes_not_sequential",
+                    map_checkpoints_cost_random_writes_not_sequential);
     g_test_add_func("/model/reads_after_idle_spells_are_not_queued_behind_"
                     "later_ones",
                     reads_after_idle_spells_are_not_queued_behind_later_ones);

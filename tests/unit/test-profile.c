@@ -319,6 +319,43 @@ static void partial_map_tag_count_is_bounded(void)
                     "2097152 chunks of chunk-bytes; at most 1048576");
 }
 
+/* a checkpoint keeps a bit per chunk of the whole map: bounded too */
+static void map_checkpoint_chunk_count_is_bounded(void)
+{
+    /* 2 TB in 16 KiB of coverage per chunk: 122 M chunks */
+    static const char *const fine[] = {
+        "entry-bytes", "16", "chunk-bytes", "512", "unit-bytes", "512",
+        "cache-bytes", "268435456",
+        "update-blocks-core", "false\ncheckpoint-bytes = 8388608", NULL };
+    static const char *const far[] = {
+        "update-blocks-core", "false\ncheckpoint-bytes = 2000000000000",
+        NULL };
+    g_autofree char *t = composed("crucial-p5-2tb");
+    g_autofree char *bad = edit_kv(t, fine);
+    g_autofree char *ok = edit_kv(t, fine + 8);
+    g_autofree char *path = NULL;
+    g_autoptr(GError) err = NULL;
+    NvmProfile *p;
+    int fd;
+
+    expect_error(bad, "[map] checkpoint-bytes",
+                 "the map has 122094661 chunks of chunk-bytes; checkpoints "
+                 "track at most 16777216");
+
+    expect_kv_error(far, "[map] checkpoint-bytes",
+                    "outside the allowed range 0 to 1099511627776 bytes");
+    /* the shipped map (4 KiB chunks of 4 MiB) with checkpoints loads */
+    fd = g_file_open_tmp("ok-XXXXXX.ini", &path, &err);
+    g_assert_no_error(err);
+    close(fd);
+    g_assert_true(g_file_set_contents(path, ok, -1, NULL));
+    p = nvm_profile_load(path, NULL, &err);
+    g_unlink(path);
+    g_assert_no_error(err);
+    g_assert_cmpuint(p->map_checkpoint_bytes, ==, 8388608);
+    nvm_profile_free(p);
+}
+
 /* temp + 273 overflowed int32 (and Kelvin is 16 bits) */
 static void temperature_beyond_kelvin_field_is_rejected(void)
 {
@@ -519,6 +556,26 @@ static char *base_for(const NvmProfileKeyInfo *ki)
                                                   : "crucial-p5-1tb");
 }
 
+/*
+ * @t with @line in place of @ki's key, or, for an optional key the file
+ * leaves out, @line at the head of the key's section.
+ */
+static char *edit_or_add(const char *t, const NvmProfileKeyInfo *ki,
+                         const char *line)
+{
+    g_autofree char *prefix = g_strdup_printf("\n%s = ", ki->key);
+    g_autofree char *head = g_strdup_printf("\n[%s]\n", ki->group);
+    const char *at;
+
+    if (strstr(t, prefix) || ki->required) {
+        return edit(t, ki->key, line);
+    }
+    at = strstr(t, head);
+    g_assert_nonnull(at);
+    at += strlen(head);
+    return g_strdup_printf("%.*s%s\n%s", (int)(at - t), t, line, at);
+}
+
 /* Values just outside [min, max] in the key's own syntax. */
 static void outside_values(const NvmProfileKeyInfo *ki, char **below,
                            char **above)
@@ -581,7 +638,7 @@ static void every_key_rejects_values_outside_its_range(void)
                 continue;
             }
             line = g_strdup_printf("%s = %s", ki.key, v);
-            bad = edit(t, ki.key, line);
+            bad = edit_or_add(t, &ki, line);
             expect_error(bad, ki.key, want);
             tested++;
         }
@@ -1011,6 +1068,8 @@ int main(int argc, char **argv)
                     day_long_times_are_rejected);
     g_test_add_func("/profile/partial_map_tag_count_is_bounded",
                     partial_map_tag_count_is_bounded);
+    g_test_add_func("/profile/map_checkpoint_chunk_count_is_bounded",
+                    map_checkpoint_chunk_count_is_bounded);
     g_test_add_func("/profile/temperature_beyond_kelvin_field_is_rejected",
                     temperature_beyond_kelvin_field_is_rejected);
     g_test_add_func("/profile/pci_id_above_16_bits_is_rejected",
