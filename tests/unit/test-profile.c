@@ -68,19 +68,27 @@ static char *edit(const char *text, const char *key, const char *line)
     return g_string_free(out, FALSE);
 }
 
+/* Load @text from a temporary file, named in *@path. */
+static NvmProfile *load_text(const char *text, char **path, GError **err)
+{
+    NvmProfile *p;
+    int fd = g_file_open_tmp("bad-XXXXXX.ini", path, err);
+
+    g_assert_no_error(*err);
+    close(fd);
+    g_assert_true(g_file_set_contents(*path, text, -1, NULL));
+    p = nvm_profile_load(*path, NULL, err);
+    g_unlink(*path);
+    return p;
+}
+
 /* Load @text from a temporary file; expect failure mentioning @needles. */
 static void expect_error(const char *text, const char *key, const char *why)
 {
     g_autofree char *path = NULL;
     g_autoptr(GError) err = NULL;
-    NvmProfile *p;
-    int fd = g_file_open_tmp("bad-XXXXXX.ini", &path, &err);
+    NvmProfile *p = load_text(text, &path, &err);
 
-    g_assert_no_error(err);
-    close(fd);
-    g_assert_true(g_file_set_contents(path, text, -1, NULL));
-    p = nvm_profile_load(path, NULL, &err);
-    g_unlink(path);
     g_assert_null(p);
     g_assert_nonnull(err);
     g_test_message("%s", err->message);
@@ -336,7 +344,6 @@ static void map_checkpoint_chunk_count_is_bounded(void)
     g_autofree char *path = NULL;
     g_autoptr(GError) err = NULL;
     NvmProfile *p;
-    int fd;
 
     expect_error(bad, "[map] checkpoint-bytes",
                  "the map has 122094661 chunks of chunk-bytes; checkpoints "
@@ -345,12 +352,7 @@ static void map_checkpoint_chunk_count_is_bounded(void)
     expect_kv_error(far, "[map] checkpoint-bytes",
                     "outside the allowed range 0 to 1099511627776 bytes");
     /* the shipped map (4 KiB chunks of 4 MiB) with checkpoints loads */
-    fd = g_file_open_tmp("ok-XXXXXX.ini", &path, &err);
-    g_assert_no_error(err);
-    close(fd);
-    g_assert_true(g_file_set_contents(path, ok, -1, NULL));
-    p = nvm_profile_load(path, NULL, &err);
-    g_unlink(path);
+    p = load_text(ok, &path, &err);
     g_assert_no_error(err);
     g_assert_cmpuint(p->map_checkpoint_bytes, ==, 8388608);
     nvm_profile_free(p);
