@@ -85,34 +85,42 @@ static bool nvm_tag_hit(uint32_t *tags, uint32_t n, uint64_t mp, bool dirty,
     return false;
 }
 
-/* One page of map or journal on @die in SLC, ready at @t; returns its end. */
-static uint64_t nvm_map_page_program(NvmModel *m, unsigned die, uint64_t t)
+/*
+ * One SLC program of @bytes of map or journal on @die, ready at @t;
+ * returns its end.
+ */
+static uint64_t nvm_map_page_program(NvmModel *m, unsigned die, uint64_t t,
+                                     uint32_t bytes)
 {
     double prog = m->prog_slc_ns * nvm_jitter(m) * m->slow;
     uint64_t end = nvm_die_push(m, die, t, (uint64_t)prog, OP_PROGRAM,
                                 NONE32, SLOT_SLC);
 
     nvm_energy(m, m->program_slc_mw, prog);
-    m->nand_written += m->page_bytes;
-    m->total_nand_written += m->page_bytes;
+    m->nand_written += bytes;
+    m->total_nand_written += bytes;
     return end;
+}
+
+/* The map write-back's next die: its own turn, the data's units keep theirs. */
+static unsigned nvm_map_wb_die(NvmModel *m)
+{
+    unsigned die = m->map_wb_die;
+
+    m->map_wb_die = die + 1 == m->ndies ? 0 : die + 1;
+    return die;
 }
 
 /* A dirty chunk evicted at @t: a page of them is programmed (SLC). */
 static void nvm_map_writeback(NvmModel *m, uint64_t t)
 {
-    unsigned die;
-
     m->map_writebacks++;
     m->map_wb_bytes += m->map_chunk_bytes;
     if (m->map_wb_bytes < m->page_bytes) {
         return;
     }
     m->map_wb_bytes -= m->page_bytes;
-    /* its own turn of the dies: the data's units keep theirs */
-    die = m->map_wb_die;
-    m->map_wb_die = die + 1 == m->ndies ? 0 : die + 1;
-    nvm_map_page_program(m, die, t);
+    nvm_map_page_program(m, nvm_map_wb_die(m), t, m->page_bytes);
 }
 
 /*
@@ -142,15 +150,7 @@ static void nvm_map_checkpoint(NvmModel *m, uint64_t t)
     m->map_checkpointed += m->map_ckpt_n;
     nvm_map_ckpt_reset(m);
     for (uint64_t u = 0; u < units; u++) {
-        double prog = m->prog_slc_ns * nvm_jitter(m) * m->slow;
-        unsigned die = m->map_wb_die;
-
-        m->map_wb_die = die + 1 == m->ndies ? 0 : die + 1;
-        nvm_die_push(m, die, t, (uint64_t)prog, OP_PROGRAM, NONE32,
-                     SLOT_SLC);
-        nvm_energy(m, m->program_slc_mw, prog);
-        m->nand_written += m->slc_unit_bytes;
-        m->total_nand_written += m->slc_unit_bytes;
+        nvm_map_page_program(m, nvm_map_wb_die(m), t, m->slc_unit_bytes);
     }
 }
 
@@ -474,7 +474,7 @@ static uint64_t nvm_flush(NvmModel *m, uint64_t t)
         unsigned die = m->next_die;
 
         m->next_die = die + 1 == m->ndies ? 0 : die + 1;
-        done = nvm_map_page_program(m, die, done);
+        done = nvm_map_page_program(m, die, done, m->page_bytes);
     }
     return done;
 }

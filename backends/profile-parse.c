@@ -537,16 +537,13 @@ static bool check_geometry(NvmProfile *p, const Src *src, GError **errp)
     }
     /* Checkpoints keep a bit per chunk of the whole map. */
     if (p->map_checkpoint_bytes &&
-        (p->capacity_bytes / p->map_unit_bytes * p->map_entry_bytes) /
-        p->map_chunk_bytes > NVM_MAX_CKPT_CHUNKS) {
+        map_bytes / p->map_chunk_bytes > NVM_MAX_CKPT_CHUNKS) {
         nvm_prof_set_err(errp, F("map", "checkpoint-bytes"), "map",
                          "checkpoint-bytes",
                          "the map has %" G_GUINT64_FORMAT " chunks of "
                          "chunk-bytes; checkpoints track at most %u (larger "
                          "chunk-bytes, or 0)",
-                         (p->capacity_bytes / p->map_unit_bytes *
-                          p->map_entry_bytes) / p->map_chunk_bytes,
-                         NVM_MAX_CKPT_CHUNKS);
+                         map_bytes / p->map_chunk_bytes, NVM_MAX_CKPT_CHUNKS);
         return false;
     }
     return true;
