@@ -251,6 +251,7 @@ struct NvmModel {
     double wear_pct_base;
     uint64_t map_misses;
     uint64_t map_writebacks;        /* dirty chunks evicted */
+    uint64_t map_checkpoints;       /* checkpoints taken */
     uint64_t map_checkpointed;      /* chunks written by checkpoints */
     uint64_t buffer_hits, gc_bytes, fold_bytes, erases, suspends;
     uint64_t die_op_ns, die_read_ns;  /* die time reserved, over all dies */

@@ -135,7 +135,7 @@ void nvm_model_reset_stats(NvmModel *m, uint64_t now_ns)
     m->host_written = m->nand_written = m->nand_read = 0;
     m->map_misses = 0;
     m->map_writebacks = 0;
-    m->map_checkpointed = 0;
+    m->map_checkpoints = m->map_checkpointed = 0;
     m->power_exits = 0;
     m->buffer_hits = m->gc_bytes = m->fold_bytes = 0;
     m->erases = m->suspends = 0;
@@ -203,6 +203,7 @@ void nvm_model_get_stats(const NvmModel *cm, uint64_t now_ns, NvmStats *st)
     st->slc_size_bytes = nvm_slc_size(m, fc.valid) << m->lpn_shift;
     st->map_misses = m->map_misses;
     st->map_writebacks = m->map_writebacks;
+    st->map_checkpoints = m->map_checkpoints;
     st->map_checkpointed = m->map_checkpointed;
     st->power_exits = m->power_exits;
     memcpy(st->ps_time_ns, m->ps_time_ns, sizeof(st->ps_time_ns));

@@ -142,19 +142,34 @@ static void nvm_map_ckpt_mark(NvmModel *m, uint64_t mp)
     }
 }
 
+/* Forget which chunks changed; the bytes towards the next mark stay. */
+static void nvm_map_ckpt_clear(NvmModel *m)
+{
+    if (m->map_ckpt_n) {
+        memset(m->map_ckpt_bits, 0, sizeof(uint64_t) * m->map_ckpt_words);
+    }
+    m->map_ckpt_n = 0;
+}
+
 static void nvm_map_checkpoint(NvmModel *m, uint64_t t)
 {
     uint64_t bytes = m->map_ckpt_n * m->map_chunk_bytes;
     uint64_t units = (bytes + m->slc_unit_bytes - 1) / m->slc_unit_bytes;
 
+    m->map_checkpoints++;
     m->map_checkpointed += m->map_ckpt_n;
-    nvm_map_ckpt_reset(m);
+    nvm_map_ckpt_clear(m);
     for (uint64_t u = 0; u < units; u++) {
         nvm_map_page_program(m, nvm_map_wb_die(m), t, m->slc_unit_bytes);
     }
 }
 
-/* @bytes of host data written at @t: a checkpoint when they reach its mark. */
+/*
+ * @bytes of host data written at @t: a checkpoint when they reach its mark.
+ * The bytes past the mark count towards the next one, so checkpoints come
+ * every N bytes whatever the writes' size (one, though, for a write that
+ * passes several marks).
+ */
 static void nvm_map_ckpt_written(NvmModel *m, uint64_t bytes, uint64_t t)
 {
     m->map_ckpt_acc += bytes;
@@ -167,10 +182,7 @@ static void nvm_map_ckpt_written(NvmModel *m, uint64_t bytes, uint64_t t)
 /* Forget what changed: the drive was just prepared (nvm_quiesce()). */
 void nvm_map_ckpt_reset(NvmModel *m)
 {
-    if (m->map_ckpt_n) {
-        memset(m->map_ckpt_bits, 0, sizeof(uint64_t) * m->map_ckpt_words);
-    }
-    m->map_ckpt_n = 0;
+    nvm_map_ckpt_clear(m);
     m->map_ckpt_acc = 0;
 }
 

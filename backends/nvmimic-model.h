@@ -511,6 +511,7 @@ typedef struct NvmStats {
     uint64_t slc_size_bytes;
     uint64_t map_misses;
     uint64_t map_writebacks;            /* dirty map chunks evicted */
+    uint64_t map_checkpoints;           /* map checkpoints taken */
     uint64_t map_checkpointed;          /* map chunks written by checkpoints */
     uint64_t power_exits;
     unsigned power_state;               /* state at the time of the query */

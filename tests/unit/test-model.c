@@ -1957,6 +1957,50 @@ static void map_checkpoints_cost_random_writes_not_sequential(void)
     nvm_profile_free(p[1]);
 }
 
+/*
+ * A checkpoint every N host bytes, whatever the writes' size: the bytes
+ * past a mark count towards the next (40 KiB writes against a 64 KiB mark
+ * cross it 5 times in 8 writes, not every second write).
+ */
+static void map_checkpoints_come_every_n_bytes(void)
+{
+    static const char *const ck[] = { "[map]",
+                                      "checkpoint-bytes = 65536", NULL };
+    static const uint32_t size[] = { 40960, 4096, 65536, 200704 };
+    NvmProfile *p = load_patched("crucial-p5-1tb", ck);
+
+    for (unsigned k = 0; k < G_N_ELEMENTS(size); k++) {
+        NvmModel *m = nvm_model_new(p, 1);
+        const unsigned n = 400;
+        uint64_t t = 0, host = 0;
+        NvmStats st;
+
+        nvm_model_set_fill(m, 50, NULL);
+        nvm_model_reset_stats(m, 0);
+        for (unsigned i = 0; i < n; i++) {
+            /* 1 MiB apart: a map chunk each (4 MiB of coverage) at most */
+            t = submit(m, NVM_OP_WRITE, 1048576ULL * 7 * i, size[k], 0, t);
+            host += size[k];
+        }
+        nvm_model_get_stats(m, t, &st);
+        g_test_message("%u writes of %u B: %" PRIu64 " checkpoints, %"
+                       PRIu64 " chunks", n, size[k], st.map_checkpoints,
+                       st.map_checkpointed);
+        g_assert_cmpuint(st.host_bytes_written, ==, host);
+        if (size[k] <= 65536) {
+            g_assert_cmpuint(st.map_checkpoints, ==, host / 65536);
+        } else {
+            /* a write that passes several marks takes one checkpoint */
+            g_assert_cmpuint(st.map_checkpoints, ==, n);
+        }
+        /* every chunk a write changed before the last mark is written once */
+        g_assert_cmpuint(st.map_checkpointed, >=, st.map_checkpoints);
+        g_assert_cmpuint(st.map_checkpointed, <=, n);
+        nvm_model_free(m);
+    }
+    nvm_profile_free(p);
+}
+
 static void hot_drive_throttles_and_the_switch_turns_it_off(void)
 {
     static const char *const hot[] = {
@@ -2198,6 +2242,8 @@ int main(int argc, char **argv)
                     dirty_map_chunks_evicted_are_written_back);
     g_test_add_func("/model/map_checkpoints_cost_random_writes_not_sequential",
                     map_checkpoints_cost_random_writes_not_sequential);
+    g_test_add_func("/model/map_checkpoints_come_every_n_bytes",
+                    map_checkpoints_come_every_n_bytes);
     g_test_add_func("/model/reads_after_idle_spells_are_not_queued_behind_"
                     "later_ones",
                     reads_after_idle_spells_are_not_queued_behind_later_ones);
