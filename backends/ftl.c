@@ -518,6 +518,24 @@ void nvm_ftl_prefetch(const NvmFtl *f, uint64_t lpn, int stage)
     }
 }
 
+/*
+ * The open host superblock of @mode if it has room, else a new one (the
+ * full one closed); NVM_FTL_NONE when none is free.
+ */
+static uint32_t open_host_room(NvmFtl *f, NvmSbMode mode)
+{
+    uint32_t w = f->open_host[mode];
+
+    if (w != NVM_FTL_NONE &&
+        f->sb[w].wp < nvm_ftl_sb_capacity(f, &f->sb[w])) {
+        return w;
+    }
+    if (w != NVM_FTL_NONE) {
+        f->sb[w].open = 0;
+    }
+    return f->open_host[mode] = nvm_ftl_sb_alloc(f, mode);
+}
+
 bool nvm_ftl_write(NvmFtl *f, uint64_t lpn, uint32_t n, NvmSbMode mode)
 {
     uint32_t room = nvm_ftl_open_room(f, mode);
@@ -537,19 +555,12 @@ bool nvm_ftl_write(NvmFtl *f, uint64_t lpn, uint32_t n, NvmSbMode mode)
 
         chunk_refresh(f, ch);
         for (; i < stop; i++, lpn++) {
-            uint32_t w = f->open_host[mode];
+            uint32_t w = open_host_room(f, mode);
             Sb *s;
 
-            if (w == NVM_FTL_NONE ||
-                f->sb[w].wp == nvm_ftl_sb_capacity(f, &f->sb[w])) {
-                if (w != NVM_FTL_NONE) {
-                    f->sb[w].open = 0;
-                }
-                w = f->open_host[mode] = nvm_ftl_sb_alloc(f, mode);
-                if (w == NVM_FTL_NONE) {
-                    nvm_ftl_chunk_collapse(f, c);
-                    return false;
-                }
+            if (w == NVM_FTL_NONE) {
+                nvm_ftl_chunk_collapse(f, c);
+                return false;
             }
             s = &f->sb[w];
             unit_invalidate(f, ch, i, lpn);
@@ -573,19 +584,12 @@ bool nvm_ftl_write(NvmFtl *f, uint64_t lpn, uint32_t n, NvmSbMode mode)
 bool nvm_ftl_pad(NvmFtl *f, uint32_t n, NvmSbMode mode)
 {
     while (n) {
-        uint32_t w = f->open_host[mode];
+        uint32_t w = open_host_room(f, mode);
         uint32_t k;
         Sb *s;
 
-        if (w == NVM_FTL_NONE ||
-            f->sb[w].wp == nvm_ftl_sb_capacity(f, &f->sb[w])) {
-            if (w != NVM_FTL_NONE) {
-                f->sb[w].open = 0;
-            }
-            w = f->open_host[mode] = nvm_ftl_sb_alloc(f, mode);
-            if (w == NVM_FTL_NONE) {
-                return false;
-            }
+        if (w == NVM_FTL_NONE) {
+            return false;
         }
         s = &f->sb[w];
         k = MIN(n, nvm_ftl_sb_capacity(f, s) - s->wp);
