@@ -68,7 +68,7 @@ static bool nvm_reclaim(NvmModel *m, bool slc)
 /* Issue one relocation unit (or, when the copies are done, one erase). */
 static void nvm_bg_issue(NvmModel *m, Debt *dt, uint64_t ready)
 {
-    unsigned die = m->bg_die;
+    unsigned die;
     uint64_t dur;
 
     if (m->untimed) {
@@ -82,7 +82,7 @@ static void nvm_bg_issue(NvmModel *m, Debt *dt, uint64_t ready)
         }
         return;
     }
-    m->bg_die = die + 1 == m->ndies ? 0 : die + 1;
+    die = nvm_die_turn(m, &m->bg_die);
     if (dt->units) {
         double tr = dt->slc_src ? m->read_slc_ns : m->read_native_ns;
         double rd_bytes = dt->reads_per_unit * m->slc_unit_bytes;

@@ -289,6 +289,18 @@ static inline double nvm_rand01(NvmModel *m)
     return (nvm_rand64(m) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/*
+ * The die whose turn @turn holds; the turn moves on to the next die.  The
+ * data's units, background work and map writes each keep a turn of their own.
+ */
+static inline unsigned nvm_die_turn(const NvmModel *m, unsigned *turn)
+{
+    unsigned die = *turn;
+
+    *turn = die + 1 == m->ndies ? 0 : die + 1;
+    return die;
+}
+
 /* Multiplicative jitter with standard deviation m->jitter (triangular). */
 static inline double nvm_jitter(NvmModel *m)
 {

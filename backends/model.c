@@ -102,15 +102,6 @@ static uint64_t nvm_map_page_program(NvmModel *m, unsigned die, uint64_t t,
     return end;
 }
 
-/* The map write-back's next die: its own turn, the data's units keep theirs. */
-static unsigned nvm_map_wb_die(NvmModel *m)
-{
-    unsigned die = m->map_wb_die;
-
-    m->map_wb_die = die + 1 == m->ndies ? 0 : die + 1;
-    return die;
-}
-
 /* A dirty chunk evicted at @t: a page of them is programmed (SLC). */
 static void nvm_map_writeback(NvmModel *m, uint64_t t)
 {
@@ -120,7 +111,7 @@ static void nvm_map_writeback(NvmModel *m, uint64_t t)
         return;
     }
     m->map_wb_bytes -= m->page_bytes;
-    nvm_map_page_program(m, nvm_map_wb_die(m), t, m->page_bytes);
+    nvm_map_page_program(m, nvm_die_turn(m, &m->map_wb_die), t, m->page_bytes);
 }
 
 /*
@@ -160,7 +151,8 @@ static void nvm_map_checkpoint(NvmModel *m, uint64_t t)
     m->map_checkpointed += m->map_ckpt_n;
     nvm_map_ckpt_clear(m);
     for (uint64_t u = 0; u < units; u++) {
-        nvm_map_page_program(m, nvm_map_wb_die(m), t, m->slc_unit_bytes);
+        nvm_map_page_program(m, nvm_die_turn(m, &m->map_wb_die), t,
+                             m->slc_unit_bytes);
     }
 }
 
@@ -285,7 +277,7 @@ static void nvm_open_unit(NvmModel *m, uint64_t t)
 /* Program the open unit (padded if it is not full); returns its end. */
 static uint64_t nvm_program_unit(NvmModel *m, uint64_t t)
 {
-    unsigned die = m->next_die;
+    unsigned die = nvm_die_turn(m, &m->next_die);
     uint64_t ready = m->unit_ready > t ? m->unit_ready : t;
     uint64_t xfer = (uint64_t)(m->unit_cap * m->chan_ns_per_byte);
     uint64_t xend = nvm_channel(m, die, ready, xfer);
@@ -304,7 +296,6 @@ static uint64_t nvm_program_unit(NvmModel *m, uint64_t t)
     nvm_energy(m, m->unit_slc ? m->program_slc_mw : m->program_mw, prog);
     u->end = end;
     u->stream_end = m->stream_bytes;
-    m->next_die = die + 1 == m->ndies ? 0 : die + 1;
     m->nand_written += m->unit_cap;
     m->total_nand_written += m->unit_cap;
     m->unit_open = false;
@@ -482,12 +473,8 @@ static uint64_t nvm_flush(NvmModel *m, uint64_t t)
         }
     }
     /* the map/journal update: one SLC page program after the data */
-    {
-        unsigned die = m->next_die;
-
-        m->next_die = die + 1 == m->ndies ? 0 : die + 1;
-        done = nvm_map_page_program(m, die, done, m->page_bytes);
-    }
+    done = nvm_map_page_program(m, nvm_die_turn(m, &m->next_die), done,
+                                m->page_bytes);
     return done;
 }
 
