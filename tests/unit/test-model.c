@@ -1978,7 +1978,7 @@ static void map_checkpoints_come_every_n_bytes(void)
         nvm_model_set_fill(m, 50, NULL);
         nvm_model_reset_stats(m, 0);
         for (unsigned i = 0; i < n; i++) {
-            /* 1 MiB apart: a map chunk each (4 MiB of coverage) at most */
+            /* 7 MiB apart: one map chunk each (4 MiB of coverage) */
             t = submit(m, NVM_OP_WRITE, 1048576ULL * 7 * i, size[k], 0, t);
             host += size[k];
         }
