@@ -110,7 +110,8 @@ struct NvmModel {
     double link_ns_per_byte;
     uint32_t cmd_overhead_bytes;
     uint64_t read_cmd_ns, write_cmd_ns, flush_cmd_ns, trim_cmd_ns;
-    double read_path_ns_per_byte;
+    double read_path_ns_per_byte;       /* data read from native pages */
+    double read_path_slc_ns_per_byte;   /* any other data a read returns */
     double write_path_ns_per_byte;
     double chan_ns_per_byte;
     double read_slc_ns, read_native_ns;

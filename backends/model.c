@@ -508,13 +508,17 @@ static uint64_t nvm_dynamic_page(const NvmModel *m, uint32_t sb,
 }
 
 static uint64_t nvm_page_run_read(NvmModel *m, const PageRun *r,
-                                  uint64_t t, uint64_t done)
+                                  uint64_t t, uint64_t done,
+                                  uint64_t *native_bytes)
 {
     uint64_t page = r->page;
     uint64_t d;
 
     if (!r->n) {
         return done;
+    }
+    if (r->where == NVM_LOC_NATIVE) {
+        *native_bytes += (uint64_t)r->n << m->lpn_shift;
     }
     if (m->dynamic_alloc && r->kind != NVM_PLACE_SCATTERED) {
         page = nvm_dynamic_page(m, r->sb, page);
@@ -537,7 +541,8 @@ static uint64_t nvm_page_run_read(NvmModel *m, const PageRun *r,
  * is transferred (@done at least).
  */
 static uint64_t nvm_read_placed(NvmModel *m, uint64_t lpn, uint64_t last,
-                                uint64_t cmd_t, uint64_t t, uint64_t done)
+                                uint64_t cmd_t, uint64_t t, uint64_t done,
+                                uint64_t *native_bytes)
 {
     PageRun cur = { .n = 0 };
 
@@ -559,7 +564,7 @@ static uint64_t nvm_read_placed(NvmModel *m, uint64_t lpn, uint64_t last,
             pl.kind == NVM_PLACE_SCATTERED ||
             (pl.kind == NVM_PLACE_RUN && pl.sb != cur.sb) ||
             page != cur.page) {
-            done = nvm_page_run_read(m, &cur, t, done);
+            done = nvm_page_run_read(m, &cur, t, done, native_bytes);
             cur = (PageRun){ pl.kind, pl.sb, page, 0, NVM_LOC_UNMAPPED };
         }
         cur.n++;
@@ -567,7 +572,7 @@ static uint64_t nvm_read_placed(NvmModel *m, uint64_t lpn, uint64_t last,
             cur.where = l;
         }
     }
-    return nvm_page_run_read(m, &cur, t, done);
+    return nvm_page_run_read(m, &cur, t, done, native_bytes);
 }
 
 static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
@@ -579,6 +584,7 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
     uint64_t t_nand = nvm_map_lookup(m, off, cmd_t, core, false);
     uint64_t lpn = off >> m->lpn_shift;
     uint64_t last = (off + bytes - 1) >> m->lpn_shift;
+    uint64_t native_bytes = 0;  /* of the data, that read from native pages */
     uint64_t path_ns, link_ns, nand_end, fin;
 
     m->probe.rd_n++;
@@ -586,14 +592,15 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
     m->probe.rd_core += m->read_cmd_ns;
     m->probe.rd_map += t_nand - cmd_t;
     if (m->read_place_ftl) {
-        nand_done = nvm_read_placed(m, lpn, last, cmd_t, t_nand, nand_done);
+        nand_done = nvm_read_placed(m, lpn, last, cmd_t, t_nand, nand_done,
+                                    &native_bytes);
         lpn = last + 1;
     }
     while (lpn <= last) {
         uint64_t page = lpn / m->lpns_per_page;
         uint64_t pend = (page + 1) * m->lpns_per_page;
         NvmLoc where = NVM_LOC_UNMAPPED;
-        uint32_t n = 0;
+        uint32_t n = 0, n_nand = 0;
 
         /*
          * the units of this read on this page: one page read if any is
@@ -609,9 +616,13 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
                 m->buffer_hits++;
                 continue;
             }
+            n_nand++;
             if (where != NVM_LOC_NATIVE) {
                 where = l;
             }
+        }
+        if (where == NVM_LOC_NATIVE) {
+            native_bytes += (uint64_t)n_nand << m->lpn_shift;
         }
         if (where != NVM_LOC_UNMAPPED) {
             uint64_t d = nvm_page_read(m, page, t_nand,
@@ -622,8 +633,19 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
             nand_done = d > nand_done ? d : nand_done;
         }
     }
-    /* Data path (ECC, DMA), then the link to the host. */
-    path_ns = (uint64_t)(bytes * m->read_path_ns_per_byte);
+    /*
+     * Data path (ECC, DMA), then the link to the host: data from native
+     * pages at its rate, the rest (SLC pages, the buffer, unmapped) at
+     * the SLC pages' rate.  Units are whole map units, the read may
+     * cover part of one.
+     */
+    native_bytes = MIN(native_bytes, bytes);
+    path_ns = (uint64_t)(m->read_path_slc_ns_per_byte ==
+                         m->read_path_ns_per_byte ?
+                         bytes * m->read_path_ns_per_byte :
+                         native_bytes * m->read_path_ns_per_byte +
+                         (bytes - native_bytes) *
+                         m->read_path_slc_ns_per_byte);
     link_ns = (uint64_t)((bytes + m->cmd_overhead_bytes) *
                          m->link_ns_per_byte);
     m->tx_busy_ns += MAX(link_ns, path_ns);
@@ -827,6 +849,9 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
     m->flush_cmd_ns = llround(p->flush_cmd_ns);
     m->trim_cmd_ns = llround(p->trim_cmd_ns);
     m->read_path_ns_per_byte = 1000.0 / p->read_path_mbps;
+    m->read_path_slc_ns_per_byte = p->read_path_slc_mbps > 0 ?
+                                   1000.0 / p->read_path_slc_mbps :
+                                   m->read_path_ns_per_byte;
     m->write_path_ns_per_byte = 1000.0 / p->write_path_mbps;
     m->chan_ns_per_byte = 1000.0 / p->channel_mbps;
     m->read_slc_ns = p->read_us_slc * NS_PER_US;

@@ -156,6 +156,7 @@ typedef struct NvmProfile {
     double flush_cmd_ns;
     double trim_cmd_ns;
     double read_path_mbps;
+    double read_path_slc_mbps;  /* data read from SLC pages (0: as above) */
     double write_path_mbps;
     uint64_t map_sram_bytes;    /* on-chip map cache of a DRAM-less design */
     uint32_t max_channels;      /* what the controller can drive */

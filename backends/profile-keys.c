@@ -186,6 +186,12 @@ const KeyDesc nvm_prof_key_table[] = {
     { "controller", "read-path-mbps", KT_DBL, OFF(read_path_mbps), KF_REQ,
       BOUND(10, 1e6, "MB/s", WHY_PATH),
       "read data path throughput (LDPC decode + DMA), shared" },
+    { "controller", "read-path-slc-mbps", KT_DBL, OFF(read_path_slc_mbps), 0,
+      BOUND(0, 1e6, "MB/s", "0 (as read-path-mbps) or a data path's rate, "
+            "at least 10 MB/s"),
+      "read data path throughput for data read from SLC pages, whose low "
+      "bit error rate needs fewer LDPC decode iterations (0, the default: "
+      "read-path-mbps); data from the buffer or unmapped takes it too" },
     { "controller", "write-path-mbps", KT_DBL, OFF(write_path_mbps), KF_REQ,
       BOUND(10, 1e6, "MB/s", WHY_PATH),
       "write data path throughput (DMA + encode), shared" },

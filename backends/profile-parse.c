@@ -499,6 +499,13 @@ static bool check_geometry(NvmProfile *p, const Src *src, GError **errp)
                          " bytes)", 2 * unit);
         return false;
     }
+    if (p->read_path_slc_mbps != 0 && p->read_path_slc_mbps < 10) {
+        nvm_prof_set_err(errp, F("controller", "read-path-slc-mbps"),
+                         "controller", "read-path-slc-mbps",
+                         "%g: must be 0 (as read-path-mbps) or at least 10 "
+                         "MB/s", p->read_path_slc_mbps);
+        return false;
+    }
     if (p->map_unit_bytes % p->lba_bytes) {
         nvm_prof_set_err(errp, F("map", "unit-bytes"), "map", "unit-bytes",
                          "must be a multiple of lba-bytes");

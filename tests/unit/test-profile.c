@@ -265,11 +265,20 @@ static void vanishing_data_path_rate_is_rejected(void)
     static const char *const r[] = { "read-path-mbps", "1e-300", NULL };
     static const char *const w[] = { "write-path-mbps", "0.001", NULL };
     static const char *const c[] = { "channel-mbps", "1e-300", NULL };
+    /* the SLC pages' path: 0 (the default) or at least 10 MB/s */
+    static const char *const s[] = {
+        "read-path-mbps", "3400\nread-path-slc-mbps = 1e-300", NULL };
+    static const char *const neg[] = {
+        "read-path-mbps", "3400\nread-path-slc-mbps = -5", NULL };
 
     expect_kv_error(r, "[controller] read-path-mbps",
                     "'1e-300' is outside the allowed range 10 to 1e+06 MB/s");
     expect_kv_error(w, "write-path-mbps", "allowed range 10 to 1e+06 MB/s");
     expect_kv_error(c, "[nand] channel-mbps", "allowed range 10 to 10000");
+    expect_kv_error(s, "[controller] read-path-slc-mbps",
+                    "must be 0 (as read-path-mbps) or at least 10 MB/s");
+    expect_kv_error(neg, "[controller] read-path-slc-mbps",
+                    "outside the allowed range 0 to 1e+06 MB/s");
 }
 
 /* deadlines >= 2^63 ns were silently untimed */
