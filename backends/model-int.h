@@ -130,6 +130,7 @@ struct NvmModel {
     bool slc_first_when_full;
     bool read_place_ftl;            /* reads timed where the data lies */
     bool dynamic_alloc;             /* a run's multi-plane pages: any die */
+    bool data_path_streams;         /* see nvm_stream_unit_ns() */
     bool steady_simulated;          /* [review] steady-state = simulated */
     uint64_t write_buffer_bytes;
     uint32_t gc_start_free, gc_urgent_free;
@@ -342,17 +343,46 @@ static inline uint64_t nvm_core(NvmModel *m, uint64_t t, uint64_t cost,
 }
 
 /*
- * A throughput resource: reserves its slot in submission order from @t and
- * returns the earliest time the work that becomes ready at @ready is done.
+ * A stage of a command's data path (the link, the controller's read or
+ * write path): a throughput resource that reserves its slot in submission
+ * order from @t, and passes the command's data on as it arrives, the first
+ * unit at @first and the last at @last: done @svc after the first unit
+ * at the earliest and @unit_ns (one unit's time) after the last.  Returns
+ * when the last unit is through; *@out (if not NULL) is when the first
+ * is.  A command of one unit (@unit_ns = @svc) is stored and forwarded.
  */
-static inline uint64_t nvm_pipe(uint64_t *free_at, uint64_t t, uint64_t ready,
-                                uint64_t svc)
+static inline uint64_t nvm_stream(uint64_t *free_at, uint64_t t,
+                                  uint64_t first, uint64_t last,
+                                  uint64_t svc, uint64_t unit_ns,
+                                  uint64_t *out)
 {
     uint64_t start = t > *free_at ? t : *free_at;
     uint64_t end = start + svc;
 
     *free_at = end;
-    return ready + svc > end ? ready + svc : end;
+    if (out) {
+        *out = (start > first ? start : first) + unit_ns;
+    }
+    end = end > first + svc ? end : first + svc;
+    return end > last + unit_ns ? end : last + unit_ns;
+}
+
+/*
+ * Of a stage's @svc for a command of @bytes, the time of the unit it
+ * passes on: with [controller] data-path-streams a map unit (4 KiB, about
+ * an LDPC codeword), so a large command's stages overlap; without, the
+ * whole command (store and forward: each stage takes all of it before the
+ * next starts).
+ */
+static inline uint64_t nvm_stream_unit_ns(const NvmModel *m, uint64_t svc,
+                                          uint64_t bytes)
+{
+    uint64_t unit = 1ULL << m->lpn_shift;
+
+    if (!m->data_path_streams || bytes <= unit) {
+        return svc;
+    }
+    return (uint64_t)((double)svc * unit / bytes);
 }
 
 /*

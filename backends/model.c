@@ -480,6 +480,12 @@ static uint64_t nvm_flush(NvmModel *m, uint64_t t)
 
 /* ------------------------------------------------------------------ */
 
+/* What a read's page reads leave for its data path. */
+typedef struct ReadTally {
+    uint64_t native_bytes;          /* of the data, that from native pages */
+    uint64_t first;                 /* the first page's data off the NAND */
+} ReadTally;
+
 /* Units of a read that lie on one page: read together. */
 typedef struct PageRun {
     NvmPlaceKind kind;
@@ -508,8 +514,7 @@ static uint64_t nvm_dynamic_page(const NvmModel *m, uint32_t sb,
 }
 
 static uint64_t nvm_page_run_read(NvmModel *m, const PageRun *r,
-                                  uint64_t t, uint64_t done,
-                                  uint64_t *native_bytes)
+                                  uint64_t t, uint64_t done, ReadTally *rt)
 {
     uint64_t page = r->page;
     uint64_t d;
@@ -518,7 +523,7 @@ static uint64_t nvm_page_run_read(NvmModel *m, const PageRun *r,
         return done;
     }
     if (r->where == NVM_LOC_NATIVE) {
-        *native_bytes += (uint64_t)r->n << m->lpn_shift;
+        rt->native_bytes += (uint64_t)r->n << m->lpn_shift;
     }
     if (m->dynamic_alloc && r->kind != NVM_PLACE_SCATTERED) {
         page = nvm_dynamic_page(m, r->sb, page);
@@ -527,6 +532,7 @@ static uint64_t nvm_page_run_read(NvmModel *m, const PageRun *r,
                       r->where == NVM_LOC_SLC ? m->read_slc_ns
                                               : m->read_native_ns,
                       r->n << m->lpn_shift, true);
+    rt->first = MIN(rt->first, d);
     return d > done ? d : done;
 }
 
@@ -542,7 +548,7 @@ static uint64_t nvm_page_run_read(NvmModel *m, const PageRun *r,
  */
 static uint64_t nvm_read_placed(NvmModel *m, uint64_t lpn, uint64_t last,
                                 uint64_t cmd_t, uint64_t t, uint64_t done,
-                                uint64_t *native_bytes)
+                                ReadTally *rt)
 {
     PageRun cur = { .n = 0 };
 
@@ -564,7 +570,7 @@ static uint64_t nvm_read_placed(NvmModel *m, uint64_t lpn, uint64_t last,
             pl.kind == NVM_PLACE_SCATTERED ||
             (pl.kind == NVM_PLACE_RUN && pl.sb != cur.sb) ||
             page != cur.page) {
-            done = nvm_page_run_read(m, &cur, t, done, native_bytes);
+            done = nvm_page_run_read(m, &cur, t, done, rt);
             cur = (PageRun){ pl.kind, pl.sb, page, 0, NVM_LOC_UNMAPPED };
         }
         cur.n++;
@@ -572,7 +578,7 @@ static uint64_t nvm_read_placed(NvmModel *m, uint64_t lpn, uint64_t last,
             cur.where = l;
         }
     }
-    return nvm_page_run_read(m, &cur, t, done, native_bytes);
+    return nvm_page_run_read(m, &cur, t, done, rt);
 }
 
 static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
@@ -584,8 +590,8 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
     uint64_t t_nand = nvm_map_lookup(m, off, cmd_t, core, false);
     uint64_t lpn = off >> m->lpn_shift;
     uint64_t last = (off + bytes - 1) >> m->lpn_shift;
-    uint64_t native_bytes = 0;  /* of the data, that read from native pages */
-    uint64_t path_ns, link_ns, nand_end, fin;
+    ReadTally rt = { 0, UINT64_MAX };
+    uint64_t path_ns, link_ns, nand_end, first, fin;
 
     m->probe.rd_n++;
     m->probe.rd_core_wait += cmd_t - t - m->read_cmd_ns;
@@ -593,7 +599,7 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
     m->probe.rd_map += t_nand - cmd_t;
     if (m->read_place_ftl) {
         nand_done = nvm_read_placed(m, lpn, last, cmd_t, t_nand, nand_done,
-                                    &native_bytes);
+                                    &rt);
         lpn = last + 1;
     }
     while (lpn <= last) {
@@ -622,7 +628,7 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
             }
         }
         if (where == NVM_LOC_NATIVE) {
-            native_bytes += (uint64_t)n_nand << m->lpn_shift;
+            rt.native_bytes += (uint64_t)n_nand << m->lpn_shift;
         }
         if (where != NVM_LOC_UNMAPPED) {
             uint64_t d = nvm_page_read(m, page, t_nand,
@@ -631,6 +637,7 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
                                        n << m->lpn_shift, true);
 
             nand_done = d > nand_done ? d : nand_done;
+            rt.first = MIN(rt.first, d);
         }
     }
     /*
@@ -639,12 +646,12 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
      * the SLC pages' rate.  Units are whole map units, the read may
      * cover part of one.
      */
-    native_bytes = MIN(native_bytes, bytes);
+    rt.native_bytes = MIN(rt.native_bytes, bytes);
     path_ns = (uint64_t)(m->read_path_slc_ns_per_byte ==
                          m->read_path_ns_per_byte ?
                          bytes * m->read_path_ns_per_byte :
-                         native_bytes * m->read_path_ns_per_byte +
-                         (bytes - native_bytes) *
+                         rt.native_bytes * m->read_path_ns_per_byte +
+                         (bytes - rt.native_bytes) *
                          m->read_path_slc_ns_per_byte);
     link_ns = (uint64_t)((bytes + m->cmd_overhead_bytes) *
                          m->link_ns_per_byte);
@@ -654,8 +661,18 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
         m->probe.rd_nand_cmds++;
     }
     nand_end = MAX(nand_done, t_nand);
-    nand_done = nvm_pipe(&m->read_path_free, cmd_t, nand_done, path_ns);
-    fin = nvm_pipe(&m->link_tx_free, cmd_t, nand_done, link_ns);
+    /*
+     * The path takes the data as it comes off the NAND, the link as the
+     * path passes it on (in units with [controller] data-path-streams):
+     * the first data is there when the first page read is (at once when
+     * none is needed).
+     */
+    first = MIN(rt.first, nand_done);
+    nand_done = nvm_stream(&m->read_path_free, cmd_t, first, nand_done,
+                           path_ns, nvm_stream_unit_ns(m, path_ns, bytes),
+                           &first);
+    fin = nvm_stream(&m->link_tx_free, cmd_t, first, nand_done, link_ns,
+                     nvm_stream_unit_ns(m, link_ns, bytes), NULL);
     m->probe.rd_post += fin - nand_end;
     return fin;
 }
@@ -665,14 +682,17 @@ static uint64_t nvm_do_write(NvmModel *m, uint64_t t, uint64_t off,
 {
     unsigned core;
     uint64_t cmd_t = nvm_core(m, t, m->write_cmd_ns, &core);
-    uint64_t fe, mapped, done;
+    uint64_t fe, first, mapped, done;
 
     uint64_t link_ns = (uint64_t)((bytes + m->cmd_overhead_bytes) *
                                   m->link_ns_per_byte);
     uint64_t path_ns = (uint64_t)(bytes * m->write_path_ns_per_byte);
 
-    fe = nvm_pipe(&m->link_rx_free, cmd_t, cmd_t, link_ns);
-    fe = nvm_pipe(&m->write_path_free, cmd_t, fe, path_ns);
+    /* the write path takes the data as the link brings it */
+    fe = nvm_stream(&m->link_rx_free, cmd_t, cmd_t, cmd_t, link_ns,
+                    nvm_stream_unit_ns(m, link_ns, bytes), &first);
+    fe = nvm_stream(&m->write_path_free, cmd_t, first, fe, path_ns,
+                    nvm_stream_unit_ns(m, path_ns, bytes), NULL);
     /* the controller's power: its data path streams at the slower stage */
     m->rx_busy_ns += MAX(link_ns, path_ns);
     /* The map chunk must be cached to record the new location. */
@@ -870,6 +890,7 @@ NvmModel *nvm_model_new(const NvmProfile *p, uint64_t seed)
     m->slc_first_when_full = p->slc_first_when_full;
     m->read_place_ftl = p->read_placement == NVM_READ_PLACE_FTL;
     m->dynamic_alloc = p->dynamic_alloc;
+    m->data_path_streams = p->data_path_streams;
     m->steady_simulated = p->review_steady_state == NVM_STEADY_SIMULATED;
     /*
      * Per unit of data, an SLC program costs prog_slc / (prog_native /

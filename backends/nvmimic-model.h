@@ -167,6 +167,7 @@ typedef struct NvmProfile {
     double hmb_rtt_ns;          /* device read of host memory, round trip */
     bool die_fifo;              /* reads wait for a die's queued operations */
     bool dynamic_alloc;         /* multi-plane pages written to a free die */
+    bool data_path_streams;     /* data path stages overlap within a command */
 
     /* [nand] */
     NvmCellMode cell_mode;      /* native mode: TLC or QLC */

@@ -225,6 +225,12 @@ const KeyDesc nvm_prof_key_table[] = {
       "[ftl] read-placement = ftl a run's pages are read in groups of "
       "planes on a die drawn per group (default false: page by page over "
       "the dies)" },
+    { "controller", "data-path-streams", KT_BOOL, OFF(data_path_streams), 0,
+      NO_BOUND,
+      "each stage of a command's data path (the link, the read or write "
+      "path) passes the data on in 4 KiB units as they arrive, so a large "
+      "command's stages overlap (default false: store and forward, each "
+      "stage takes the whole command before the next starts)" },
     { "controller", "idle-w", KT_DBL, OFF(idle_w), KF_REQ,
       BOUND(0, 50, "W", "an M.2/U.2 drive draws at most tens of W"),
       "controller and DRAM power while idle in PS0 (thermal model)" },

@@ -1525,6 +1525,76 @@ static void read_path_takes_the_slc_rate_for_data_not_on_native_pages(void)
     }
 }
 
+/*
+ * [controller] data-path-streams: a command's data passes the link and the
+ * controller's read or write path in 4 KiB units, so a 1 MiB command's two
+ * stages overlap, where without the key each takes the whole command
+ * before the next starts.  On the P5 (PCIe 3.0 x4: at most 3,940 MB/s;
+ * paths of 3,400 MB/s read and 3,000 MB/s write) a 1 MiB write or read of
+ * unmapped data (no NAND read) costs both stages' times without it and
+ * the slower stage's and one unit of the faster with it; a 4 KiB command,
+ * one unit, the same either way.
+ */
+static uint64_t one_command_ns(const NvmProfile *p, NvmOp op, uint32_t bytes)
+{
+    NvmModel *m = nvm_model_new(p, 1);
+    uint64_t t = 1000000;
+    uint64_t ns = submit(m, op, 0, bytes, 0, t) - t;
+
+    nvm_model_free(m);
+    return ns;
+}
+
+static void data_path_streams_overlaps_a_large_commands_stages(void)
+{
+    static const char *const off[] = { NULL };
+    static const char *const on[] = {
+        "[controller]", "data-path-streams = true", NULL,
+    };
+    NvmProfile *p[2] = {
+        load_patched("crucial-p5-1tb", off),
+        load_patched("crucial-p5-1tb", on),
+    };
+    const double mib = 1 << 20, link_min_ns = mib * 1e3 / 3940;
+    double w[2], r[2], w4[2], r4[2];
+
+    g_assert_false(p[0]->data_path_streams);
+    g_assert_true(p[1]->data_path_streams);
+    for (int i = 0; i < 2; i++) {
+        w[i] = one_command_ns(p[i], NVM_OP_WRITE, 1 << 20);
+        r[i] = one_command_ns(p[i], NVM_OP_READ, 1 << 20);
+        w4[i] = one_command_ns(p[i], NVM_OP_WRITE, 4096);
+        r4[i] = one_command_ns(p[i], NVM_OP_READ, 4096);
+        g_test_message("data-path-streams %s: 1 MiB write %.1f us, read "
+                       "%.1f us; 4 KiB %.2f / %.2f us", i ? "on" : "off",
+                       w[i] / 1e3, r[i] / 1e3, w4[i] / 1e3, r4[i] / 1e3);
+    }
+    for (int i = 0; i < 2; i++) {
+        double wpath = mib * 1e3 / p[i]->write_path_mbps;
+        double rpath = mib * 1e3 / p[i]->read_path_mbps;
+
+        if (!i) {
+            /* store and forward: the path and the link one after the other */
+            g_assert_cmpfloat(w[i], >=, wpath + link_min_ns);
+            g_assert_cmpfloat(r[i], >=, rpath + link_min_ns);
+        } else {
+            /*
+             * streamed: the slower stage (the path) and a unit of the
+             * other; the link's time, at least 266 us, is saved but for
+             * its last unit (the drive's wake-up from idle, in both)
+             */
+            g_assert_cmpfloat(w[i], >=, wpath);
+            g_assert_cmpfloat(r[i], >=, rpath);
+            g_assert_cmpfloat(w[0] - w[i], >=, 0.95 * link_min_ns);
+            g_assert_cmpfloat(r[0] - r[i], >=, 0.95 * link_min_ns);
+        }
+    }
+    g_assert_cmpfloat(w4[1], ==, w4[0]);
+    g_assert_cmpfloat(r4[1], ==, r4[0]);
+    nvm_profile_free(p[0]);
+    nvm_profile_free(p[1]);
+}
+
 static void sequentially_written_data_reads_as_striped(void)
 {
     double on[3], off[3];
@@ -2331,6 +2401,9 @@ int main(int argc, char **argv)
                     randomly_rewritten_data_reads_slower_only_where_placed);
     g_test_add_func("/model/sequentially_written_data_reads_as_striped",
                     sequentially_written_data_reads_as_striped);
+    g_test_add_func("/model/data_path_streams_overlaps_a_large_commands_"
+                    "stages",
+                    data_path_streams_overlaps_a_large_commands_stages);
     g_test_add_func("/model/read_path_takes_the_slc_rate_for_data_not_on_"
                     "native_pages",
                     read_path_takes_the_slc_rate_for_data_not_on_native_pages);
