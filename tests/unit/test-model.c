@@ -1453,7 +1453,7 @@ static void written_reads(const char *placement, double us[3])
  * path at read-path-mbps where it came from native pages and at
  * read-path-slc-mbps where it came from SLC pages, the buffer or nowhere
  * (unmapped); without the key every byte takes read-path-mbps.  Paths of
- * 100 and 1000 MB/s give a 1 MiB read path times of 10.5 and 1.05 ms.
+ * 100 and 1000 MB/s take 10.5 and 1.05 ms for 1 MiB.
  */
 static uint64_t slc_path_read_ns(NvmModel *m, uint64_t off, uint64_t *t)
 {
@@ -1507,10 +1507,10 @@ static void read_path_takes_the_slc_rate_for_data_not_on_native_pages(void)
         nvm_profile_free(p);
     }
     /*
-     * The path follows the NAND reads (the data is decoded as it comes):
-     * without the key every read takes at least 10.5 ms; with it native
-     * data takes as long as before, and SLC and unmapped data save the
-     * difference of the two path times, within 2 %.
+     * The path takes the data after the NAND reads: without the key every
+     * read takes at least 10.5 ms; with it native data takes as long as
+     * before, and SLC and unmapped data save the difference of the two
+     * path times, within 2 %.
      */
     for (int k = 0; k < 3; k++) {
         g_assert_cmpfloat(ns[0][k], >=, native_ns);
