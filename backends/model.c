@@ -486,6 +486,16 @@ typedef struct ReadTally {
     uint64_t first;                 /* the first page's data off the NAND */
 } ReadTally;
 
+/* A page read of @units units from @where, its data off the NAND at @d. */
+static void nvm_read_tally(const NvmModel *m, ReadTally *rt, NvmLoc where,
+                           uint32_t units, uint64_t d)
+{
+    if (where == NVM_LOC_NATIVE) {
+        rt->native_bytes += (uint64_t)units << m->lpn_shift;
+    }
+    rt->first = MIN(rt->first, d);
+}
+
 /* Units of a read that lie on one page: read together. */
 typedef struct PageRun {
     NvmPlaceKind kind;
@@ -522,9 +532,6 @@ static uint64_t nvm_page_run_read(NvmModel *m, const PageRun *r,
     if (!r->n) {
         return done;
     }
-    if (r->where == NVM_LOC_NATIVE) {
-        rt->native_bytes += (uint64_t)r->n << m->lpn_shift;
-    }
     if (m->dynamic_alloc && r->kind != NVM_PLACE_SCATTERED) {
         page = nvm_dynamic_page(m, r->sb, page);
     }
@@ -532,7 +539,7 @@ static uint64_t nvm_page_run_read(NvmModel *m, const PageRun *r,
                       r->where == NVM_LOC_SLC ? m->read_slc_ns
                                               : m->read_native_ns,
                       r->n << m->lpn_shift, true);
-    rt->first = MIN(rt->first, d);
+    nvm_read_tally(m, rt, r->where, r->n, d);
     return d > done ? d : done;
 }
 
@@ -627,9 +634,6 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
                 where = l;
             }
         }
-        if (where == NVM_LOC_NATIVE) {
-            rt.native_bytes += (uint64_t)n_nand << m->lpn_shift;
-        }
         if (where != NVM_LOC_UNMAPPED) {
             uint64_t d = nvm_page_read(m, page, t_nand,
                                        where == NVM_LOC_SLC ?
@@ -637,7 +641,7 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
                                        n << m->lpn_shift, true);
 
             nand_done = d > nand_done ? d : nand_done;
-            rt.first = MIN(rt.first, d);
+            nvm_read_tally(m, &rt, where, n_nand, d);
         }
     }
     /*
@@ -647,12 +651,10 @@ static uint64_t nvm_do_read(NvmModel *m, uint64_t t, uint64_t off,
      * cover part of one.
      */
     rt.native_bytes = MIN(rt.native_bytes, bytes);
-    path_ns = (uint64_t)(m->read_path_slc_ns_per_byte ==
-                         m->read_path_ns_per_byte ?
-                         bytes * m->read_path_ns_per_byte :
-                         rt.native_bytes * m->read_path_ns_per_byte +
+    path_ns = (uint64_t)(bytes * m->read_path_ns_per_byte +
                          (bytes - rt.native_bytes) *
-                         m->read_path_slc_ns_per_byte);
+                         (m->read_path_slc_ns_per_byte -
+                          m->read_path_ns_per_byte));
     link_ns = (uint64_t)((bytes + m->cmd_overhead_bytes) *
                          m->link_ns_per_byte);
     m->tx_busy_ns += MAX(link_ns, path_ns);
