@@ -63,9 +63,24 @@ static void unidentified_list(Fit *f, const Subset *sub,
     }
 }
 
+/* Widen [@lo, @hi] by row @r of @d at the subset's values @x (in @v). */
+static void widen(Fit *f, Drive *d, unsigned r, const unsigned *idx,
+                  unsigned n, const double *x, double *v, double *lo,
+                  double *hi)
+{
+    double m;
+
+    for (unsigned j = 0; j < n; j++) {
+        v[idx[j]] = x[j];
+    }
+    m = fit_row_model(f, d, r, v);
+    *lo = fmin(*lo, m);
+    *hi = fmax(*hi, m);
+}
+
 /*
- * Row @r of @d as predicted by each start of @res that fits as well as
- * the best: the range, into @lo and @hi.
+ * Row @r of @d as predicted by each start and probe of @res that fits as
+ * well as the best: the range, into @lo and @hi.
  */
 static void near_range(Fit *f, const Subset *sub, const NvmMultiResult *res,
                        Drive *d, unsigned r, double *lo, double *hi)
@@ -76,17 +91,14 @@ static void near_range(Fit *f, const Subset *sub, const NvmMultiResult *res,
     *lo = INFINITY;
     *hi = -INFINITY;
     for (unsigned k = 0; k < res->n_starts; k++) {
-        double m;
-
-        if (!res->near[k]) {
-            continue;
+        if (res->near[k]) {
+            widen(f, d, r, idx, n, res->v[k], v, lo, hi);
         }
-        for (unsigned j = 0; j < n; j++) {
-            v[idx[j]] = res->v[k][j];
+    }
+    for (unsigned k = 0; k < res->n_probes; k++) {
+        if (res->probe_near[k]) {
+            widen(f, d, r, idx, n, res->probe_v[k], v, lo, hi);
         }
-        m = fit_row_model(f, d, r, v);
-        *lo = fmin(*lo, m);
-        *hi = fmax(*hi, m);
     }
     g_free(v);
 }
@@ -94,8 +106,9 @@ static void near_range(Fit *f, const Subset *sub, const NvmMultiResult *res,
 void fit_loo_table(Fit *f, GString *out, int family)
 {
     double *errs = g_new(double, f->reviews->len);
-    unsigned n_err = 0, n_unid = 0, n_exact = 0;
-    double worst = 0;
+    double *det = g_new(double, f->reviews->len);
+    unsigned n_err = 0, n_unid = 0, n_exact = 0, n_det = 0;
+    double worst = 0, det_worst = 0;
 
     g_string_append_printf(out, "\nLeave-one-out: each row predicted by a "
                            "fit of its family without that row, from the "
@@ -105,18 +118,25 @@ void fit_loo_table(Fit *f, GString *out, int family)
                            "%u evaluations each, the best kept.  A "
                            "parameter is *unidentified* where starts that "
                            "fit the other rows within %.0f %% of the best "
-                           "disagree on it by more than %.0f %% (the ratio "
-                           "in brackets); the range is what those starts "
-                           "predict.  A family with no more rows than free "
-                           "parameters is *exactly determined*: its "
-                           "parameters set its rows, leaving one out "
-                           "predicts nothing.\n\n"
+                           "disagree on it by more than %.0f %%, or where "
+                           "the best fit with that parameter alone moved "
+                           "by %.0f %%, up or down, still fits them that "
+                           "well (a probe: 2 more evaluations per "
+                           "parameter; x%.2f in brackets); the range is "
+                           "what those starts and probes predict, and a "
+                           "range wider than x%.2f is a row the other "
+                           "rows do not determine.  A family with no more "
+                           "rows than free parameters is *exactly "
+                           "determined*: its parameters set its rows, "
+                           "leaving one out predicts nothing.\n\n"
                            "| drive | workload | review IOPS | predicted "
                            "IOPS | error | unidentified | as-good starts "
                            "predict |\n|---|---|---|---|---|---|---|\n",
                            f->n_starts, f->start_evals,
                            100 * NVM_FLAT_OBJ_REL,
-                           100 * (NVM_FLAT_PARAM_RATIO - 1));
+                           100 * (NVM_FLAT_PARAM_RATIO - 1),
+                           100 * (NVM_FLAT_PARAM_RATIO - 1),
+                           NVM_FLAT_PARAM_RATIO, NVM_FLAT_PARAM_RATIO);
     for (unsigned i = 0; i < f->drives->len; i++) {
         Drive *d = f->drives->pdata[i];
         Subset fam = { d->family, -1, NULL };
@@ -159,6 +179,10 @@ void fit_loo_table(Fit *f, GString *out, int family)
                                    unid->len ? unid->str : "-", lo, hi);
             errs[n_err++] = fabs(e);
             worst = fmax(worst, fabs(e));
+            if (hi <= lo * NVM_FLAT_PARAM_RATIO) {
+                det[n_det++] = fabs(e);
+                det_worst = fmax(det_worst, fabs(e));
+            }
             fprintf(stderr, "leave-one-out %s %s done (%u simulations)\n",
                     d->name, row->workload, f->evals);
             g_string_free(unid, TRUE);
@@ -170,12 +194,24 @@ void fit_loo_table(Fit *f, GString *out, int family)
                                "%.1f %%, largest %.1f %%; %u of them with "
                                "an unidentified parameter.", n_err,
                                median(errs, n_err), worst, n_unid);
+        g_string_append_printf(out, "  %u rows not determined by the "
+                               "others (as-good fits predict them over more "
+                               "than x%.2f)", n_err - n_det,
+                               NVM_FLAT_PARAM_RATIO);
+        if (n_det) {
+            g_string_append_printf(out, "; over the other %u: median "
+                                   "|error| %.1f %%, largest %.1f %%.",
+                                   n_det, median(det, n_det), det_worst);
+        } else {
+            g_string_append(out, ".");
+        }
     } else {
         g_string_append(out, "\n0 predictions.");
     }
     g_string_append_printf(out, "  %u rows exactly determined (not "
                            "predictions).\n", n_exact);
     g_free(errs);
+    g_free(det);
 }
 
 /* Whether @d's free parameters include parameter @p. */

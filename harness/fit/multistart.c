@@ -20,6 +20,14 @@
  *    (16 %); two equally good fits that still disagree by more than 25 %
  *    (one and a half edges) do so because the objective does not change
  *    along that parameter, not because a search stopped early.
+ *  - The probes: starts from a few points, each given a short budget, can
+ *    all end near the same values on a parameter the data leave flat (a
+ *    search has no reason to move along a flat direction, and starts 0
+ *    and 1 sit near the middle of the range), so disagreement alone misses
+ *    flatness.  Moving one parameter of the best fit by the same 25 % and
+ *    finding the objective within the same tolerance says it directly, in
+ *    2 evaluations per parameter.  A move that would leave the range is
+ *    not made: there the range, not the data, bounds the parameter.
  */
 #include <math.h>
 #include <string.h>
@@ -185,6 +193,37 @@ void nvm_search_flat(const NvmSearch *s, NvmMultiResult *r)
     }
 }
 
+void nvm_search_probe(const NvmSearch *s, NvmMultiResult *r)
+{
+    double tol = r->obj[r->best] * (1 + NVM_FLAT_OBJ_REL) + s->flat_abs;
+
+    r->n_probes = 0;
+    for (unsigned j = 0; j < s->n; j++) {
+        for (int up = 1; up >= 0; up--) {
+            unsigned i = r->n_probes;
+            double *v = r->probe_v[i];
+            double b = r->v[r->best][j];
+            double m = up ? b * NVM_FLAT_PARAM_RATIO
+                          : b / NVM_FLAT_PARAM_RATIO;
+
+            /* a move the range does not allow whole says nothing */
+            if (m < s->lo[j] || m > s->hi[j]) {
+                continue;
+            }
+            memcpy(v, r->v[r->best], sizeof(double) * s->n);
+            v[j] = m;
+            r->probe_param[i] = j;
+            r->probe_obj[i] = s->fn(s->ctx, v);
+            r->probe_near[i] = r->probe_obj[i] <= tol;
+            if (r->probe_near[i]) {
+                r->unidentified[j] = true;
+                r->ratio[j] = fmax(r->ratio[j], NVM_FLAT_PARAM_RATIO);
+            }
+            r->n_probes++;
+        }
+    }
+}
+
 double nvm_multistart(const NvmSearch *s, const double *prior,
                       unsigned n_starts, double *v, NvmMultiResult *r)
 {
@@ -199,6 +238,7 @@ double nvm_multistart(const NvmSearch *s, const double *prior,
         }
     }
     nvm_search_flat(s, r);
+    nvm_search_probe(s, r);
     memcpy(v, r->v[r->best], sizeof(double) * s->n);
     return r->obj[r->best];
 }

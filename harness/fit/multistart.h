@@ -14,11 +14,13 @@
 #define NVM_SEARCH_MAX_STARTS 8
 
 /*
- * The flatness test (nvm_search_flat).  Starts whose objective is within
- * NVM_FLAT_OBJ_REL of the best (plus the search's flat_abs) fit the data as
- * well as the best; a parameter on which two of them differ by more than
- * NVM_FLAT_PARAM_RATIO is not pinned down by the data.  multistart.c says
- * why these values.
+ * The flatness test (nvm_search_flat, nvm_search_probe).  Points whose
+ * objective is within NVM_FLAT_OBJ_REL of the best (plus the search's
+ * flat_abs) fit the data as well as the best.  A parameter is not pinned
+ * down by the data where two such starts differ on it by more than
+ * NVM_FLAT_PARAM_RATIO, or where the best start with that parameter alone
+ * moved by NVM_FLAT_PARAM_RATIO, up or down, still fits as well (a probe).
+ * multistart.c says why these values.
  */
 #define NVM_FLAT_OBJ_REL 0.10
 #define NVM_FLAT_PARAM_RATIO 1.25
@@ -62,18 +64,40 @@ typedef struct NvmMultiResult {
     unsigned best;              /* the start with the lowest objective */
     bool near[NVM_SEARCH_MAX_STARTS];    /* fits as well as the best */
     bool unidentified[NVM_SEARCH_MAX_PARAMS];
-    double ratio[NVM_SEARCH_MAX_PARAMS]; /* max / min over the near starts */
+    /*
+     * max / min over the near starts and probes: at least
+     * NVM_FLAT_PARAM_RATIO where a probe along it fits as well
+     */
+    double ratio[NVM_SEARCH_MAX_PARAMS];
+    /*
+     * The probes: the best start with parameter probe_param[i] alone
+     * multiplied (up) or divided by NVM_FLAT_PARAM_RATIO, two per
+     * parameter less the moves its range does not allow.
+     */
+    unsigned n_probes;
+    unsigned probe_param[2 * NVM_SEARCH_MAX_PARAMS];
+    double probe_obj[2 * NVM_SEARCH_MAX_PARAMS];
+    double probe_v[2 * NVM_SEARCH_MAX_PARAMS][NVM_SEARCH_MAX_PARAMS];
+    bool probe_near[2 * NVM_SEARCH_MAX_PARAMS];
 } NvmMultiResult;
 
 /*
  * nvm_nelder_mead from each of @n_starts starts (at most
  * NVM_SEARCH_MAX_STARTS; see nvm_search_start); every result into @r, the
- * best's values into @v, and the flatness test's verdict.
+ * best's values into @v, and the flatness test's verdict (the starts',
+ * then the probes': 2 more evaluations per parameter at most).
  */
 double nvm_multistart(const NvmSearch *s, const double *prior,
                       unsigned n_starts, double *v, NvmMultiResult *r);
 
 /* The flatness test on @r's starts (fills near, ratio, unidentified). */
 void nvm_search_flat(const NvmSearch *s, NvmMultiResult *r);
+
+/*
+ * The probes around @r's best start (fills the probe fields; a probe that
+ * fits as well as the best makes its parameter unidentified and raises its
+ * ratio).  Call after nvm_search_flat.
+ */
+void nvm_search_probe(const NvmSearch *s, NvmMultiResult *r);
 
 #endif

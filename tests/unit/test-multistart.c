@@ -88,6 +88,55 @@ static void flat_direction_reported_unidentified(void)
     g_assert_cmpfloat(fabs(v[2] / 20 - 1), <, 0.02);
 }
 
+/* v0's optimum is 5; v1 matters only below 20: flat above it. */
+static double hinge(void *ctx, const double *v)
+{
+    (void)ctx;
+    return sq(log(v[0] / 5)) + sq(log(fmin(v[1], 20) / 20));
+}
+
+/*
+ * One start cannot disagree with itself: only the probes see that v1 is
+ * flat.  A probe the range cuts short is not made.
+ */
+static void probes_find_a_flat_direction_one_start_misses(void)
+{
+    NvmSearch s;
+    NvmMultiResult r;
+    const double prior[] = { 2, 50 };
+    double v[2];
+
+    search_init(&s, 2, hinge, NULL);
+    nvm_multistart(&s, prior, 1, v, &r);
+    g_test_message("best %g %g objective %g; %u probes", v[0], v[1],
+                   r.obj[r.best], r.n_probes);
+    g_assert_cmpfloat(fabs(v[0] / 5 - 1), <, 0.02);
+    g_assert_cmpfloat(v[1], >=, 20);
+    g_assert_false(r.unidentified[0]);
+    g_assert_true(r.unidentified[1]);
+    g_assert_cmpfloat(r.ratio[1], >=, NVM_FLAT_PARAM_RATIO);
+    /* v0's two probes fit worse; one of v1's at least as well */
+    g_assert_cmpuint(r.n_probes, >=, 3);
+    g_assert_cmpuint(r.probe_param[0], ==, 0);
+    g_assert_cmpuint(r.probe_param[1], ==, 0);
+    g_assert_false(r.probe_near[0] || r.probe_near[1]);
+    g_assert_true(r.probe_near[2] || (r.n_probes > 3 && r.probe_near[3]));
+
+    /* the best at 90 of a range up to 100: v1 probed downwards only */
+    memset(&r, 0, sizeof(r));
+    r.n_starts = 1;
+    r.v[0][0] = 5;
+    r.v[0][1] = 90;
+    r.obj[0] = hinge(NULL, r.v[0]);
+    nvm_search_flat(&s, &r);
+    nvm_search_probe(&s, &r);
+    g_assert_cmpuint(r.n_probes, ==, 3);
+    g_assert_cmpuint(r.probe_param[2], ==, 1);
+    g_assert_cmpfloat(r.probe_v[2][1], ==, 90 / NVM_FLAT_PARAM_RATIO);
+    g_assert_true(r.unidentified[1]);
+    g_assert_false(r.unidentified[0]);
+}
+
 /*
  * Two valleys in v0: a shallow one at 2 (objective 0.3) where the prior
  * lies, the true optimum at 50.  v1's optimum is 10.
@@ -268,6 +317,8 @@ int main(int argc, char **argv)
                     well_posed_optimum_found_and_identified);
     g_test_add_func("/multistart/flat_direction_reported_unidentified",
                     flat_direction_reported_unidentified);
+    g_test_add_func("/multistart/probes_find_a_flat_direction_one_start_"
+                    "misses", probes_find_a_flat_direction_one_start_misses);
     g_test_add_func("/multistart/several_starts_find_the_optimum_the_prior_"
                     "misses",
                     several_starts_find_the_optimum_the_prior_misses);
