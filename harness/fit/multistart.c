@@ -172,9 +172,15 @@ void nvm_search_start(const NvmSearch *s, const double *prior, unsigned k,
     }
 }
 
+/* The most objective a point may have and fit as well as @r's best. */
+static double as_good(const NvmSearch *s, const NvmMultiResult *r)
+{
+    return r->obj[r->best] * (1 + NVM_FLAT_OBJ_REL) + s->flat_abs;
+}
+
 void nvm_search_flat(const NvmSearch *s, NvmMultiResult *r)
 {
-    double tol = r->obj[r->best] * (1 + NVM_FLAT_OBJ_REL) + s->flat_abs;
+    double tol = as_good(s, r);
 
     for (unsigned k = 0; k < r->n_starts; k++) {
         r->near[k] = r->obj[k] <= tol;
@@ -195,7 +201,7 @@ void nvm_search_flat(const NvmSearch *s, NvmMultiResult *r)
 
 void nvm_search_probe(const NvmSearch *s, NvmMultiResult *r)
 {
-    double tol = r->obj[r->best] * (1 + NVM_FLAT_OBJ_REL) + s->flat_abs;
+    double tol = as_good(s, r);
 
     r->n_probes = 0;
     for (unsigned j = 0; j < s->n; j++) {
@@ -213,8 +219,7 @@ void nvm_search_probe(const NvmSearch *s, NvmMultiResult *r)
             memcpy(v, r->v[r->best], sizeof(double) * s->n);
             v[j] = m;
             r->probe_param[i] = j;
-            r->probe_obj[i] = s->fn(s->ctx, v);
-            r->probe_near[i] = r->probe_obj[i] <= tol;
+            r->probe_near[i] = s->fn(s->ctx, v) <= tol;
             if (r->probe_near[i]) {
                 r->unidentified[j] = true;
                 r->ratio[j] = fmax(r->ratio[j], NVM_FLAT_PARAM_RATIO);

@@ -76,7 +76,6 @@ typedef struct NvmMultiResult {
      */
     unsigned n_probes;
     unsigned probe_param[2 * NVM_SEARCH_MAX_PARAMS];
-    double probe_obj[2 * NVM_SEARCH_MAX_PARAMS];
     double probe_v[2 * NVM_SEARCH_MAX_PARAMS][NVM_SEARCH_MAX_PARAMS];
     bool probe_near[2 * NVM_SEARCH_MAX_PARAMS];
 } NvmMultiResult;
