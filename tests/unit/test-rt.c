@@ -350,9 +350,13 @@ static void wait_posted(Dev *d, uint64_t n)
 /*
  * timing-poll-us: a deadline that comes within the window after the last
  * post is seen by polling, with no sleep (whose wake-up the host delays);
- * without the window the thread sleeps for it.  Two deadlines 2 ms apart
- * (host time), the window 100 ms: robust to a loaded host, since a thread
- * that is descheduled while polling still does not choose to sleep.
+ * without the window the thread sleeps for it.  Two deadlines 20 ms apart
+ * (host time), the window 100 ms: a thread that is descheduled while
+ * polling still does not choose to sleep.  A thread descheduled from its
+ * first post until the second deadline was pushed finds that deadline
+ * already set when it starts to poll, so it sees no change and counts no
+ * hit (seen once at a load of 5 on 2 cores); so the hit is asked of one of
+ * a few tries, never a sleep of any.
  */
 static void poll_case(uint32_t poll_us, uint64_t *sleeps, uint64_t *hits)
 {
@@ -367,7 +371,7 @@ static void poll_case(uint32_t poll_us, uint64_t *sleeps, uint64_t *hits)
     bql_lock();
     nvmimic_rt_get_stats(d.rt, &st0);
     bql_unlock();
-    sleep_us(2000);
+    sleep_us(20000);
     bql_lock();
     dev_push(&d, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + 300000);
     bql_unlock();
@@ -383,10 +387,12 @@ static void poll_case(uint32_t poll_us, uint64_t *sleeps, uint64_t *hits)
 
 static void test_polling_sees_a_deadline_without_a_sleep(void)
 {
-    uint64_t sleeps, hits;
+    uint64_t sleeps, hits = 0;
 
-    poll_case(NVMIMIC_RT_POLL_US_MAX, &sleeps, &hits);
-    g_assert_cmpuint(sleeps, ==, 0);
+    for (int i = 0; i < 5 && hits == 0; i++) {
+        poll_case(NVMIMIC_RT_POLL_US_MAX, &sleeps, &hits);
+        g_assert_cmpuint(sleeps, ==, 0);
+    }
     g_assert_cmpuint(hits, >=, 1);
     /* the control: no window, so the thread slept for the second one */
     poll_case(0, &sleeps, &hits);
