@@ -105,10 +105,8 @@ static void near_range(Fit *f, const Subset *sub, const NvmMultiResult *res,
 
 void fit_loo_table(Fit *f, GString *out, int family)
 {
-    double *errs = g_new(double, f->reviews->len);
-    double *det = g_new(double, f->reviews->len);
-    unsigned n_err = 0, n_unid = 0, n_exact = 0, n_det = 0;
-    double worst = 0, det_worst = 0;
+    FitLooRow *rows = g_new(FitLooRow, f->reviews->len);
+    unsigned n = 0, n_exact = 0;
 
     g_string_append_printf(out, "\nLeave-one-out: each row predicted by a "
                            "fit of its family without that row, from the "
@@ -172,31 +170,48 @@ void fit_loo_table(Fit *f, GString *out, int family)
             near_range(f, &s, &res, d, r, &lo, &hi);
             unid = g_string_new(NULL);
             unidentified_list(f, &s, &res, unid);
-            n_unid += unid->len > 0;
+            rows[n++] = (FitLooRow){ e, lo, hi, unid->len > 0 };
             g_string_append_printf(out, "| %s | %s | %.0f | %.0f | %+.1f %% "
                                    "| %s | %.0f..%.0f |\n", d->name,
                                    row->workload, row->peak_iops, m, e,
                                    unid->len ? unid->str : "-", lo, hi);
-            errs[n_err++] = fabs(e);
-            worst = fmax(worst, fabs(e));
-            if (hi <= lo * NVM_FLAT_PARAM_RATIO) {
-                det[n_det++] = fabs(e);
-                det_worst = fmax(det_worst, fabs(e));
-            }
             fprintf(stderr, "leave-one-out %s %s done (%u simulations)\n",
                     d->name, row->workload, f->evals);
             g_string_free(unid, TRUE);
             g_free(t);
         }
     }
-    if (n_err) {
+    fit_loo_summary(rows, n, n_exact, out);
+    g_free(rows);
+}
+
+void fit_loo_summary(const FitLooRow *rows, unsigned n, unsigned n_exact,
+                     GString *out)
+{
+    double *errs = g_new(double, n);
+    double *det = g_new(double, n);
+    unsigned n_unid = 0, n_det = 0;
+    double worst = 0, det_worst = 0;
+
+    for (unsigned i = 0; i < n; i++) {
+        double e = fabs(rows[i].err_pct);
+
+        errs[i] = e;
+        worst = fmax(worst, e);
+        n_unid += rows[i].unidentified;
+        if (rows[i].hi <= rows[i].lo * NVM_FLAT_PARAM_RATIO) {
+            det[n_det++] = e;
+            det_worst = fmax(det_worst, e);
+        }
+    }
+    if (n) {
         g_string_append_printf(out, "\n%u predictions: median |error| "
                                "%.1f %%, largest %.1f %%; %u of them with "
-                               "an unidentified parameter.", n_err,
-                               median(errs, n_err), worst, n_unid);
+                               "an unidentified parameter.", n,
+                               median(errs, n), worst, n_unid);
         g_string_append_printf(out, "  %u rows not determined by the "
                                "others (as-good fits predict them over more "
-                               "than x%.2f)", n_err - n_det,
+                               "than x%.2f)", n - n_det,
                                NVM_FLAT_PARAM_RATIO);
         if (n_det) {
             g_string_append_printf(out, "; over the other %u: median "

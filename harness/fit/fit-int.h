@@ -94,4 +94,21 @@ double fit_multistart(Fit *f, const Subset *s, double *vals,
 void fit_loo_table(Fit *f, GString *out, int family);
 void fit_cross_table(Fit *f, GString *out, int family);
 
+/* One leave-one-out prediction, for the table's summary. */
+typedef struct FitLooRow {
+    double err_pct;             /* (predicted - review) / review, in % */
+    double lo, hi;              /* what the as-good starts and probes predict */
+    bool unidentified;          /* some parameter flagged */
+} FitLooRow;
+
+/*
+ * The summary under the leave-one-out table, appended to @out: the median
+ * and largest |error| of the @n predictions, how many flag a parameter,
+ * how many the other rows do not determine (@hi above @lo times
+ * NVM_FLAT_PARAM_RATIO) and the median and largest over the rest, and the
+ * @n_exact rows of exactly determined families.
+ */
+void fit_loo_summary(const FitLooRow *rows, unsigned n, unsigned n_exact,
+                     GString *out);
+
 #endif

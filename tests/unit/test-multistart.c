@@ -6,7 +6,9 @@
  * optimum a search from the priors alone misses.  And the fit's
  * cross-validation (crossval.c) on the shipped profiles: the 670p's four
  * parameters for its four rows are "exactly determined", with no
- * simulation run; the VDI figures load as rows of their drives.
+ * simulation run; the leave-one-out summary keeps the rows the others do
+ * not determine out of its "other rows" median; the VDI figures load as
+ * rows of their drives.
  */
 #include <math.h>
 #include <string.h>
@@ -266,6 +268,49 @@ static void the_670p_is_exactly_determined_not_predicted(void)
     g_free(f);
 }
 
+/*
+ * The leave-one-out summary on rows whose answer is known: a row whose
+ * as-good fits span more than x1.25 leaves the "determined" median and
+ * largest, one at exactly x1.25 stays in, and the sign of an error does
+ * not matter.  The figures are those of the P2 500 GB's 64K read (+66.0 %,
+ * 29,493..46,083) and three made-up rows.
+ */
+static void loo_summary_keeps_undetermined_rows_out_of_the_rest(void)
+{
+    static const FitLooRow rows[] = {
+        { 66.0, 29493, 46083, true },      /* x1.56: not determined */
+        { -24.8, 100000, 125000, false },   /* x1.25 exactly: determined */
+        { 4.0, 1000, 1100, true },
+        { 12.0, 500, 510, false },
+    };
+    GString *out = g_string_new(NULL);
+
+    fit_loo_summary(rows, G_N_ELEMENTS(rows), 4, out);
+    g_test_message("%s", out->str);
+    g_assert_nonnull(strstr(out->str, "4 predictions: median |error| 18.4 %, "
+                            "largest 66.0 %; 2 of them with an "
+                            "unidentified parameter."));
+    g_assert_nonnull(strstr(out->str, "1 rows not determined by the others"));
+    g_assert_nonnull(strstr(out->str, "over the other 3: median |error| "
+                            "12.0 %, largest 24.8 %."));
+    g_assert_nonnull(strstr(out->str, "4 rows exactly determined"));
+
+    /* every row undetermined: no "other" median to give */
+    g_string_truncate(out, 0);
+    fit_loo_summary(rows, 1, 0, out);
+    g_assert_nonnull(strstr(out->str, "1 rows not determined by the others "
+                            "(as-good fits predict them over more than "
+                            "x1.25)."));
+    g_assert_null(strstr(out->str, "over the other"));
+
+    /* no predictions at all (a family exactly determined) */
+    g_string_truncate(out, 0);
+    fit_loo_summary(NULL, 0, 4, out);
+    g_assert_nonnull(strstr(out->str, "0 predictions."));
+    g_assert_null(strstr(out->str, "median"));
+    g_string_free(out, TRUE);
+}
+
 static void vdi_figures_join_their_drives_rows(void)
 {
     Fit *f = shipped_fit(true);
@@ -326,6 +371,9 @@ int main(int argc, char **argv)
                     starts_are_prior_middle_then_spread);
     g_test_add_func("/fit/the_670p_is_exactly_determined_not_predicted",
                     the_670p_is_exactly_determined_not_predicted);
+    g_test_add_func("/fit/loo_summary_keeps_undetermined_rows_out_of_the_"
+                    "rest",
+                    loo_summary_keeps_undetermined_rows_out_of_the_rest);
     g_test_add_func("/fit/vdi_figures_join_their_drives_rows",
                     vdi_figures_join_their_drives_rows);
     g_test_add_func("/fit/bad_vdi_row_refused_naming_file_and_line",
