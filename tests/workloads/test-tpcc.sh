@@ -62,7 +62,7 @@ load_s=$(($(date +%s) - start))
 # how long it took is printed, not bounded: a loaded host takes 46 s here
 # The run's timing checks (the think-time slope) need a host that is not
 # hogged on purpose: tests/harness/run_deterministic.sh, in the guest lane
-# beside this one, busy-loops both cores for two minutes.  Held shared here,
+# beside this one, busy-loops both cores for about a minute.  Held shared here,
 # exclusive there, the lock keeps the two apart (a run that overlapped it
 # logged 322 ms a transaction against 5 ms, slope 2.56 +- 0.34).
 if [ -n "${NVMIMIC_HOST_LOAD_LOCK:-}" ]; then
