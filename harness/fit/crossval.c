@@ -63,19 +63,24 @@ static void unidentified_list(Fit *f, const Subset *sub,
     }
 }
 
-/* Widen [@lo, @hi] by row @r of @d at the subset's values @x (in @v). */
-static void widen(Fit *f, Drive *d, unsigned r, const unsigned *idx,
-                  unsigned n, const double *x, double *v, double *lo,
-                  double *hi)
-{
-    double m;
+/* Row @r of @d at the subset's values (nvm_search_range's quantity). */
+typedef struct RowAt {
+    Fit *f;
+    Drive *d;
+    unsigned r;
+    unsigned idx[MAX_FREE];
+    unsigned n;
+    double *v;                  /* every parameter's value */
+} RowAt;
 
-    for (unsigned j = 0; j < n; j++) {
-        v[idx[j]] = x[j];
+static double row_at(void *ctx, const double *x)
+{
+    RowAt *ra = ctx;
+
+    for (unsigned j = 0; j < ra->n; j++) {
+        ra->v[ra->idx[j]] = x[j];
     }
-    m = fit_row_model(f, d, r, v);
-    *lo = fmin(*lo, m);
-    *hi = fmax(*hi, m);
+    return fit_row_model(ra->f, ra->d, ra->r, ra->v);
 }
 
 /*
@@ -85,22 +90,11 @@ static void widen(Fit *f, Drive *d, unsigned r, const unsigned *idx,
 static void near_range(Fit *f, const Subset *sub, const NvmMultiResult *res,
                        Drive *d, unsigned r, double *lo, double *hi)
 {
-    unsigned idx[MAX_FREE], n = fit_subset_params(f, sub, idx);
-    double *v = file_values(f);
+    RowAt ra = { .f = f, .d = d, .r = r, .v = file_values(f) };
 
-    *lo = INFINITY;
-    *hi = -INFINITY;
-    for (unsigned k = 0; k < res->n_starts; k++) {
-        if (res->near[k]) {
-            widen(f, d, r, idx, n, res->v[k], v, lo, hi);
-        }
-    }
-    for (unsigned k = 0; k < res->n_probes; k++) {
-        if (res->probe_near[k]) {
-            widen(f, d, r, idx, n, res->probe_v[k], v, lo, hi);
-        }
-    }
-    g_free(v);
+    ra.n = fit_subset_params(f, sub, ra.idx);
+    nvm_search_range(res, row_at, &ra, lo, hi);
+    g_free(ra.v);
 }
 
 void fit_loo_table(Fit *f, GString *out, int family)

@@ -229,6 +229,29 @@ void nvm_search_probe(const NvmSearch *s, NvmMultiResult *r)
     }
 }
 
+void nvm_search_range(const NvmMultiResult *r, NvmQuantityFn q, void *ctx,
+                      double *lo, double *hi)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (unsigned k = 0; k < r->n_starts; k++) {
+        if (r->near[k] || k == r->best) {
+            double x = q(ctx, r->v[k]);
+
+            *lo = fmin(*lo, x);
+            *hi = fmax(*hi, x);
+        }
+    }
+    for (unsigned i = 0; i < r->n_probes; i++) {
+        if (r->probe_near[i]) {
+            double x = q(ctx, r->probe_v[i]);
+
+            *lo = fmin(*lo, x);
+            *hi = fmax(*hi, x);
+        }
+    }
+}
+
 double nvm_multistart(const NvmSearch *s, const double *prior,
                       unsigned n_starts, double *v, NvmMultiResult *r)
 {

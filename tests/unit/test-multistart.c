@@ -3,7 +3,10 @@
  * nvmimic fit's searches (harness/fit/multistart.c) on objectives whose
  * answer is known: a well-posed one is found and reported identified, a
  * flat direction is reported unidentified, several starts find the
- * optimum a search from the priors alone misses.  And the fit's
+ * optimum a search from the priors alone misses, and the range of a
+ * prediction (what leave-one-out reports per row) covers exactly the
+ * as-good starts and probes, wide only where the data leave it flat.  And
+ * the fit's
  * cross-validation (crossval.c) on the shipped profiles: the 670p's four
  * parameters for its four rows are "exactly determined", with no
  * simulation run; the leave-one-out summary keeps the rows the others do
@@ -175,6 +178,85 @@ static void several_starts_find_the_optimum_the_prior_misses(void)
     g_assert_cmpfloat(fabs(v[1] / 10 - 1), <, 0.02);
     /* the prior's start fits far worse: not counted as equally good */
     g_assert_false(r.near[0]);
+}
+
+/* Quantities of the parameters, as a leave-one-out row is of its fit's. */
+static double first(void *ctx, const double *v)
+{
+    (void)ctx;
+    return v[0];
+}
+
+static double product01(void *ctx, const double *v)
+{
+    (void)ctx;
+    return v[0] * v[1];
+}
+
+static double third(void *ctx, const double *v)
+{
+    (void)ctx;
+    return v[2];
+}
+
+/*
+ * The range takes the starts and probes that fit as well as the best, and
+ * no other: a start far off, or a probe that fits worse, would widen it.
+ */
+static void range_covers_the_as_good_starts_and_probes_only(void)
+{
+    NvmMultiResult r;
+    double lo, hi;
+
+    memset(&r, 0, sizeof(r));
+    r.n_starts = 3;
+    r.best = 0;
+    r.v[0][0] = 10;
+    r.near[0] = true;
+    r.v[1][0] = 1000;                   /* fits worse */
+    r.v[2][0] = 20;
+    r.near[2] = true;
+    r.n_probes = 2;
+    r.probe_v[0][0] = 15;
+    r.probe_near[0] = true;
+    r.probe_v[1][0] = 5;                /* fits worse */
+    nvm_search_range(&r, first, NULL, &lo, &hi);
+    g_assert_cmpfloat(lo, ==, 10);
+    g_assert_cmpfloat(hi, ==, 20);
+    /* the best start alone: a range of one value */
+    r.near[2] = false;
+    r.probe_near[0] = false;
+    nvm_search_range(&r, first, NULL, &lo, &hi);
+    g_assert_cmpfloat(lo, ==, 10);
+    g_assert_cmpfloat(hi, ==, 10);
+}
+
+/*
+ * Through the searches themselves (the flat objective above: only v0 * v1
+ * and v2 matter): a quantity of what the data pin down is predicted over a
+ * narrow range, one of the flat direction over more than
+ * NVM_FLAT_PARAM_RATIO, which the leave-one-out summary counts as a row
+ * the others do not determine.
+ */
+static void range_is_wide_only_where_the_data_leave_it_flat(void)
+{
+    NvmSearch s;
+    NvmMultiResult r;
+    const double prior[] = { 2, 3, 4 };
+    double v[3], lo, hi;
+
+    search_init(&s, 3, flat, NULL);
+    nvm_multistart(&s, prior, 5, v, &r);
+    nvm_search_range(&r, product01, NULL, &lo, &hi);
+    g_test_message("v0 * v1: %g..%g", lo, hi);
+    g_assert_cmpfloat(hi, <=, lo * 1.05);
+    g_assert_cmpfloat(fabs(lo / 100 - 1), <, 0.05);
+    nvm_search_range(&r, third, NULL, &lo, &hi);
+    g_test_message("v2: %g..%g", lo, hi);
+    g_assert_cmpfloat(hi, <=, lo * 1.05);
+    nvm_search_range(&r, first, NULL, &lo, &hi);
+    g_test_message("v0: %g..%g", lo, hi);
+    g_assert_cmpfloat(hi, >, lo * NVM_FLAT_PARAM_RATIO);
 }
 
 /* The starts: the priors (clamped), the middle, spread points inside. */
@@ -369,6 +451,10 @@ int main(int argc, char **argv)
                     several_starts_find_the_optimum_the_prior_misses);
     g_test_add_func("/multistart/starts_are_prior_middle_then_spread",
                     starts_are_prior_middle_then_spread);
+    g_test_add_func("/multistart/range_covers_the_as_good_starts_and_probes_"
+                    "only", range_covers_the_as_good_starts_and_probes_only);
+    g_test_add_func("/multistart/range_is_wide_only_where_the_data_leave_it_"
+                    "flat", range_is_wide_only_where_the_data_leave_it_flat);
     g_test_add_func("/fit/the_670p_is_exactly_determined_not_predicted",
                     the_670p_is_exactly_determined_not_predicted);
     g_test_add_func("/fit/loo_summary_keeps_undetermined_rows_out_of_the_"
