@@ -16,6 +16,7 @@ usage: sh bench/vdi_five.sh [SECTION KEY VALUE]... | python3 bench/vdi_ratios.py
 """
 import csv
 import os
+import signal
 import sys
 
 TSV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
@@ -63,6 +64,7 @@ def ratios(rev, mod):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # quiet under `| head`
     rev = reviews()
     mod = model(sys.stdin.read().splitlines())
     rs = ratios(rev, mod)
