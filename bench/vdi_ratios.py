@@ -14,23 +14,12 @@ model's against the review's, from bench/vdi_five.sh's lines.
 usage: sh bench/vdi_five.sh [SECTION KEY VALUE]... | python3 bench/vdi_ratios.py
   (vdi_five.sh runs it itself after its five lines)
 """
-import csv
 import os
 import signal
 import sys
 
-TSV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                   "profiles", "reviews", "vdi-calibration.tsv")
-
-
-def reviews(path=TSV):
-    """{(drive, workload): review peak IOPS}."""
-    with open(path, encoding="utf-8") as f:
-        rows = csv.reader((l for l in f if not l.startswith("#")),
-                          delimiter="\t")
-        head = next(rows)
-        d, w, i = (head.index(k) for k in ("drive", "workload", "peak_iops"))
-        return {(r[d], r[w]): float(r[i].lstrip("~")) for r in rows if r}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vdi_budget import review  # noqa: E402  (the calibration table's IOPS)
 
 
 def model(lines):
@@ -65,7 +54,7 @@ def ratios(rev, mod):
 
 def main():
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # quiet under `| head`
-    rev = reviews()
+    rev = review()
     mod = model(sys.stdin.read().splitlines())
     rs = ratios(rev, mod)
     if not rs:
