@@ -235,7 +235,7 @@ void nvm_search_range(const NvmMultiResult *r, NvmQuantityFn q, void *ctx,
     *lo = INFINITY;
     *hi = -INFINITY;
     for (unsigned k = 0; k < r->n_starts; k++) {
-        if (r->near[k] || k == r->best) {
+        if (r->near[k]) {
             double x = q(ctx, r->v[k]);
 
             *lo = fmin(*lo, x);

@@ -105,8 +105,8 @@ typedef double (*NvmQuantityFn)(void *ctx, const double *v);
 /*
  * What the starts and probes of @r that fit as well as the best say of
  * @q: its least and greatest value over them, into *@lo and *@hi (the
- * range of a prediction these data leave open; the best start is always
- * among them).  Call after nvm_search_probe.
+ * range of a prediction these data leave open; nvm_search_flat counts the
+ * best start among them).  Call after nvm_search_probe.
  */
 void nvm_search_range(const NvmMultiResult *r, NvmQuantityFn q, void *ctx,
                       double *lo, double *hi);
