@@ -229,6 +229,16 @@ void nvm_search_probe(const NvmSearch *s, NvmMultiResult *r)
     }
 }
 
+/* Widen [*@lo, *@hi] by @q at the values @v. */
+static void range_take(NvmQuantityFn q, void *ctx, const double *v,
+                       double *lo, double *hi)
+{
+    double x = q(ctx, v);
+
+    *lo = fmin(*lo, x);
+    *hi = fmax(*hi, x);
+}
+
 void nvm_search_range(const NvmMultiResult *r, NvmQuantityFn q, void *ctx,
                       double *lo, double *hi)
 {
@@ -236,18 +246,12 @@ void nvm_search_range(const NvmMultiResult *r, NvmQuantityFn q, void *ctx,
     *hi = -INFINITY;
     for (unsigned k = 0; k < r->n_starts; k++) {
         if (r->near[k]) {
-            double x = q(ctx, r->v[k]);
-
-            *lo = fmin(*lo, x);
-            *hi = fmax(*hi, x);
+            range_take(q, ctx, r->v[k], lo, hi);
         }
     }
     for (unsigned i = 0; i < r->n_probes; i++) {
         if (r->probe_near[i]) {
-            double x = q(ctx, r->probe_v[i]);
-
-            *lo = fmin(*lo, x);
-            *hi = fmax(*hi, x);
+            range_take(q, ctx, r->probe_v[i], lo, hi);
         }
     }
 }
