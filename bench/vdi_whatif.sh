@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# vdi_whatif.sh [sizes-x1.6|sizes-x2|sizes-dell-pvs] [e13t-fifo]: bench/vdi_five.sh on
+# vdi_whatif.sh [sizes-x1.6|sizes-x2|sizes-dell-pvs] [sync] [e13t-fifo]: bench/vdi_five.sh on
 # copies of harness/workloads/ and profiles/ with docs/vdi.md's what-ifs
 # ("What the five figures say about each other"); nothing shipped changes.
 #   sizes-x1.6  the two login job files' transfers larger: every 4 KiB one
@@ -12,6 +12,7 @@
 #               writes 4k/75:8k/25 (5 KiB): the mean sizes of the login storm
 #               Dell measured on Citrix PVS write-cache volumes (BP1018,
 #               Table 7: reads 23 KB, writes 5 KB); the files' mixes kept
+#   sync        sync=1 in the three job files: every write FUA (write-through)
 #   e13t-fifo   die-queue-fifo = true in the Phison E13T's part file alone
 #               (the P2s' die operations in arrival order)
 # Environment: as bench/vdi_five.sh (DUR, SEED).
@@ -34,6 +35,9 @@ for arg in "$@"; do
     sizes-dell-pvs)
         sed -i 's#^bssplit=.*#bssplit=16k/55:32k/45,4k/75:8k/25#' "$initial" "$monday"
         continue ;;
+    sync)
+        for f in "$tmp"/workloads/vdi-*.fio; do echo sync=1 >>"$f"; done
+        continue ;;
     e13t-fifo)
         e13t=$tmp/profiles/parts/controller/phison-e13t.ini
         grep -q '^die-queue-fifo' "$e13t" && {
@@ -41,7 +45,7 @@ for arg in "$@"; do
         sed -i 's/^\[controller\]$/[controller]\ndie-queue-fifo = true/' "$e13t"
         continue ;;
     *)
-        echo "vdi_whatif: unknown what-if '$arg' (sizes-x1.6, sizes-x2, sizes-dell-pvs, e13t-fifo)" >&2
+        echo "vdi_whatif: unknown what-if '$arg' (sizes-x1.6, sizes-x2, sizes-dell-pvs, sync, e13t-fifo)" >&2
         exit 2 ;;
     esac
     # the initial login reads small and writes large, the Monday login the reverse
